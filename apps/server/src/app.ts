@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { createAppContext, type AppContext } from './app-context';
+import type { AppConfig } from './config';
+import type { DatabaseHandle } from './db/database';
+import { buildJobs } from './jobs';
+import { Scheduler } from './jobs/scheduler';
+import { systemClock, type Clock } from './lib/clock';
+import { ROUTE_MODULES, buildSocketFeatures } from './modules';
+import { registerErrorHandling } from './plugins/errors';
+import { registerSecurityHeaders } from './plugins/security';
+import { registerSpa } from './plugins/spa';
+import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
+import { createRealtimeServer, type RealtimeServer } from './realtime/realtime-server';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+    realtimeServer: RealtimeServer;
+    scheduler: Scheduler;
+  }
+}
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  /** Opened and migrated by the caller; closed with the app. */
+  database: DatabaseHandle;
+  /** Connected by the caller; closed with the app. */
+  redis?: Redis | undefined;
+  clock?: Clock;
+  /** Start the scheduled jobs (outbox, purges). The server does; most tests drive jobs directly. */
+  startJobs?: boolean;
+  mailTransportFor?: (settings: SmtpSettings) => MailTransport;
+}
+
+/** Builds the whole server without listening: HTTP API, SPA, socket.io and jobs. */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+
+  const ctx = createAppContext({
+    config,
+    database: options.database,
+    clock: options.clock ?? systemClock,
+    logger: app.log,
+    redis: options.redis,
+    mailTransportFor: options.mailTransportFor,
+  });
+  app.decorate('ctx', ctx);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  registerErrorHandling(app);
+  await registerSecurityHeaders(app);
+  await app.register(cookie);
+
+  for (const routes of ROUTE_MODULES) await routes(app, ctx);
+  await registerSpa(app, ctx);
+
+  const realtime = createRealtimeServer(app.server, ctx, buildSocketFeatures(ctx));
+  app.decorate('realtimeServer', realtime);
+
+  const scheduler = new Scheduler(app.log);
+  app.decorate('scheduler', scheduler);
+  if (options.startJobs) scheduler.start(buildJobs(ctx));
+
+  // Open websockets would keep the HTTP server from closing: drop them before it stops listening.
+  app.addHook('preClose', async () => {
+    await realtime.close();
+  });
+  // Then, in reverse order of creation: stop producing work, and close what it used.
+  app.addHook('onClose', async () => {
+    ctx.mail.stop();
+    await scheduler.stop();
+    await ctx.mail.idle();
+    if (ctx.redis) ctx.redis.disconnect();
+    await ctx.database.close();
+  });
+
+  return app;
+}

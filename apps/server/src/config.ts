@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface RateLimitConfig {
+  /** Failed logins allowed per account within the window. */
+  loginFailures: number;
+  loginWindowMs: number;
+  /** Calls per IP per minute on each public form or authentication endpoint. */
+  publicPerMinute: number;
+}
+
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  admin: { username: string; password: string | undefined; email: string };
+  webDistDir: string;
+  logLevel: string;
+  trustProxy: boolean;
+  rateLimits: RateLimitConfig;
+  /** Where runtime version info is read from (package version). */
+  version: string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function intFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** Reads the environment once; every other module receives the typed result. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = intFrom(env.PORT, 8080, 'PORT');
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (env.PUBLIC_URL || `http://${displayHost}:${port}`).replace(/\/+$/, '');
+  return {
+    nodeEnv: env.NODE_ENV || 'development',
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'securering:',
+    admin: {
+      username: env.ADMIN_USERNAME || 'admin',
+      password: env.ADMIN_PASSWORD || undefined,
+      email: env.ADMIN_EMAIL || 'admin@securering.fr',
+    },
+    // dist/main.js sits in apps/server/dist; the SPA build sits in apps/web/dist.
+    webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(here, '../../web/dist')),
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    rateLimits: {
+      loginFailures: intFrom(env.RATE_LIMIT_LOGIN_FAILURES, 10, 'RATE_LIMIT_LOGIN_FAILURES'),
+      loginWindowMs: intFrom(env.RATE_LIMIT_LOGIN_WINDOW_MIN, 15, 'RATE_LIMIT_LOGIN_WINDOW_MIN') * 60_000,
+      publicPerMinute: intFrom(env.RATE_LIMIT_PUBLIC_PER_MIN, 60, 'RATE_LIMIT_PUBLIC_PER_MIN'),
+    },
+    version: env.APP_VERSION || '1.0.0',
+  };
+}

@@ -1,0 +1,396 @@
+/**
+ * Table types for Kysely. One representation for SQLite and PostgreSQL:
+ * ids are app-generated text (time-ordered UUIDs), flags are 0/1 integers, times are UTC ISO-8601
+ * text (sortable as strings), money is integer cents, JSON is text.
+ */
+
+export type Flag = 0 | 1;
+
+export interface CustomersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  company: string;
+  phone: string;
+  country: string;
+  address_line1: string;
+  address_line2: string;
+  city: string;
+  postal_code: string;
+  email_verified: Flag;
+  email_verified_at: string | null;
+  is_active: Flag;
+  status: 'active' | 'suspended' | 'cancelled';
+  stripe_customer_id: string | null;
+  paypal_customer_id: string | null;
+  accepted_terms_at: string | null;
+  accepted_privacy_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomerTokensTable {
+  id: string;
+  customer_id: string;
+  purpose: 'verify_email' | 'reset_password';
+  token_hash: string;
+  expires_at: string;
+  used_at: string | null;
+  /** A verification token may log the customer in once, shortly after it verified the email. */
+  login_used_at: string | null;
+  created_at: string;
+}
+
+export interface AdminsTable {
+  id: string;
+  username: string;
+  email: string;
+  password_hash: string;
+  role: 'admin' | 'super_admin';
+  is_active: Flag;
+  last_login: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AdminPermissionsTable {
+  id: string;
+  admin_id: string;
+  module_name: string;
+  permission_type: string;
+  granted: Flag;
+  updated_at: string;
+}
+
+export type SessionAudience = 'customer' | 'ring' | 'admin' | 'stream';
+
+export interface SessionsTable {
+  id: string;
+  audience: SessionAudience;
+  subject_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  ip_address: string | null;
+  user_agent: string | null;
+}
+
+export interface SettingsTable {
+  category: string;
+  key: string;
+  setting_value: string;
+  updated_at: string;
+}
+
+export interface PlansTable {
+  id: string;
+  /** starter | professional | enterprise for the seeded plans; a slug of the name otherwise. */
+  slug: string;
+  name: string;
+  price_cents: number;
+  video_option_cents: number;
+  max_users: number;
+  max_rings: number;
+  storage_bytes: number;
+  support_level: 'community' | 'email' | 'priority' | 'dedicated';
+  /** JSON array of feature lines. */
+  features: string;
+  features_chat: Flag;
+  features_voice: Flag;
+  features_video: Flag;
+  /** JSON array, subset of basic, standard, high, military. */
+  encryption_levels: string;
+  ephemeral_allowed: Flag;
+  is_active: Flag;
+  popular: Flag;
+  sort_order: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PlanSelectionsTable {
+  id: string;
+  customer_id: string | null;
+  /** Hash of an anonymous visitor cookie, for selections made before signing up. */
+  visitor_hash: string | null;
+  plan_id: string;
+  billing_cycle: 'monthly' | 'yearly';
+  video_option: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export type SubscriptionStatus = 'pending' | 'active' | 'cancelled' | 'expired' | 'suspended';
+
+export interface SubscriptionsTable {
+  id: string;
+  customer_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  billing_cycle: 'monthly' | 'yearly';
+  video_enabled: Flag;
+  auto_renew: Flag;
+  starts_at: string;
+  expires_at: string;
+  cancelled_at: string | null;
+  provider: string;
+  provider_subscription_id: string | null;
+  failed_payment_count: number;
+  reminder_sent_at: string | null;
+  notes: string;
+  created_by_admin_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'cancelled' | 'refunded';
+
+export interface PaymentsTable {
+  id: string;
+  customer_id: string;
+  subscription_id: string | null;
+  plan_id: string | null;
+  plan_name: string;
+  billing_cycle: 'monthly' | 'yearly';
+  video_enabled: Flag;
+  amount_cents: number;
+  currency: string;
+  provider: string;
+  status: PaymentStatus;
+  payment_type: 'subscription' | 'one-off';
+  /** The provider's reference for the money movement (charge, capture, payment id). */
+  transaction_id: string | null;
+  /** The provider's reference for the order (checkout session, PayPal order, NOWPayments payment). */
+  provider_order_id: string | null;
+  failure_reason: string | null;
+  /** JSON: provider specific details kept for support (crypto amount, coin, invoice id). */
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  provider: string;
+  event_id: string;
+  event_type: string;
+  received_at: string;
+  processed_at: string | null;
+}
+
+export interface RingsTable {
+  id: string;
+  customer_id: string;
+  name: string;
+  plan_slug: string;
+  encryption_level: 'basic' | 'standard' | 'high' | 'military';
+  ephemeral_messages: Flag;
+  auto_destroy_delay: number;
+  allow_voice: Flag;
+  allow_video: Flag;
+  voice_admin_only: Flag;
+  max_file_size_mb: number;
+  screen_protection_level: 'disabled' | 'basic' | 'standard' | 'maximum';
+  screen_devtools_protection: Flag;
+  screen_visibility_protection: Flag;
+  screen_experimental_features: Flag;
+  screen_recording_detection: Flag;
+  storage_quota_bytes: number;
+  /** Public salt for deriving the Ring key from its passphrase; the passphrase never reaches the server. */
+  kdf_salt_b64: string;
+  is_active: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RingMembersTable {
+  id: string;
+  ring_id: string;
+  /** Set for the owner member: the customer who owns the Ring. */
+  customer_id: string | null;
+  username: string;
+  /** Lower-cased, for case-insensitive uniqueness within a Ring. */
+  username_key: string;
+  email: string | null;
+  password_hash: string | null;
+  role: 'owner' | 'admin' | 'member';
+  status: 'invited' | 'active' | 'inactive';
+  invite_code: string;
+  invite_message: string;
+  is_used: Flag;
+  used_at: string | null;
+  last_seen_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemberKeysTable {
+  id: string;
+  member_id: string;
+  kdf_salt_b64: string;
+  kdf_iters: number;
+  wrapped_dek: string;
+  iv_b64: string;
+  hmac_hex: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConversationsTable {
+  id: string;
+  ring_id: string;
+  kind: 'room' | 'dm';
+  /** 'room:general' or 'dm:<memberA>:<memberB>' with ids sorted. */
+  conversation_key: string;
+  created_at: string;
+}
+
+export interface ConversationParticipantsTable {
+  conversation_id: string;
+  member_id: string;
+  created_at: string;
+}
+
+export interface MessagesTable {
+  id: string;
+  ring_id: string;
+  conversation_id: string;
+  sender_member_id: string | null;
+  content: string;
+  message_type: string;
+  client_encrypted: Flag;
+  is_ephemeral: Flag;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface RingFoldersTable {
+  id: string;
+  ring_id: string;
+  path: string;
+  created_at: string;
+}
+
+export interface RingFilesTable {
+  id: string;
+  ring_id: string;
+  folder_path: string;
+  name: string;
+  extension: string;
+  original_name: string;
+  mime_type: string;
+  size_bytes: number;
+  storage_key: string;
+  uploaded_by_member_id: string | null;
+  uploaded_at: string;
+  updated_at: string;
+}
+
+export interface CallsTable {
+  id: string;
+  ring_id: string;
+  caller_member_id: string | null;
+  callee_member_id: string | null;
+  call_type: 'voice' | 'video';
+  status: 'ringing' | 'accepted' | 'rejected' | 'cancelled' | 'ended';
+  started_at: string;
+  answered_at: string | null;
+  ended_at: string | null;
+}
+
+export interface NotificationSettingsTable {
+  id: string;
+  owner_type: 'customer' | 'member';
+  owner_id: string;
+  /** JSON of the notification settings object (spec 2 §3). */
+  settings: string;
+  updated_at: string;
+}
+
+export interface EmailTemplatesTable {
+  id: string;
+  name: string;
+  subject: string;
+  body_html: string;
+  body_text: string;
+  /** JSON array of variable names the template may use. */
+  variables: string;
+  is_active: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'logged';
+
+export interface EmailOutboxTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  body_html: string;
+  body_text: string;
+  template_name: string | null;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+export interface SystemLogsTable {
+  id: string;
+  level: 'info' | 'warning' | 'error' | 'critical';
+  category: string;
+  message: string;
+  /** JSON text. */
+  details: string | null;
+  ip_address: string | null;
+  user_agent: string | null;
+  user_id: string | null;
+  created_at: string;
+}
+
+export interface ContactMessagesTable {
+  id: string;
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+  ip_address: string | null;
+  created_at: string;
+  handled_at: string | null;
+}
+
+export interface DB {
+  customers: CustomersTable;
+  customer_tokens: CustomerTokensTable;
+  admins: AdminsTable;
+  admin_permissions: AdminPermissionsTable;
+  sessions: SessionsTable;
+  settings: SettingsTable;
+  plans: PlansTable;
+  plan_selections: PlanSelectionsTable;
+  subscriptions: SubscriptionsTable;
+  payments: PaymentsTable;
+  webhook_events: WebhookEventsTable;
+  rings: RingsTable;
+  ring_members: RingMembersTable;
+  member_keys: MemberKeysTable;
+  conversations: ConversationsTable;
+  conversation_participants: ConversationParticipantsTable;
+  messages: MessagesTable;
+  ring_folders: RingFoldersTable;
+  ring_files: RingFilesTable;
+  calls: CallsTable;
+  notification_settings: NotificationSettingsTable;
+  email_templates: EmailTemplatesTable;
+  email_outbox: EmailOutboxTable;
+  system_logs: SystemLogsTable;
+  contact_messages: ContactMessagesTable;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from './rate-limiter';
+
+describe('MemoryRateLimiter', () => {
+  it('allows up to the limit within a window, then refuses until the next window', async () => {
+    let now = 1_000_000;
+    const limiter = new MemoryRateLimiter(() => now);
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await limiter.hit('k', 3, 60_000));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results[3]!.resetMs).toBeGreaterThan(0);
+    expect(results[3]!.resetMs).toBeLessThanOrEqual(60_000);
+    now += 60_000;
+    expect((await limiter.hit('k', 3, 60_000)).allowed).toBe(true);
+  });
+
+  it('peeks without counting and resets on demand', async () => {
+    const limiter = new MemoryRateLimiter(() => 5_000);
+    await limiter.hit('a', 2, 60_000);
+    await limiter.hit('a', 2, 60_000);
+    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ allowed: false, count: 2 });
+    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ count: 2 });
+    await limiter.reset('a', 60_000);
+    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ allowed: true, count: 0 });
+  });
+
+  it('keeps keys apart', async () => {
+    const limiter = new MemoryRateLimiter(() => 0);
+    await limiter.hit('a', 1, 1000);
+    expect((await limiter.hit('b', 1, 1000)).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+
+export interface RateLimitResult {
+  allowed: boolean;
+  count: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+/**
+ * Fixed-window counters, windows aligned on the injected clock (so tests can move time).
+ * Memory for one instance; Redis when several instances share the limits.
+ */
+export interface RateLimiter {
+  /** Counts one hit against `key` and tells whether it is within `limit` for the window. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+  /** Reads the current count without counting. */
+  peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+  reset(key: string, windowMs: number): Promise<void>;
+}
+
+function windowOf(now: number, windowMs: number): { bucket: number; resetMs: number } {
+  const bucket = Math.floor(now / windowMs);
+  return { bucket, resetMs: (bucket + 1) * windowMs - now };
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counts = new Map<string, { count: number; expiresAt: number }>();
+  private lastSweep = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const now = this.now();
+    this.sweep(now);
+    const { bucket, resetMs } = windowOf(now, windowMs);
+    const k = `${key}:${bucket}`;
+    const entry = this.counts.get(k) ?? { count: 0, expiresAt: now + resetMs };
+    entry.count += 1;
+    this.counts.set(k, entry);
+    return { allowed: entry.count <= limit, count: entry.count, resetMs };
+  }
+
+  async peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const { bucket, resetMs } = windowOf(this.now(), windowMs);
+    const count = this.counts.get(`${key}:${bucket}`)?.count ?? 0;
+    return { allowed: count < limit, count, resetMs };
+  }
+
+  async reset(key: string, windowMs: number): Promise<void> {
+    this.counts.delete(`${key}:${windowOf(this.now(), windowMs).bucket}`);
+  }
+
+  // Expired windows are dropped at most once a minute so the map cannot grow without bound.
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [key, entry] of this.counts) if (entry.expiresAt <= now) this.counts.delete(key);
+  }
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const { bucket, resetMs } = windowOf(this.now(), windowMs);
+    const k = `${this.prefix}${key}:${bucket}`;
+    // Keys outlive their window a little; Redis removes them on its own.
+    const results = await this.redis
+      .multi()
+      .incr(k)
+      .pexpire(k, windowMs * 2)
+      .exec();
+    const count = Number(results?.[0]?.[1] ?? 1);
+    return { allowed: count <= limit, count, resetMs };
+  }
+
+  async peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const { bucket, resetMs } = windowOf(this.now(), windowMs);
+    const count = Number((await this.redis.get(`${this.prefix}${key}:${bucket}`)) ?? 0);
+    return { allowed: count < limit, count, resetMs };
+  }
+
+  async reset(key: string, windowMs: number): Promise<void> {
+    await this.redis.del(`${this.prefix}${key}:${windowOf(this.now(), windowMs).bucket}`);
+  }
+}

@@ -1,0 +1,75 @@
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import { buildApp } from './app';
+import { loadConfig } from './config';
+import { openDatabase } from './db/database';
+import { migrateToLatest } from './db/migrate';
+import path from 'node:path';
+import { seedDatabase } from './seed/seed';
+
+/** config → database → migrate → seed → listen, then graceful shutdown on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, 'securering.sqlite'),
+  });
+  await migrateToLatest(database.db);
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const app = await buildApp({ config, database, redis, startJobs: true });
+
+  // Two instances starting together must not seed twice: serialise on a PostgreSQL advisory lock.
+  const seed = await (database.dialect === 'postgres'
+    ? database.db.connection().execute(async (conn) => {
+        await sql`select pg_advisory_lock(7243001)`.execute(conn);
+        try {
+          return await seedDatabase(app.ctx);
+        } finally {
+          await sql`select pg_advisory_unlock(7243001)`.execute(conn);
+        }
+      })
+    : seedDatabase(app.ctx));
+
+  if (seed.generatedAdminPassword) {
+    const line = '='.repeat(72);
+    process.stdout.write(
+      `\n${line}\n  Super administrateur créé : ${config.admin.username}\n` +
+        `  Mot de passe (affiché une seule fois) : ${seed.generatedAdminPassword}\n${line}\n\n`,
+    );
+  }
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { url: config.publicUrl, database: database.dialect, redis: Boolean(redis), dataDir: config.dataDir },
+    `SecureRing prêt sur ${config.publicUrl}`,
+  );
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'arrêt en cours');
+    const force = setTimeout(() => {
+      app.log.error('arrêt forcé après 15 s');
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'arrêt en erreur');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `Échec du démarrage : ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context';
+import type { SocketFeature } from '../realtime/realtime-server';
+import { adminAuthRoutes } from './admins/admin-auth.routes';
+import { healthRoutes } from './health/health.routes';
+import { ringStreamRoutes } from './rings/ring-stream.routes';
+import { settingsRoutes } from './settings/settings.routes';
+import { clientLogRoutes } from './system-logs/client-log.routes';
+
+export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+
+/** Every HTTP feature of the server. A new feature adds its routes function here. */
+export const ROUTE_MODULES: RouteModule[] = [
+  healthRoutes,
+  settingsRoutes,
+  adminAuthRoutes,
+  clientLogRoutes,
+  ringStreamRoutes,
+];
+
+/** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */
+export function buildSocketFeatures(_ctx: AppContext): SocketFeature[] {
+  return [];
+}

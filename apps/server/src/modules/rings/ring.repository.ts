@@ -1,0 +1,17 @@
+import type { Database } from '../../db/database';
+import type { RingMembersTable, RingsTable } from '../../db/schema';
+
+export type RingRow = RingsTable;
+export type RingMemberRow = RingMembersTable;
+
+export class RingRepository {
+  constructor(private readonly db: Database) {}
+
+  findRingById(id: string): Promise<RingRow | undefined> {
+    return this.db.selectFrom('rings').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findMemberById(id: string): Promise<RingMemberRow | undefined> {
+    return this.db.selectFrom('ring_members').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+}

@@ -1,0 +1,139 @@
+import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import {
+  MESSAGES,
+  ZJoinRing,
+  type ClientToServerEvents,
+  type RingRole,
+  type ServerToClientEvents,
+} from '@securering/contract';
+import type { Redis } from 'ioredis';
+import { Server, type Socket } from 'socket.io';
+import type { AppContext } from '../app-context';
+import { loadActiveMembership } from '../modules/rings/ring.guard';
+import { RingRepository } from '../modules/rings/ring.repository';
+import { memberRoom, ringRoom } from './realtime-hub';
+
+export interface SocketData {
+  memberId: string;
+  ringId: string;
+  username: string;
+  role: RingRole;
+  joined: boolean;
+}
+
+export type TypedServer = Server<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  Record<string, never>,
+  SocketData
+>;
+export type TypedSocket = Socket<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  Record<string, never>,
+  SocketData
+>;
+
+/** A feature plugs its socket handlers in here (chat, presence, calls). */
+export type SocketFeature = (socket: TypedSocket, io: TypedServer) => void;
+
+export interface RealtimeServer {
+  io: TypedServer;
+  startedAt: number;
+  close(): Promise<void>;
+}
+
+function tokenOf(socket: Socket): string | undefined {
+  const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+  if (typeof fromAuth === 'string' && fromAuth) return fromAuth;
+  const fromQuery = socket.handshake.query.token;
+  return typeof fromQuery === 'string' && fromQuery ? fromQuery : undefined;
+}
+
+/**
+ * socket.io on /socket.io. A connection is accepted only with a valid stream token; the socket
+ * then belongs to one member of one Ring and can join that Ring's room only.
+ */
+export function createRealtimeServer(
+  httpServer: HttpServer,
+  ctx: AppContext,
+  features: SocketFeature[] = [],
+): RealtimeServer {
+  const io: TypedServer = new Server(httpServer, {
+    path: '/socket.io',
+    serveClient: false,
+    // Same origin only: the SPA is served by this server.
+    cors: undefined,
+    pingInterval: 20_000,
+    pingTimeout: 20_000,
+    maxHttpBufferSize: 256 * 1024,
+  });
+
+  let subClient: Redis | undefined;
+  if (ctx.redis) {
+    subClient = ctx.redis.duplicate();
+    io.adapter(createAdapter(ctx.redis, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }));
+  }
+
+  const rings = new RingRepository(ctx.db);
+
+  io.use(async (socket, next) => {
+    try {
+      const token = tokenOf(socket);
+      if (!token) return next(new Error(MESSAGES.notAuthenticated));
+      const session = await ctx.sessions.verify('stream', token);
+      if (!session) return next(new Error(MESSAGES.sessionExpired));
+      const membership = await loadActiveMembership(rings, session.subject_id);
+      if (!membership) return next(new Error(MESSAGES.sessionExpired));
+      socket.data = {
+        memberId: membership.member.id,
+        ringId: membership.ring.id,
+        username: membership.member.username,
+        role: membership.member.role,
+        joined: false,
+      };
+      next();
+    } catch (error) {
+      ctx.logger.error({ err: error }, 'socket authentication failed');
+      next(new Error(MESSAGES.internalError));
+    }
+  });
+
+  io.on('connection', (socket: TypedSocket) => {
+    void socket.join(memberRoom(socket.data.memberId));
+
+    socket.on('join_ring', (payload, ack) => {
+      const parsed = ZJoinRing.safeParse(payload);
+      const reply = typeof ack === 'function' ? ack : () => undefined;
+      if (!parsed.success || parsed.data.ringId !== socket.data.ringId) {
+        reply({ ok: false, error: MESSAGES.forbidden });
+        return;
+      }
+      void socket.join(ringRoom(socket.data.ringId));
+      socket.data.joined = true;
+      reply({ ok: true, ringId: socket.data.ringId });
+    });
+
+    for (const feature of features) feature(socket, io);
+  });
+
+  ctx.realtime.attach(io);
+  const startedAt = Date.now();
+
+  return {
+    io,
+    startedAt,
+    async close() {
+      ctx.realtime.detach();
+      io.disconnectSockets(true);
+      await new Promise<void>((resolve) => {
+        // io.close() also closes the HTTP server, which Fastify closes itself; only stop engine.io.
+        io.engine.close();
+        resolve();
+      });
+      await io.of('/').adapter.close?.();
+      if (subClient) subClient.disconnect();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { buildApp } from '../src/app';
+import type { AppContext } from '../src/app-context';
+import { loadConfig, type AppConfig } from '../src/config';
+import type { DatabaseHandle } from '../src/db/database';
+import { systemClock, type Clock } from '../src/lib/clock';
+import type { MailTransport, SmtpSettings } from '../src/providers/mail/mail-transport';
+import { seedDatabase, type SeedResult } from '../src/seed/seed';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export const TEST_ADMIN = {
+  username: 'root',
+  password: 'Root-Password-1',
+  email: 'root@example.com',
+} as const;
+
+export interface TestAppOptions {
+  clock?: Clock;
+  config?: Partial<AppConfig>;
+  mailTransportFor?: (settings: SmtpSettings) => MailTransport;
+  /** Reuse a database (a second instance); otherwise a fresh one is created and dropped on close. */
+  database?: TestDatabase;
+  /** Use Redis when TEST_REDIS_URL is set (the PostgreSQL project sets it). Default true. */
+  redis?: boolean;
+  redisKeyPrefix?: string;
+  /** Lets a test add routes before the app is ready (e.g. one that throws). */
+  beforeReady?: (app: FastifyInstance) => void;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  database: TestDatabase;
+  seed: SeedResult;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    PUBLIC_URL: 'http://127.0.0.1:9999',
+    ADMIN_USERNAME: TEST_ADMIN.username,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
+  return { ...base, ...overrides };
+}
+
+/** The real app on a real, fresh, migrated and seeded database. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase());
+  const handle: DatabaseHandle = ownsDatabase ? database.handle : database.open();
+  const redisUrl = options.redis === false ? undefined : process.env.TEST_REDIS_URL;
+  const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  const config = testConfig({
+    dataDir: database.dataDir,
+    redisUrl,
+    redisKeyPrefix: options.redisKeyPrefix ?? `test-${randomBytes(4).toString('hex')}:`,
+    ...options.config,
+  });
+  const app = await buildApp({
+    config,
+    database: handle,
+    redis,
+    clock: options.clock ?? systemClock,
+    ...(options.mailTransportFor ? { mailTransportFor: options.mailTransportFor } : {}),
+  });
+  options.beforeReady?.(app);
+  const seed = await seedDatabase(app.ctx);
+  await app.ready();
+  return {
+    app,
+    ctx: app.ctx,
+    database,
+    seed,
+    async close() {
+      await app.close();
+      if (ownsDatabase) await database.drop();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import type { AdminModule, PermissionType } from '@securering/contract';
+import type { AppContext } from '../src/app-context';
+import type { AdminsTable, CustomersTable, RingMembersTable, RingsTable } from '../src/db/schema';
+import { newId } from '../src/lib/ids';
+import { hashPassword } from '../src/lib/passwords';
+import { newInviteCode } from '../src/lib/tokens';
+
+const unique = () => randomBytes(4).toString('hex');
+const nowIso = (ctx: AppContext) => ctx.clock.now().toISOString();
+
+export async function buildAdmin(
+  ctx: AppContext,
+  overrides: Partial<AdminsTable> & {
+    password?: string;
+    permissions?: Array<[AdminModule, PermissionType]>;
+  } = {},
+): Promise<AdminsTable & { password: string }> {
+  const { password = 'Admin-Password-1', permissions = [], ...rest } = overrides;
+  const now = nowIso(ctx);
+  const admin: AdminsTable = {
+    id: newId(),
+    username: `admin_${unique()}`,
+    email: `admin_${unique()}@example.com`,
+    password_hash: await hashPassword(password),
+    role: 'admin',
+    is_active: 1,
+    last_login: null,
+    created_at: now,
+    updated_at: now,
+    ...rest,
+  };
+  await ctx.admins.insert(admin);
+  if (permissions.length) {
+    await ctx.admins.upsertPermissions(
+      permissions.map(([module_name, permission_type]) => ({
+        id: newId(),
+        admin_id: admin.id,
+        module_name,
+        permission_type,
+        granted: 1,
+        updated_at: now,
+      })),
+    );
+  }
+  return { ...admin, password };
+}
+
+/** An admin session token without going through the login route. */
+export async function adminToken(ctx: AppContext, adminId: string): Promise<string> {
+  return (await ctx.sessions.issue('admin', adminId)).token;
+}
+
+export async function buildCustomer(
+  ctx: AppContext,
+  overrides: Partial<CustomersTable> & { password?: string } = {},
+): Promise<CustomersTable & { password: string }> {
+  const { password = 'Client-Password-1', ...rest } = overrides;
+  const now = nowIso(ctx);
+  const customer: CustomersTable = {
+    id: newId(),
+    email: `client_${unique()}@example.com`,
+    password_hash: await hashPassword(password),
+    first_name: 'Camille',
+    last_name: 'Durand',
+    company: 'Durand SARL',
+    phone: '0102030405',
+    country: 'FR',
+    address_line1: '1 rue de la Paix',
+    address_line2: '',
+    city: 'Paris',
+    postal_code: '75002',
+    email_verified: 1,
+    email_verified_at: now,
+    is_active: 1,
+    status: 'active',
+    stripe_customer_id: null,
+    paypal_customer_id: null,
+    accepted_terms_at: now,
+    accepted_privacy_at: now,
+    created_at: now,
+    updated_at: now,
+    ...rest,
+  };
+  await ctx.db.insertInto('customers').values(customer).execute();
+  return { ...customer, password };
+}
+
+export async function buildRing(
+  ctx: AppContext,
+  customerId: string,
+  overrides: Partial<RingsTable> = {},
+): Promise<RingsTable> {
+  const now = nowIso(ctx);
+  const ring: RingsTable = {
+    id: newId(),
+    customer_id: customerId,
+    name: `Ring ${unique()}`,
+    plan_slug: 'professional',
+    encryption_level: 'standard',
+    ephemeral_messages: 0,
+    auto_destroy_delay: 300,
+    allow_voice: 1,
+    allow_video: 0,
+    voice_admin_only: 0,
+    max_file_size_mb: 10,
+    screen_protection_level: 'standard',
+    screen_devtools_protection: 1,
+    screen_visibility_protection: 1,
+    screen_experimental_features: 0,
+    screen_recording_detection: 0,
+    storage_quota_bytes: 5 * 1024 ** 3,
+    kdf_salt_b64: randomBytes(16).toString('base64'),
+    is_active: 1,
+    created_at: now,
+    updated_at: now,
+    ...overrides,
+  };
+  await ctx.db.insertInto('rings').values(ring).execute();
+  return ring;
+}
+
+export async function buildRingMember(
+  ctx: AppContext,
+  ringId: string,
+  overrides: Partial<RingMembersTable> & { password?: string } = {},
+): Promise<RingMembersTable & { password: string }> {
+  const { password = 'Member-Password-1', ...rest } = overrides;
+  const now = nowIso(ctx);
+  const username = rest.username ?? `membre_${unique()}`;
+  const member: RingMembersTable = {
+    id: newId(),
+    ring_id: ringId,
+    customer_id: null,
+    username,
+    username_key: username.toLowerCase(),
+    email: null,
+    password_hash: await hashPassword(password),
+    role: 'member',
+    status: 'active',
+    invite_code: newInviteCode(),
+    invite_message: '',
+    is_used: 1,
+    used_at: now,
+    last_seen_at: null,
+    created_at: now,
+    updated_at: now,
+    ...rest,
+  };
+  await ctx.db.insertInto('ring_members').values(member).execute();
+  return { ...member, password };
+}
+
+export async function ringToken(ctx: AppContext, memberId: string): Promise<string> {
+  return (await ctx.sessions.issue('ring', memberId)).token;
+}
+
+export async function customerToken(ctx: AppContext, customerId: string): Promise<string> {
+  return (await ctx.sessions.issue('customer', customerId)).token;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

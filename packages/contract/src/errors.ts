@@ -1,0 +1,22 @@
+/**
+ * French messages shared by server and web. The server answers with them; the web shows them.
+ * Wording comes from the specification where it gives one.
+ */
+export const MESSAGES = {
+  notAuthenticated: 'Non authentifié',
+  sessionExpired: 'Session expirée',
+  forbidden: 'Accès refusé',
+  noEditRight: "Vous n'avez pas les droits pour modifier ce paramètre",
+  notFound: 'Ressource introuvable',
+  invalidRequest: 'Requête invalide',
+  payloadTooLarge: 'Requête trop volumineuse',
+  tooManyRequests: 'Trop de requêtes. Veuillez réessayer dans quelques minutes.',
+  internalError: 'Erreur interne du serveur',
+  adminInvalidCredentials: 'Identifiants invalides',
+  adminLoginRequired: "Nom d'utilisateur et mot de passe requis",
+  accountDisabled: 'Compte désactivé',
+  unknownSettingsCategory: 'Catégorie de paramètres inconnue',
+  unknownSettingKey: 'Paramètre inconnu',
+  invalidSettingValue: 'Valeur de paramètre invalide',
+  logRejected: 'Entrée de journal invalide',
+} as const;
