@@ -1,0 +1,36 @@
+import { AlertCircle, CheckCircle2, Info } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { cn } from '@/lib/utils';
+
+const STYLES = {
+  error: 'border-red-200 bg-red-50 text-red-800',
+  success: 'border-emerald-200 bg-emerald-50 text-emerald-800',
+  info: 'border-blue-200 bg-blue-50 text-blue-800',
+} as const;
+const ICONS = { error: AlertCircle, success: CheckCircle2, info: Info } as const;
+
+export function Alert({
+  variant = 'info',
+  title,
+  children,
+  className,
+}: {
+  variant?: keyof typeof STYLES;
+  title?: ReactNode;
+  children?: ReactNode;
+  className?: string;
+}) {
+  const Icon = ICONS[variant];
+  return (
+    <div
+      role={variant === 'error' ? 'alert' : 'status'}
+      className={cn('flex gap-3 rounded-lg border p-4 text-sm', STYLES[variant], className)}
+    >
+      <Icon className="mt-0.5 size-4 shrink-0" aria-hidden />
+      <div className="space-y-1">
+        {title ? <p className="font-semibold">{title}</p> : null}
+        {children ? <div>{children}</div> : null}
+      </div>
+    </div>
+  );
+}

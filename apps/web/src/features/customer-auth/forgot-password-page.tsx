@@ -1,0 +1,3 @@
+import { PageShell } from '@/components/layout/page-shell';
+
+export const ForgotPasswordPage = () => <PageShell title="Mot de passe oublié" />;

@@ -1,0 +1,3 @@
+import { PageShell } from '@/components/layout/page-shell';
+
+export const ResetPasswordPage = () => <PageShell title="Nouveau mot de passe" />;

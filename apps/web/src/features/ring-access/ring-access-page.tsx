@@ -1,0 +1,3 @@
+import { PageShell } from '@/components/layout/page-shell';
+
+export const RingAccessPage = () => <PageShell title="Accès Ring" />;

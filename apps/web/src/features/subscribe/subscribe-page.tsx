@@ -1,0 +1,3 @@
+import { PageShell } from '@/components/layout/page-shell';
+
+export const SubscribePage = () => <PageShell title="Abonnement" heading="Choisissez votre plan" />;

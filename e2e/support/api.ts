@@ -1,0 +1,27 @@
+import { E2E_ADMIN } from './server';
+
+/** Signs in the seeded admin through the public API contract and returns its token. */
+export async function adminLogin(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/admin/auth/login.php`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(E2E_ADMIN),
+  });
+  const body = (await res.json()) as { success: boolean; token: string };
+  if (!body.success) throw new Error('admin login failed');
+  return body.token;
+}
+
+export async function saveSettings(
+  baseUrl: string,
+  token: string,
+  category: string,
+  settings: Record<string, string>,
+) {
+  const res = await fetch(`${baseUrl}/api/admin/settings.php`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ category, settings }),
+  });
+  if (!res.ok) throw new Error(`saveSettings ${category}: ${res.status} ${await res.text()}`);
+}
