@@ -160,3 +160,30 @@ export async function customerToken(ctx: AppContext, customerId: string): Promis
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The newest queued mail to an address (outbox row), for reading links in tests. */
+export async function lastMailTo(ctx: AppContext, address: string) {
+  return ctx.db
+    .selectFrom('email_outbox')
+    .selectAll()
+    .where('to_address', '=', address)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+export async function mailsTo(ctx: AppContext, address: string) {
+  return ctx.db
+    .selectFrom('email_outbox')
+    .selectAll()
+    .where('to_address', '=', address)
+    .orderBy('created_at')
+    .execute();
+}
+
+/** The value of a query parameter in the first link of a mail's text. */
+export function linkParam(text: string, path: string, param: string): string {
+  const match = new RegExp(`${path.replace('/', '\\/')}\\?${param}=([A-Za-z0-9_-]+)`).exec(text);
+  if (!match?.[1]) throw new Error(`No ${path}?${param}= link in mail: ${text}`);
+  return match[1];
+}

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import type { SocketFeature } from '../realtime/realtime-server';
 import { adminAuthRoutes } from './admins/admin-auth.routes';
+import { contactRoutes } from './contact/contact.routes';
+import { customerAuthRoutes } from './customers/customer-auth.routes';
 import { healthRoutes } from './health/health.routes';
+import { planRoutes } from './plans/plans.routes';
 import { ringStreamRoutes } from './rings/ring-stream.routes';
 import { settingsRoutes } from './settings/settings.routes';
 import { clientLogRoutes } from './system-logs/client-log.routes';
@@ -16,6 +19,9 @@ export const ROUTE_MODULES: RouteModule[] = [
   adminAuthRoutes,
   clientLogRoutes,
   ringStreamRoutes,
+  customerAuthRoutes,
+  contactRoutes,
+  planRoutes,
 ];
 
 /** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ToastProvider } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
+import { CustomerSessionProvider } from '@/lib/auth/customer-session';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -17,7 +18,9 @@ export const queryClient = new QueryClient({
 export function AppProviders({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
-      <ToastProvider>{children}</ToastProvider>
+      <ToastProvider>
+        <CustomerSessionProvider>{children}</CustomerSessionProvider>
+      </ToastProvider>
     </QueryClientProvider>
   );
 }

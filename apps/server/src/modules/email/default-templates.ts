@@ -71,6 +71,27 @@ Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.
 {{site_name}} — {{site_url}}`,
   },
   {
+    name: 'account_exists',
+    subject: 'Vous avez déjà un compte {{site_name}}',
+    variables: ['first_name', 'login_url', 'reset_url', 'site_name', 'site_url'],
+    body_html: layout(
+      'Vous avez déjà un compte',
+      `<p>Bonjour {{first_name}},</p>
+<p>Une inscription vient d'être demandée avec votre adresse email, qui a déjà un compte {{site_name}}.</p>
+<p>Connectez-vous à votre espace client, ou choisissez un nouveau mot de passe si vous l'avez oublié.</p>
+${button('{{login_url}}', 'Me connecter')}
+<p><a href="{{reset_url}}">Mot de passe oublié ?</a></p>
+<p>Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.</p>`,
+    ),
+    body_text: `Bonjour {{first_name}},
+
+Une inscription vient d'être demandée avec votre adresse email, qui a déjà un compte {{site_name}}.
+Connectez-vous : {{login_url}}
+Mot de passe oublié : {{reset_url}}
+
+Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.`,
+  },
+  {
     name: 'payment_confirmation',
     subject: 'Confirmation de paiement — {{plan_name}}',
     variables: [

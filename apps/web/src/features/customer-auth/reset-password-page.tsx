@@ -1,3 +1,91 @@
+import { ACCOUNT_MESSAGES } from '@securering/contract';
+import { useMutation } from '@tanstack/react-query';
+import { CheckCircle2 } from 'lucide-react';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { PageShell } from '@/components/layout/page-shell';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent } from '@/components/ui/card';
+import { Field } from '@/components/ui/label';
+import { PasswordInput } from '@/components/ui/password-input';
+import { ApiError, apiRequest } from '@/lib/api-client';
 
-export const ResetPasswordPage = () => <PageShell title="Nouveau mot de passe" />;
+export function ResetPasswordPage() {
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const reset = useMutation({
+    mutationFn: () =>
+      apiRequest('/api/auth/reset-password.php', {
+        method: 'POST',
+        body: { token, password },
+        fallbackError: 'Erreur serveur',
+      }),
+  });
+  const failure =
+    reset.error instanceof ApiError
+      ? reset.error.status === 0
+        ? 'Impossible de joindre le serveur'
+        : reset.error.message
+      : null;
+
+  return (
+    <PageShell title="Nouveau mot de passe" width="sm">
+      <Card>
+        <CardContent className="pt-6">
+          {reset.isSuccess ? (
+            <div className="flex flex-col items-center gap-4 text-center">
+              <CheckCircle2 className="size-12 text-emerald-600" aria-hidden />
+              <p>{ACCOUNT_MESSAGES.passwordReset}</p>
+              <Button asChild>
+                <Link to="/client">Se connecter</Link>
+              </Button>
+            </div>
+          ) : (
+            <form
+              noValidate
+              className="space-y-4"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (!token) return setProblem(ACCOUNT_MESSAGES.invalidLink);
+                if (!password || password !== confirm) return setProblem(ACCOUNT_MESSAGES.passwordMismatch);
+                setProblem(null);
+                reset.mutate();
+              }}
+            >
+              {!token ? <Alert variant="error">{ACCOUNT_MESSAGES.invalidLink}</Alert> : null}
+              <Field
+                id="new-password"
+                label="Nouveau mot de passe"
+                hint="Au moins 8 caractères, dont 1 majuscule et 1 chiffre."
+              >
+                <PasswordInput
+                  id="new-password"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                />
+              </Field>
+              <Field id="confirm-password" label="Confirmer le mot de passe">
+                <PasswordInput
+                  id="confirm-password"
+                  autoComplete="new-password"
+                  value={confirm}
+                  onChange={(e) => setConfirm(e.target.value)}
+                />
+              </Field>
+              {problem && token ? <Alert variant="error">{problem}</Alert> : null}
+              {failure ? <Alert variant="error">{failure}</Alert> : null}
+              <Button type="submit" className="w-full" disabled={reset.isPending}>
+                Enregistrer le mot de passe
+              </Button>
+            </form>
+          )}
+        </CardContent>
+      </Card>
+    </PageShell>
+  );
+}

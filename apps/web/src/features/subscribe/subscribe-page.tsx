@@ -1,3 +1,33 @@
+import { Lock } from 'lucide-react';
+import { Link } from 'react-router';
 import { PageShell } from '@/components/layout/page-shell';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent } from '@/components/ui/card';
+import { FullPageSpinner } from '@/components/ui/spinner';
+import { useCustomerSession } from '@/lib/auth/customer-session';
 
-export const SubscribePage = () => <PageShell title="Abonnement" heading="Choisissez votre plan" />;
+/** /subscribe requires a customer login (spec 1 §2). */
+export function SubscribePage() {
+  const session = useCustomerSession();
+  if (session.loading) return <FullPageSpinner />;
+  if (!session.customer) {
+    return (
+      <PageShell title="Abonnement" heading="Authentification requise" width="sm">
+        <Card>
+          <CardContent className="flex flex-col items-center gap-4 pt-6 text-center">
+            <Lock className="size-10 text-primary" aria-hidden />
+            <p className="text-slate-600">
+              Connectez-vous à votre espace client pour choisir votre abonnement.
+            </p>
+            <Button asChild>
+              <Link to={`/client?redirect=${encodeURIComponent('/subscribe' + window.location.search)}`}>
+                Se connecter
+              </Link>
+            </Button>
+          </CardContent>
+        </Card>
+      </PageShell>
+    );
+  }
+  return <PageShell title="Abonnement" heading="Choisissez votre plan" />;
+}

@@ -1,0 +1,70 @@
+import { formatAmount } from '@securering/contract';
+import { Check, Users } from 'lucide-react';
+import { Link } from 'react-router';
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { formatLimit, usePlans, videoOptionLabel } from '@/lib/plans';
+import { cn } from '@/lib/utils';
+
+/** Active plans; the second one carries the "Populaire" badge and is highlighted. */
+export function PlansGrid() {
+  const plans = usePlans();
+  if (plans.isPending) {
+    return (
+      <div className="flex justify-center py-12">
+        <Spinner label="Chargement des plans..." />
+      </div>
+    );
+  }
+  if (plans.isError) return <Alert variant="error">Erreur lors du chargement des plans</Alert>;
+  return (
+    <div className="grid gap-6 md:grid-cols-3">
+      {plans.data.map((plan, index) => {
+        const popular = index === 1;
+        return (
+          <article
+            key={plan.id}
+            aria-label={`Plan ${plan.name}`}
+            className={cn(
+              'relative flex flex-col rounded-2xl border bg-white p-6 shadow-sm',
+              popular ? 'border-2 border-primary shadow-lg md:-translate-y-2' : 'border-slate-200',
+            )}
+          >
+            {popular ? (
+              <Badge variant="solid" className="absolute -top-3 left-1/2 -translate-x-1/2">
+                Populaire
+              </Badge>
+            ) : null}
+            <h3 className="text-xl font-bold">{plan.name}</h3>
+            <p className="mt-4">
+              <span className="text-4xl font-extrabold">{formatAmount(plan.price)} €</span>
+              <span className="text-slate-500">/mois</span>
+            </p>
+            <p className="mt-2 flex items-center gap-2 text-sm text-slate-600">
+              <Users className="size-4" aria-hidden /> Utilisateurs : {formatLimit(plan.max_users)}
+            </p>
+            <ul className="mt-6 flex-1 space-y-2 text-sm">
+              {plan.features.map((feature) => (
+                <li key={feature} className="flex items-start gap-2">
+                  <Check className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-hidden />
+                  {feature}
+                </li>
+              ))}
+            </ul>
+            <p className="mt-6 text-sm font-medium text-slate-700">
+              Vidéo :{' '}
+              <span className={plan.video_option > 0 ? 'text-slate-900' : 'text-emerald-700'}>
+                {videoOptionLabel(plan.video_option)}
+              </span>
+            </p>
+            <Button asChild className="mt-4" variant={popular ? 'default' : 'outline'}>
+              <Link to="/register">Commencer</Link>
+            </Button>
+          </article>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,160 @@
+import {
+  COOKIES,
+  SESSION_TTL_DAYS,
+  ZCustomerLoginResponse,
+  ZCustomerStatusResponse,
+  type TCustomerProfile,
+} from '@securering/contract';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
+import { logToServer } from '../client-log';
+import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+
+export interface CustomerSession {
+  customer: TCustomerProfile | null;
+  token: string | null;
+  /** True until the stored token has been checked with the server. */
+  loading: boolean;
+  lastError: string | null;
+  login(email: string, password: string): Promise<boolean>;
+  /** Logs in with the email verification token (right after verifying). */
+  autoLogin(email: string, verificationToken: string): Promise<boolean>;
+  logout(): Promise<void>;
+  refresh(): Promise<TCustomerProfile | null>;
+}
+
+const CustomerSessionContext = createContext<CustomerSession | null>(null);
+
+function store(token: string, customer: TCustomerProfile): void {
+  setCookie(COOKIES.customerToken, token, SESSION_TTL_DAYS.customer);
+  setJsonCookie(COOKIES.customerData, customer, SESSION_TTL_DAYS.customer);
+}
+
+/**
+ * The customer session (spec 1 §4): a stored token is checked with customer-status on start; any
+ * failure clears it. Login stores token and customer in cookies for 7 days.
+ */
+export function CustomerSessionProvider({ children }: { children: ReactNode }) {
+  const [token, setToken] = useState<string | null>(() => getToken('customer'));
+  const [customer, setCustomer] = useState<TCustomerProfile | null>(() =>
+    getToken('customer') ? getJsonCookie<TCustomerProfile>(COOKIES.customerData) : null,
+  );
+  const [loading, setLoading] = useState<boolean>(() => getToken('customer') !== null);
+  const [lastError, setLastError] = useState<string | null>(null);
+
+  const reset = useCallback(() => {
+    clearSession('customer');
+    setToken(null);
+    setCustomer(null);
+  }, []);
+
+  const refresh = useCallback(async (): Promise<TCustomerProfile | null> => {
+    const current = getToken('customer');
+    if (!current) {
+      reset();
+      return null;
+    }
+    try {
+      const res = await apiRequest('/api/auth/customer-status.php', {
+        auth: 'customer',
+        schema: ZCustomerStatusResponse,
+      });
+      if (!res.customer.id) throw new ApiError('Données client invalides', 200);
+      store(current, res.customer);
+      setToken(current);
+      setCustomer(res.customer);
+      logToServer(
+        'info',
+        'auth',
+        'Rafraîchissement du client réussi',
+        { customerId: res.customer.id },
+        res.customer.id,
+      );
+      return res.customer;
+    } catch (error) {
+      logToServer('error', 'auth', 'Échec du rafraîchissement du client', {
+        error: (error as Error).message,
+      });
+      reset();
+      return null;
+    }
+  }, [reset]);
+
+  useEffect(() => {
+    if (!getToken('customer')) return;
+    // A token is stored, so refresh() only sets state after the network answers.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    void refresh().finally(() => setLoading(false));
+  }, [refresh]);
+
+  useEffect(() => {
+    const onExpired = (event: Event) => {
+      if ((event as CustomEvent).detail === 'customer') reset();
+    };
+    window.addEventListener(SESSION_EXPIRED_EVENT, onExpired);
+    return () => window.removeEventListener(SESSION_EXPIRED_EVENT, onExpired);
+  }, [reset]);
+
+  const signIn = useCallback(async (body: Record<string, unknown>): Promise<boolean> => {
+    setLastError(null);
+    try {
+      const res = await apiRequest('/api/auth/customer-login.php', {
+        method: 'POST',
+        body,
+        schema: ZCustomerLoginResponse,
+        fallbackError: 'Email ou mot de passe incorrect',
+      });
+      store(res.token, res.customer);
+      setToken(res.token);
+      setCustomer(res.customer);
+      logToServer(
+        'info',
+        'auth',
+        'Connexion client réussie',
+        { customerId: res.customer.id, email: res.customer.email },
+        res.customer.id,
+      );
+      return true;
+    } catch (error) {
+      const message = error instanceof ApiError ? error.message : 'Erreur de connexion';
+      setLastError(message);
+      if (error instanceof ApiError && error.status === 0) {
+        logToServer('error', 'auth', 'Erreur réseau à la connexion client', { email: body.email });
+      } else {
+        logToServer('warning', 'auth', 'Échec de connexion client', { email: body.email, error: message });
+      }
+      return false;
+    }
+  }, []);
+
+  const value = useMemo<CustomerSession>(
+    () => ({
+      customer,
+      token,
+      loading,
+      lastError,
+      login: (email, password) => signIn({ email, password }),
+      autoLogin: (email, verificationToken) =>
+        signIn({ email, auto_login: true, verification_token: verificationToken }),
+      async logout() {
+        if (getToken('customer')) {
+          await apiRequest('/api/auth/customer-logout.php', { method: 'POST', auth: 'customer' }).catch(
+            () => undefined,
+          );
+        }
+        reset();
+      },
+      refresh,
+    }),
+    [customer, token, loading, lastError, signIn, reset, refresh],
+  );
+
+  return <CustomerSessionContext.Provider value={value}>{children}</CustomerSessionContext.Provider>;
+}
+
+/** The customer session; throws outside CustomerSessionProvider (spec 1 §8). */
+export function useCustomerSession(): CustomerSession {
+  const session = useContext(CustomerSessionContext);
+  if (!session) throw new Error('useCustomerSession doit être utilisé dans CustomerSessionProvider');
+  return session;
+}

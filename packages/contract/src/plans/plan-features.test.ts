@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { centsToEuros, eurosToCents, formatAmount, formatEuros } from './money';
+import { parseFeatures } from './plan-features';
+
+describe('parseFeatures', () => {
+  it('accepts an array, a JSON string, or text split on newlines or |', () => {
+    expect(parseFeatures([' Chat ', '', 'Appels'])).toEqual(['Chat', 'Appels']);
+    expect(parseFeatures('["Chat","Appels"]')).toEqual(['Chat', 'Appels']);
+    expect(parseFeatures('Chat\nAppels\r\n\nFichiers')).toEqual(['Chat', 'Appels', 'Fichiers']);
+    expect(parseFeatures('Chat|Appels | Fichiers')).toEqual(['Chat', 'Appels', 'Fichiers']);
+    expect(parseFeatures('[pas du json')).toEqual(['[pas du json']);
+    expect(parseFeatures(null)).toEqual([]);
+    expect(parseFeatures(42)).toEqual([]);
+  });
+});
+
+describe('money', () => {
+  it('converts between cents and euros without float drift', () => {
+    expect(eurosToCents(9.9)).toBe(990);
+    expect(eurosToCents('29,90')).toBe(2990);
+    expect(eurosToCents('0.1')).toBe(10);
+    expect(Number.isNaN(eurosToCents('abc'))).toBe(true);
+    expect(centsToEuros(2990)).toBe(29.9);
+  });
+
+  it('formats amounts the French way', () => {
+    expect(formatAmount(9.9)).toBe('9,90');
+    expect(formatAmount(1234)).toBe('1 234,00');
+    expect(formatEuros(299)).toBe('299,00 €');
+  });
+});
