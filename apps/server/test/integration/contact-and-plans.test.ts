@@ -58,6 +58,25 @@ describe('contact form and public plans', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
   });
 
+  it('limits each anonymous endpoint per IP', async () => {
+    const calls: Array<[string, object]> = [
+      ['/api/auth/register.php', { email: 'x@example.com' }],
+      ['/api/auth/customer-login.php', { email: 'x@example.com', password: 'y' }],
+      ['/api/auth/resend-verification.php', { email: 'x@example.com' }],
+      ['/api/auth/forgot-password.php', { email: 'x@example.com' }],
+      ['/api/auth/reset-password.php', { token: 't', password: 'Secret123' }],
+      ['/api/admin/auth/login.php', { username: 'x', password: 'y' }],
+    ];
+    for (const [url, payload] of calls) {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) {
+        statuses.push((await t.app.inject({ method: 'POST', url, payload, remoteAddress: '10.4.4.4' })).statusCode);
+      }
+      expect(statuses.slice(0, 5)).not.toContain(429);
+      expect(statuses[5]).toBe(429);
+    }
+  });
+
   it('lists active plans only, priced in euros per month', async () => {
     await t.ctx.db.updateTable('plans').set({ is_active: 0 }).where('slug', '=', 'starter').execute();
     const res = await t.app.inject({ method: 'GET', url: '/api/subscriptions/plans.php' });

@@ -29,3 +29,30 @@ describe('money', () => {
     expect(formatEuros(299)).toBe('299,00 €');
   });
 });
+
+describe('ZPublicPlan', () => {
+  it('turns features sent as text into a list', async () => {
+    const { ZPublicPlan } = await import('./public-plan');
+    const base = {
+      id: 'p',
+      slug: 's',
+      name: 'N',
+      price: 1,
+      video_option: 0,
+      max_users: 1,
+      max_rings: 1,
+      storage_gb: 1,
+      support_level: 'email',
+      features_chat: true,
+      features_voice: true,
+      features_video: false,
+      encryption_levels: ['basic'],
+      ephemeral_allowed: false,
+      is_active: true,
+      active: true,
+      popular: false,
+    };
+    expect(ZPublicPlan.parse({ ...base, features: 'Chat|Appels' }).features).toEqual(['Chat', 'Appels']);
+    expect(ZPublicPlan.parse({ ...base, features: '["A","B"]' }).features).toEqual(['A', 'B']);
+  });
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENCRYPTION_LEVELS, SUPPORT_LEVELS } from '../constants';
 import { successOf } from '../common';
+import { parseFeatures } from './plan-features';
 
 /** A plan as the public site and /subscribe show it: prices in euros per month. */
 export const ZPublicPlan = z.object({
@@ -13,7 +14,8 @@ export const ZPublicPlan = z.object({
   max_rings: z.number().int(),
   storage_gb: z.number(),
   support_level: z.enum(SUPPORT_LEVELS),
-  features: z.array(z.string()),
+  /** Older servers sent a JSON string or '|' / newline separated text: all become a list. */
+  features: z.union([z.array(z.string()), z.string()]).transform((f) => parseFeatures(f)),
   features_chat: z.boolean(),
   features_voice: z.boolean(),
   features_video: z.boolean(),
@@ -23,7 +25,7 @@ export const ZPublicPlan = z.object({
   active: z.boolean(),
   popular: z.boolean(),
 });
-export type TPublicPlan = z.infer<typeof ZPublicPlan>;
+export type TPublicPlan = z.output<typeof ZPublicPlan>;
 
 /** GET /api/subscriptions/plans.php — active plans only. */
 export const ZPlansResponse = successOf({ data: z.array(ZPublicPlan) });
