@@ -26,6 +26,8 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   /** Where runtime version info is read from (package version). */
   version: string;
+  /** API base URLs of the payment providers; set in tests to point at local stubs. */
+  providerBases: { stripe: string | undefined; paypal: string | undefined; nowpayments: string | undefined };
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -69,5 +71,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publicPerMinute: intFrom(env.RATE_LIMIT_PUBLIC_PER_MIN, 60, 'RATE_LIMIT_PUBLIC_PER_MIN'),
     },
     version: env.APP_VERSION || '1.0.0',
+    providerBases: {
+      stripe: env.STRIPE_API_BASE || undefined,
+      paypal: env.PAYPAL_API_BASE || undefined,
+      nowpayments: env.NOWPAYMENTS_API_BASE || undefined,
+    },
   };
 }

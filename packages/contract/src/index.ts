@@ -17,3 +17,6 @@ export * from './contact/contact';
 export * from './plans/plan-features';
 export * from './plans/money';
 export * from './plans/public-plan';
+export * from './subscriptions/pricing';
+export * from './subscriptions/status';
+export * from './subscriptions/calls';

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context';
-import { HOUR_MS } from '../lib/clock';
+import { HOUR_MS, MINUTE_MS } from '../lib/clock';
+import { runSubscriptionLifecycle } from '../modules/subscriptions/subscription-lifecycle.job';
 import type { Job } from './scheduler';
 
 /** Every scheduled job of the server. A feature adds its job here. */
@@ -7,5 +8,6 @@ export function buildJobs(ctx: AppContext): Job[] {
   return [
     { name: 'mail-outbox', intervalMs: 5_000, run: () => ctx.mail.processDue() },
     { name: 'session-purge', intervalMs: HOUR_MS, run: () => ctx.sessions.purge() },
+    { name: 'subscription-lifecycle', intervalMs: 10 * MINUTE_MS, run: () => runSubscriptionLifecycle(ctx) },
   ];
 }

@@ -6,6 +6,8 @@ import { contactRoutes } from './contact/contact.routes';
 import { customerAuthRoutes } from './customers/customer-auth.routes';
 import { healthRoutes } from './health/health.routes';
 import { planRoutes } from './plans/plans.routes';
+import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
+import { webhookRoutes } from './subscriptions/webhooks.routes';
 import { ringStreamRoutes } from './rings/ring-stream.routes';
 import { settingsRoutes } from './settings/settings.routes';
 import { clientLogRoutes } from './system-logs/client-log.routes';
@@ -22,6 +24,8 @@ export const ROUTE_MODULES: RouteModule[] = [
   customerAuthRoutes,
   contactRoutes,
   planRoutes,
+  subscriptionRoutes,
+  webhookRoutes,
 ];
 
 /** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */

@@ -70,7 +70,9 @@ describe('contact form and public plans', () => {
     for (const [url, payload] of calls) {
       const statuses = [];
       for (let i = 0; i < 6; i++) {
-        statuses.push((await t.app.inject({ method: 'POST', url, payload, remoteAddress: '10.4.4.4' })).statusCode);
+        statuses.push(
+          (await t.app.inject({ method: 'POST', url, payload, remoteAddress: '10.4.4.4' })).statusCode,
+        );
       }
       expect(statuses.slice(0, 5)).not.toContain(429);
       expect(statuses[5]).toBe(429);

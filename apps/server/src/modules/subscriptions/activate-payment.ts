@@ -1,0 +1,378 @@
+import { addMonths, paymentReference } from '@securering/contract';
+import type { AppContext } from '../../app-context';
+import { notFound } from '../../lib/app-error';
+import { CYCLE_LABELS, formatCents, formatDateFr } from '../../lib/format';
+import { newId } from '../../lib/ids';
+import { CustomerRepository } from '../customers/customer.repository';
+import { PlanRepository } from '../plans/plan.repository';
+import { RingRepository } from '../rings/ring.repository';
+import { PaymentRepository, type PaymentRow } from './payment.repository';
+import { SubscriptionRepository, type SubscriptionRow } from './subscription.repository';
+
+/** Failed renewals in a row before a subscription is suspended. */
+export const MAX_FAILED_RENEWALS = 3;
+
+export interface PaymentConfirmation {
+  transactionId?: string | null;
+  providerSubscriptionId?: string | null;
+  /** What the provider says was paid; checked against what was ordered. */
+  paidAmountCents?: number;
+  paidCurrency?: string;
+  /** End of the paid period when the provider states it (Stripe). */
+  periodEnd?: Date | null;
+}
+
+export type ActivationResult =
+  | { outcome: 'activated' | 'already'; payment: PaymentRow; subscription: SubscriptionRow | undefined }
+  | { outcome: 'mismatch' | 'not_payable'; payment: PaymentRow; subscription?: undefined };
+
+/** Card subscriptions renew by themselves; one-off payments (PayPal, crypto, test) do not. */
+function renewsAutomatically(provider: string): 0 | 1 {
+  return provider === 'stripe' ? 1 : 0;
+}
+
+/**
+ * The one activation path for every provider: a paid order completes its payment record and starts
+ * or extends the customer's subscription. Safe to call twice or concurrently for the same payment
+ * (return page and webhook): the payment moves to "completed" once, conditionally.
+ */
+export class PaymentActivation {
+  private readonly payments: PaymentRepository;
+  private readonly subscriptions: SubscriptionRepository;
+
+  constructor(private readonly ctx: AppContext) {
+    this.payments = new PaymentRepository(ctx.db);
+    this.subscriptions = new SubscriptionRepository(ctx.db);
+  }
+
+  async complete(paymentId: string, confirmation: PaymentConfirmation = {}): Promise<ActivationResult> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const nowIso = now.toISOString();
+    const result = await ctx.db.transaction().execute(async (trx): Promise<ActivationResult> => {
+      const payment = await this.payments.findById(paymentId, trx);
+      if (!payment) throw notFound('Paiement introuvable');
+      if (payment.status === 'completed') {
+        return {
+          outcome: 'already',
+          payment,
+          subscription: payment.subscription_id
+            ? await this.subscriptions.findById(payment.subscription_id, trx)
+            : undefined,
+        };
+      }
+      if (payment.status === 'refunded') return { outcome: 'not_payable', payment };
+      if (
+        confirmation.paidAmountCents !== undefined &&
+        (confirmation.paidAmountCents !== payment.amount_cents ||
+          (confirmation.paidCurrency ?? '').toUpperCase() !== payment.currency)
+      ) {
+        const reason = `Montant reçu inattendu : ${formatCents(confirmation.paidAmountCents, confirmation.paidCurrency ?? '?')} au lieu de ${formatCents(payment.amount_cents, payment.currency)}`;
+        await this.payments.transition(
+          payment.id,
+          ['pending'],
+          { status: 'failed', failure_reason: reason, updated_at: nowIso },
+          trx,
+        );
+        return { outcome: 'mismatch', payment: { ...payment, status: 'failed', failure_reason: reason } };
+      }
+      const won = await this.payments.transition(
+        payment.id,
+        ['pending', 'failed', 'cancelled'],
+        {
+          status: 'completed',
+          failure_reason: null,
+          transaction_id: confirmation.transactionId ?? payment.transaction_id,
+          completed_at: nowIso,
+          updated_at: nowIso,
+        },
+        trx,
+      );
+      if (!won) {
+        const latest = (await this.payments.findById(payment.id, trx))!;
+        return {
+          outcome: 'already',
+          payment: latest,
+          subscription: latest.subscription_id
+            ? await this.subscriptions.findById(latest.subscription_id, trx)
+            : undefined,
+        };
+      }
+
+      const plan = payment.plan_id ? await new PlanRepository(trx).findById(payment.plan_id) : undefined;
+      if (!plan) throw notFound('Plan introuvable');
+      const months = payment.billing_cycle === 'yearly' ? 12 : 1;
+      const current = await this.subscriptions.findCurrent(payment.customer_id, nowIso, trx);
+      const common = {
+        billing_cycle: payment.billing_cycle,
+        video_enabled: payment.video_enabled,
+        auto_renew: renewsAutomatically(payment.provider),
+        provider: payment.provider,
+        provider_subscription_id: confirmation.providerSubscriptionId ?? null,
+        failed_payment_count: 0,
+        reminder_sent_at: null,
+        cancelled_at: null,
+        updated_at: nowIso,
+      };
+      let subscription: SubscriptionRow;
+      if (current && current.plan_id === plan.id) {
+        const from = new Date(Math.max(now.getTime(), Date.parse(current.expires_at)));
+        const expires = (confirmation.periodEnd ?? addMonths(from, months)).toISOString();
+        subscription = { ...current, ...common, expires_at: expires, status: 'active' };
+        await this.subscriptions.update(
+          current.id,
+          { ...common, expires_at: expires, status: 'active' },
+          trx,
+        );
+      } else {
+        if (current) {
+          await this.subscriptions.update(
+            current.id,
+            {
+              status: 'cancelled',
+              cancelled_at: nowIso,
+              auto_renew: 0,
+              notes: `${current.notes}\nRemplacé par un changement de plan le ${formatDateFr(now)}`.trim(),
+              updated_at: nowIso,
+            },
+            trx,
+          );
+        }
+        subscription = {
+          id: newId(),
+          customer_id: payment.customer_id,
+          plan_id: plan.id,
+          status: 'active',
+          starts_at: nowIso,
+          expires_at: (confirmation.periodEnd ?? addMonths(now, months)).toISOString(),
+          notes: '',
+          created_by_admin_id: null,
+          created_at: nowIso,
+          ...common,
+        };
+        await this.subscriptions.insert(subscription, trx);
+      }
+      await this.payments.update(payment.id, { subscription_id: subscription.id }, trx);
+      await new RingRepository(trx).updatePlanForCustomer(
+        payment.customer_id,
+        plan.slug,
+        plan.storage_bytes,
+        nowIso,
+        trx,
+      );
+      return {
+        outcome: 'activated',
+        payment: { ...payment, status: 'completed', subscription_id: subscription.id },
+        subscription,
+      };
+    });
+
+    if (result.outcome === 'activated') await this.announce(result.payment, result.subscription!);
+    if (result.outcome === 'mismatch') {
+      await ctx.systemLog.error('payment', 'Paiement refusé : montant ou devise inattendus', {
+        userId: result.payment.customer_id,
+        details: {
+          payment_id: paymentId,
+          provider: result.payment.provider,
+          reason: result.payment.failure_reason,
+        },
+      });
+    }
+    return result;
+  }
+
+  /** Marks an order failed or cancelled (unless it was already paid). */
+  async fail(paymentId: string, reason: string, status: 'failed' | 'cancelled' = 'failed'): Promise<boolean> {
+    const nowIso = this.ctx.clock.now().toISOString();
+    const changed = await this.payments.transition(paymentId, ['pending'], {
+      status,
+      failure_reason: reason,
+      updated_at: nowIso,
+    });
+    if (changed) {
+      const payment = await this.payments.findById(paymentId);
+      await this.ctx.systemLog.warning(
+        'payment',
+        status === 'failed' ? 'Paiement échoué' : 'Paiement annulé',
+        {
+          userId: payment?.customer_id,
+          details: { payment_id: paymentId, provider: payment?.provider, reason },
+        },
+      );
+    }
+    return changed;
+  }
+
+  /** A renewal the provider charged (Stripe invoice.paid): records it once and extends the period. */
+  async renew(
+    subscription: SubscriptionRow,
+    input: {
+      provider: string;
+      transactionId: string;
+      amountCents: number;
+      currency: string;
+      periodEnd: Date | null;
+    },
+  ): Promise<'renewed' | 'already'> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const nowIso = now.toISOString();
+    const outcome = await ctx.db.transaction().execute(async (trx) => {
+      if (await this.payments.findByTransaction(input.provider, input.transactionId, trx))
+        return 'already' as const;
+      const plan = await new PlanRepository(trx).findById(subscription.plan_id);
+      const months = subscription.billing_cycle === 'yearly' ? 12 : 1;
+      const from = new Date(Math.max(now.getTime(), Date.parse(subscription.expires_at)));
+      const expires = (input.periodEnd ?? addMonths(from, months)).toISOString();
+      await this.payments.insert(
+        {
+          id: newId(),
+          customer_id: subscription.customer_id,
+          subscription_id: subscription.id,
+          plan_id: subscription.plan_id,
+          plan_name: plan?.name ?? '',
+          billing_cycle: subscription.billing_cycle,
+          video_enabled: subscription.video_enabled,
+          amount_cents: input.amountCents,
+          currency: input.currency.toUpperCase(),
+          provider: input.provider,
+          status: 'completed',
+          payment_type: 'subscription',
+          transaction_id: input.transactionId,
+          provider_order_id: null,
+          failure_reason: null,
+          metadata: JSON.stringify({ renewal: true }),
+          created_at: nowIso,
+          updated_at: nowIso,
+          completed_at: nowIso,
+        },
+        trx,
+      );
+      await this.subscriptions.update(
+        subscription.id,
+        {
+          status: 'active',
+          expires_at: expires,
+          failed_payment_count: 0,
+          reminder_sent_at: null,
+          updated_at: nowIso,
+        },
+        trx,
+      );
+      return 'renewed' as const;
+    });
+    if (outcome === 'renewed') {
+      await ctx.systemLog.info('payment', 'Renouvellement payé', {
+        userId: subscription.customer_id,
+        details: {
+          subscription_id: subscription.id,
+          provider: input.provider,
+          amount_cents: input.amountCents,
+          transaction_id: input.transactionId,
+        },
+      });
+    }
+    return outcome;
+  }
+
+  /** A renewal charge that failed: recorded once; the subscription is suspended after 3 in a row. */
+  async renewalFailed(
+    subscription: SubscriptionRow,
+    input: { provider: string; transactionId: string; amountCents: number; currency: string; reason: string },
+  ): Promise<'recorded' | 'already'> {
+    const { ctx } = this;
+    const nowIso = ctx.clock.now().toISOString();
+    const result = await ctx.db.transaction().execute(async (trx) => {
+      if (await this.payments.findByTransaction(input.provider, input.transactionId, trx))
+        return { outcome: 'already' as const };
+      const plan = await new PlanRepository(trx).findById(subscription.plan_id);
+      const fresh = (await this.subscriptions.findById(subscription.id, trx)) ?? subscription;
+      const failures = fresh.failed_payment_count + 1;
+      await this.payments.insert(
+        {
+          id: newId(),
+          customer_id: subscription.customer_id,
+          subscription_id: subscription.id,
+          plan_id: subscription.plan_id,
+          plan_name: plan?.name ?? '',
+          billing_cycle: subscription.billing_cycle,
+          video_enabled: subscription.video_enabled,
+          amount_cents: input.amountCents,
+          currency: input.currency.toUpperCase(),
+          provider: input.provider,
+          status: 'failed',
+          payment_type: 'subscription',
+          transaction_id: input.transactionId,
+          provider_order_id: null,
+          failure_reason: input.reason,
+          metadata: JSON.stringify({ renewal: true, attempt: failures }),
+          created_at: nowIso,
+          updated_at: nowIso,
+          completed_at: null,
+        },
+        trx,
+      );
+      const suspend = failures >= MAX_FAILED_RENEWALS;
+      await this.subscriptions.update(
+        subscription.id,
+        {
+          failed_payment_count: failures,
+          ...(suspend ? { status: 'suspended' as const } : {}),
+          updated_at: nowIso,
+        },
+        trx,
+      );
+      return { outcome: 'recorded' as const, suspend, planName: plan?.name ?? '' };
+    });
+    if (result.outcome === 'recorded') {
+      await ctx.systemLog.write({
+        level: result.suspend ? 'error' : 'warning',
+        category: 'payment',
+        message: result.suspend
+          ? 'Abonnement suspendu après des renouvellements échoués'
+          : 'Renouvellement échoué',
+        userId: subscription.customer_id,
+        details: {
+          subscription_id: subscription.id,
+          reason: input.reason,
+          transaction_id: input.transactionId,
+        },
+      });
+      const customer = await new CustomerRepository(ctx.db).findById(subscription.customer_id);
+      if (customer) {
+        await ctx.mail.sendTemplate('payment_failed', customer.email, {
+          first_name: customer.first_name,
+          plan_name: result.planName,
+          amount: formatCents(input.amountCents, input.currency),
+          reason: input.reason,
+        });
+      }
+    }
+    return result.outcome;
+  }
+
+  private async announce(payment: PaymentRow, subscription: SubscriptionRow): Promise<void> {
+    const { ctx } = this;
+    await new SubscriptionRepository(ctx.db).deleteSelection(payment.customer_id);
+    await ctx.systemLog.info('payment', 'Paiement reçu, abonnement actif', {
+      userId: payment.customer_id,
+      details: {
+        payment_id: payment.id,
+        provider: payment.provider,
+        amount_cents: payment.amount_cents,
+        subscription_id: subscription.id,
+        expires_at: subscription.expires_at,
+      },
+    });
+    const customer = await new CustomerRepository(ctx.db).findById(payment.customer_id);
+    if (!customer) return;
+    await ctx.mail.sendTemplate('payment_confirmation', customer.email, {
+      first_name: customer.first_name,
+      plan_name: payment.plan_name,
+      amount: formatCents(payment.amount_cents, payment.currency),
+      billing_cycle: CYCLE_LABELS[payment.billing_cycle],
+      reference: paymentReference(payment.id),
+      expires_at: formatDateFr(subscription.expires_at),
+    });
+  }
+}

@@ -1,0 +1,135 @@
+import Stripe from 'stripe';
+import { ProviderError } from './provider-error';
+import type { StripeSettings } from './payment-settings';
+
+export type StripeEvent = Stripe.Event;
+export type StripeCheckoutSession = Stripe.Checkout.Session;
+export type StripeInvoice = Stripe.Invoice;
+export type StripeSubscription = Stripe.Subscription;
+
+export interface CheckoutSessionInput {
+  paymentId: string;
+  customerId: string;
+  stripeCustomerId: string;
+  planId: string;
+  productName: string;
+  amountCents: number;
+  interval: 'month' | 'year';
+  cycle: string;
+  video: boolean;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/**
+ * Stripe through its official SDK. The API host can be redirected (STRIPE_API_BASE) so tests talk to
+ * a local stub that follows Stripe's documented requests and answers.
+ */
+export class StripeGateway {
+  private readonly stripe: Stripe;
+
+  constructor(private readonly settings: StripeSettings) {
+    const options: Stripe.StripeConfig = { maxNetworkRetries: 1, timeout: 20_000 };
+    if (settings.apiBase) {
+      const url = new URL(settings.apiBase);
+      options.host = url.hostname;
+      options.port = url.port || (url.protocol === 'https:' ? 443 : 80);
+      options.protocol = url.protocol === 'https:' ? 'https' : 'http';
+    }
+    this.stripe = new Stripe(settings.secretKey || 'sk_unconfigured', options);
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      const e = error as { message?: string; statusCode?: number; raw?: unknown };
+      throw new ProviderError('stripe', `${what}: ${e.message ?? String(error)}`, e.statusCode, e.raw);
+    }
+  }
+
+  createCustomer(email: string, name: string, customerId: string): Promise<string> {
+    return this.call(
+      'customers.create',
+      async () =>
+        (await this.stripe.customers.create({ email, name, metadata: { customer_id: customerId } })).id,
+    );
+  }
+
+  createCheckoutSession(input: CheckoutSessionInput): Promise<StripeCheckoutSession> {
+    const metadata = {
+      payment_id: input.paymentId,
+      customer_id: input.customerId,
+      plan_id: input.planId,
+      billing_cycle: input.cycle,
+      video: input.video ? '1' : '0',
+    };
+    return this.call('checkout.sessions.create', () =>
+      this.stripe.checkout.sessions.create({
+        mode: 'subscription',
+        customer: input.stripeCustomerId,
+        client_reference_id: input.paymentId,
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: 'eur',
+              unit_amount: input.amountCents,
+              recurring: { interval: input.interval },
+              product_data: { name: input.productName },
+            },
+          },
+        ],
+        metadata,
+        subscription_data: { metadata },
+        locale: 'fr',
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+      }),
+    );
+  }
+
+  retrieveCheckoutSession(id: string): Promise<StripeCheckoutSession> {
+    return this.call('checkout.sessions.retrieve', () => this.stripe.checkout.sessions.retrieve(id));
+  }
+
+  createPortalSession(stripeCustomerId: string, returnUrl: string): Promise<string> {
+    return this.call('billingPortal.sessions.create', async () => {
+      const session = await this.stripe.billingPortal.sessions.create({
+        customer: stripeCustomerId,
+        return_url: returnUrl,
+        locale: 'fr',
+      });
+      return session.url;
+    });
+  }
+
+  cancelAtPeriodEnd(subscriptionId: string): Promise<StripeSubscription> {
+    return this.call('subscriptions.update', () =>
+      this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
+    );
+  }
+
+  /** Checks the Stripe-Signature header (HMAC with the webhook secret, 5-minute tolerance). */
+  constructEvent(rawBody: Buffer, signature: string): StripeEvent {
+    return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
+  }
+}
+
+/** The subscription id of an invoice, in both the older and newer API shapes. */
+export function invoiceSubscriptionId(invoice: StripeInvoice): string | null {
+  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  if (legacy) return typeof legacy === 'string' ? legacy : legacy.id;
+  const parent = (
+    invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }
+  ).parent;
+  const fromParent = parent?.subscription_details?.subscription;
+  if (fromParent) return typeof fromParent === 'string' ? fromParent : fromParent.id;
+  return null;
+}
+
+/** End of the period an invoice pays for (seconds → Date), when Stripe says it. */
+export function invoicePeriodEnd(invoice: StripeInvoice): Date | null {
+  const end = invoice.lines?.data?.[0]?.period?.end;
+  return typeof end === 'number' ? new Date(end * 1000) : null;
+}
