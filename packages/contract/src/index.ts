@@ -20,3 +20,5 @@ export * from './plans/public-plan';
 export * from './subscriptions/pricing';
 export * from './subscriptions/status';
 export * from './subscriptions/calls';
+export * from './rings/ring-views';
+export * from './customer-space/dashboard';

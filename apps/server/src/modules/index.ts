@@ -4,6 +4,7 @@ import type { SocketFeature } from '../realtime/realtime-server';
 import { adminAuthRoutes } from './admins/admin-auth.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { customerAuthRoutes } from './customers/customer-auth.routes';
+import { dashboardRoutes } from './customer-space/dashboard.routes';
 import { healthRoutes } from './health/health.routes';
 import { planRoutes } from './plans/plans.routes';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
@@ -26,6 +27,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   planRoutes,
   subscriptionRoutes,
   webhookRoutes,
+  dashboardRoutes,
 ];
 
 /** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */

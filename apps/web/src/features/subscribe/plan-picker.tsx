@@ -1,0 +1,153 @@
+import { formatAmount, quotePrice, type BillingCycle, type TPublicPlan } from '@securering/contract';
+import { Check } from 'lucide-react';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Switch } from '@/components/ui/switch';
+import { Label } from '@/components/ui/label';
+import { formatLimit, videoOptionLabel } from '@/lib/plans';
+import { cn } from '@/lib/utils';
+
+/** The popular highlight on /subscribe goes to the middle plan (spec 1 §9). */
+export function middleIndex(count: number): number {
+  return Math.floor((count - 1) / 2);
+}
+
+export function BillingToggle({
+  value,
+  onChange,
+}: {
+  value: BillingCycle;
+  onChange: (cycle: BillingCycle) => void;
+}) {
+  return (
+    <div
+      role="radiogroup"
+      aria-label="Période de facturation"
+      className="inline-flex rounded-full border border-slate-200 bg-white p-1"
+    >
+      {(['monthly', 'yearly'] as const).map((cycle) => (
+        <button
+          key={cycle}
+          type="button"
+          role="radio"
+          aria-checked={value === cycle}
+          onClick={() => onChange(cycle)}
+          className={cn(
+            'rounded-full px-4 py-1.5 text-sm font-medium',
+            value === cycle ? 'bg-primary text-white' : 'text-slate-600 hover:text-slate-900',
+          )}
+        >
+          {cycle === 'monthly' ? 'Mensuel' : 'Annuel'}
+          {cycle === 'yearly' ? (
+            <span
+              className={cn(
+                'ml-2 rounded-full px-1.5 text-xs',
+                value === cycle ? 'bg-white/20' : 'bg-emerald-100 text-emerald-700',
+              )}
+            >
+              -10%
+            </span>
+          ) : null}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+export function PlanPicker({
+  plans,
+  cycle,
+  video,
+  onVideoChange,
+  onChoose,
+  pendingPlanId,
+}: {
+  plans: TPublicPlan[];
+  cycle: BillingCycle;
+  video: Record<string, boolean>;
+  onVideoChange: (planId: string, on: boolean) => void;
+  onChoose: (plan: TPublicPlan) => void;
+  pendingPlanId: string | null;
+}) {
+  const popular = middleIndex(plans.length);
+  return (
+    <div className="grid gap-6 md:grid-cols-3">
+      {plans.map((plan, index) => {
+        const quote = quotePrice(
+          { priceCents: Math.round(plan.price * 100), videoOptionCents: Math.round(plan.video_option * 100) },
+          cycle,
+          Boolean(video[plan.id]),
+        );
+        const yearly = cycle === 'yearly';
+        return (
+          <article
+            key={plan.id}
+            aria-label={`Plan ${plan.name}`}
+            className={cn(
+              'relative flex flex-col rounded-2xl border bg-white p-6 shadow-sm',
+              index === popular ? 'border-2 border-primary shadow-lg' : 'border-slate-200',
+            )}
+          >
+            {index === popular ? (
+              <Badge variant="solid" className="absolute -top-3 left-1/2 -translate-x-1/2">
+                Populaire
+              </Badge>
+            ) : null}
+            <h2 className="text-xl font-bold">{plan.name}</h2>
+            <p className="mt-4">
+              <span className="text-3xl font-extrabold">{formatAmount(quote.amountCents / 100)} €</span>
+              <span className="text-slate-500">/{yearly ? 'an' : 'mois'}</span>
+            </p>
+            {yearly ? (
+              <p className="text-sm text-slate-500">
+                <s aria-label={`Au lieu de ${formatAmount(quote.compareAtCents / 100)} €`}>
+                  {formatAmount(quote.compareAtCents / 100)} €
+                </s>{' '}
+                <span className="font-medium text-emerald-700">-10%</span>
+              </p>
+            ) : null}
+            <p className="mt-2 text-sm text-slate-600">Utilisateurs : {formatLimit(plan.max_users)}</p>
+            <ul className="mt-4 flex-1 space-y-2 text-sm">
+              {plan.features.map((feature) => (
+                <li key={feature} className="flex gap-2">
+                  <Check className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-hidden />
+                  {feature}
+                </li>
+              ))}
+            </ul>
+            <div className="mt-4 flex items-center justify-between gap-3 rounded-lg bg-slate-50 p-3">
+              {plan.video_option > 0 ? (
+                <>
+                  <Label htmlFor={`video-${plan.id}`} className="text-sm">
+                    Option vidéo{' '}
+                    <span className="text-slate-500">
+                      {videoOptionLabel(
+                        yearly ? plan.video_option * 10 : plan.video_option,
+                        yearly ? 'an' : 'mois',
+                      )}
+                    </span>
+                  </Label>
+                  <Switch
+                    id={`video-${plan.id}`}
+                    checked={Boolean(video[plan.id])}
+                    onCheckedChange={(on) => onVideoChange(plan.id, on)}
+                  />
+                </>
+              ) : (
+                <span className="text-sm text-emerald-700">✓ Vidéo incluse</span>
+              )}
+            </div>
+            <Button
+              className="mt-4"
+              variant={index === popular ? 'default' : 'outline'}
+              disabled={pendingPlanId !== null}
+              onClick={() => onChoose(plan)}
+            >
+              {pendingPlanId === plan.id ? 'Sélection…' : 'Choisir ce plan'}
+            </Button>
+          </article>
+        );
+      })}
+    </div>
+  );
+}

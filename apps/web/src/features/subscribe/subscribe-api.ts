@@ -1,0 +1,80 @@
+import {
+  ZCheckoutResponse,
+  ZCryptoCheckoutResponse,
+  ZPaymentProvidersResponse,
+  ZSelectionResponse,
+  type CryptoCurrency,
+  type TSelection,
+} from '@securering/contract';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { apiRequest } from '@/lib/api-client';
+
+export function getProvidersQueryOptions() {
+  return queryOptions({
+    queryKey: ['subscribe', 'providers'],
+    queryFn: async ({ signal }) =>
+      (await apiRequest('/api/subscriptions/providers.php', { schema: ZPaymentProvidersResponse, signal }))
+        .providers,
+    staleTime: 30_000,
+  });
+}
+
+export const useProviders = () => useQuery(getProvidersQueryOptions());
+
+export function useCurrentSelection(enabled: boolean) {
+  return useQuery({
+    queryKey: ['subscribe', 'selection'],
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest('/api/subscriptions/current-selection.php', {
+          auth: 'customer',
+          schema: ZSelectionResponse,
+          signal,
+        })
+      ).data,
+    enabled,
+    staleTime: 0,
+  });
+}
+
+export async function storeSelection(selection: TSelection): Promise<void> {
+  await apiRequest('/api/subscriptions/store-selection.php', {
+    method: 'POST',
+    auth: 'customer',
+    body: selection,
+    fallbackError: 'Erreur lors de la sélection',
+  });
+}
+
+const checkoutBody = (s: TSelection) => ({
+  plan_id: s.plan_id,
+  billing_period: s.billing_cycle,
+  video_option: s.video_option,
+});
+
+export type RedirectProvider = 'card' | 'paypal' | 'test';
+const CHECKOUT_PATHS: Record<RedirectProvider, string> = {
+  card: '/api/subscriptions/create-checkout.php',
+  paypal: '/api/subscriptions/create-paypal-checkout.php',
+  test: '/api/subscriptions/create-test-checkout.php',
+};
+
+export async function createCheckout(provider: RedirectProvider, selection: TSelection) {
+  return apiRequest(CHECKOUT_PATHS[provider], {
+    method: 'POST',
+    auth: 'customer',
+    body: checkoutBody(selection),
+    schema: ZCheckoutResponse,
+    fallbackError: 'Erreur lors de la création du paiement',
+  });
+}
+
+export async function createCryptoCheckout(selection: TSelection, currency: CryptoCurrency) {
+  return apiRequest('/api/subscriptions/create-crypto-checkout.php', {
+    method: 'POST',
+    auth: 'customer',
+    body: { ...checkoutBody(selection), currency },
+    schema: ZCryptoCheckoutResponse,
+    fallbackError: 'Erreur lors de la création du paiement crypto',
+  });
+}

@@ -1,0 +1,17 @@
+import { format, formatDistanceToNow } from 'date-fns';
+import { fr } from 'date-fns/locale';
+
+/** "22 novembre 2027" */
+export function formatDateLong(iso: string): string {
+  return format(new Date(iso), 'd MMMM yyyy', { locale: fr });
+}
+
+/** "22/11/2026 18:30": French short date and time. */
+export function formatDateTimeShort(iso: string): string {
+  return format(new Date(iso), 'dd/MM/yyyy HH:mm', { locale: fr });
+}
+
+/** "il y a 5 minutes" */
+export function formatRelative(iso: string): string {
+  return formatDistanceToNow(new Date(iso), { addSuffix: true, locale: fr });
+}

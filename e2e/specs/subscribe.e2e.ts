@@ -1,0 +1,123 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
+import { connectMailbox, linkIn, type SmtpCatcher } from '../support/mailbox';
+import { startServer, type RunningServer } from '../support/server';
+
+const EMAIL = 'paul.durand@example.com';
+
+/** Registers through the API contract and verifies from the mailed link, as a person would. */
+async function registerAndVerify(page: Page, server: RunningServer, mailbox: SmtpCatcher): Promise<void> {
+  const res = await fetch(`${server.url}/api/auth/register.php`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      email: EMAIL,
+      first_name: 'Paul',
+      last_name: 'Durand',
+      password: 'Secret123',
+      confirm_password: 'Secret123',
+      accept_terms: true,
+      accept_privacy: true,
+    }),
+  });
+  expect(res.status).toBe(200);
+  const mail = await mailbox.waitFor((m) => m.to.includes(EMAIL));
+  await page.goto(linkIn(mail.text, '/verify-email?token='));
+  await page.getByRole('heading', { name: 'Bienvenue Paul !' }).waitFor();
+}
+
+describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let mailbox: SmtpCatcher;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    server = await startServer();
+    mailbox = await connectMailbox(server.url);
+    browser = await launchBrowser();
+    const context = await newContext(browser);
+    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
+    page = await context.newPage();
+    errors = trackPageErrors(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mailbox?.stop();
+    await server?.stop();
+  });
+
+  it('[SUBSCRIBE] chooses the second plan yearly with video, pays with the test provider and lands on /client with the plan active', async () => {
+    await registerAndVerify(page, server, mailbox);
+    await page.waitForURL(`${server.url}/subscribe`, { timeout: 8000 });
+    const pro = page.getByRole('article', { name: 'Plan Professional' });
+    await pro.waitFor();
+    expect(await pro.getByText('Populaire').isVisible()).toBe(true);
+    expect(await pro.getByText('29,90 €').isVisible()).toBe(true);
+    await screenshot(page, 'subscribe-monthly');
+
+    await page.getByRole('radio', { name: /Annuel/ }).click();
+    await pro.getByText('299,00 €').waitFor();
+    expect(await pro.locator('s').textContent()).toBe('358,80 €');
+    await pro.getByRole('switch').click();
+    await pro.getByText('398,00 €').waitFor();
+    expect(await pro.getByText('+€99,00/an').isVisible()).toBe(true);
+    await screenshot(page, 'subscribe-yearly-video');
+    await pro.getByRole('button', { name: 'Choisir ce plan' }).click();
+
+    await page.getByText('Finaliser votre abonnement').waitFor();
+    const order = page.getByRole('definition');
+    expect(await order.filter({ hasText: 'Professional' }).count()).toBe(1);
+    expect(await order.filter({ hasText: 'Annuel' }).count()).toBe(1);
+    expect(await order.filter({ hasText: '398,00 €' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Payer par carte' }).count()).toBe(0);
+    await screenshot(page, 'subscribe-checkout');
+
+    // The stored selection survives a reload.
+    await page.reload();
+    await page.getByText('Finaliser votre abonnement').waitFor();
+
+    await page.getByRole('button', { name: 'Paiement de test' }).click();
+    await page.waitForURL(/\/test-checkout\?session_id=test_/);
+    await page.getByText('398,00 €').waitFor();
+    await screenshot(page, 'test-checkout');
+    await page.getByRole('button', { name: 'Approuver le paiement' }).click();
+
+    await page.waitForURL(/\/payment-success\?session_id=test_/);
+    await page.getByRole('heading', { name: 'Paiement réussi !' }).waitFor();
+    expect(await page.getByText(/^SR-[0-9A-F]{10}$/).isVisible()).toBe(true);
+    await screenshot(page, 'payment-success');
+    const mail = await mailbox.waitFor(
+      (m) => m.to.includes(EMAIL) && m.subject.includes('Confirmation de paiement'),
+    );
+    expect(mail.text).toContain('398,00 €');
+
+    await page.getByRole('link', { name: 'Accéder à mon espace client' }).click();
+    await page.waitForURL(`${server.url}/client`);
+    await page.getByText('Professional').first().waitFor();
+    await page.getByText('Actif').first().waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('[SUBSCRIBE] opens the checkout directly from plan_id, and a cancelled payment offers to resume', async () => {
+    const plans = (await (await fetch(`${server.url}/api/subscriptions/plans.php`)).json()) as {
+      data: Array<{ id: string; name: string }>;
+    };
+    const starter = plans.data.find((p) => p.name === 'Starter')!;
+    await page.goto(`${server.url}/subscribe?plan_id=${starter.id}&billing=monthly`);
+    await page.getByText('Finaliser votre abonnement').waitFor();
+    expect(await page.getByRole('definition').filter({ hasText: '9,90 €' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Paiement de test' }).click();
+    await page.getByRole('button', { name: 'Annuler' }).click();
+    await page.waitForURL(`${server.url}/payment-cancelled`);
+    await screenshot(page, 'payment-cancelled');
+    await page.getByRole('link', { name: 'Reprendre ma souscription' }).click();
+    await page.waitForURL(`${server.url}/subscribe?resume=1`);
+    await page.getByText('Finaliser votre abonnement').waitFor();
+    expect(await page.getByRole('definition').filter({ hasText: 'Starter' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Changer de plan' }).click();
+    await page.getByRole('article', { name: 'Plan Enterprise' }).getByText('✓ Vidéo incluse').waitFor();
+  });
+});

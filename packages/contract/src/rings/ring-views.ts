@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ENCRYPTION_LEVELS, PROTECTION_LEVELS, RING_MEMBER_STATUSES, RING_ROLES } from '../constants';
+
+export const ZScreenProtection = z.object({
+  level: z.enum(PROTECTION_LEVELS),
+  enableScreenRecordingDetection: z.boolean(),
+  enableDevToolsProtection: z.boolean(),
+  enableVisibilityProtection: z.boolean(),
+  enableExperimentalFeatures: z.boolean(),
+});
+export type TScreenProtection = z.infer<typeof ZScreenProtection>;
+
+/**
+ * A Ring as its owner sees it (spec 2 §3). The passphrase is not part of it: it never reaches the
+ * server, which is what makes the encryption end to end.
+ */
+export const ZRingCustomerView = z.object({
+  id: z.string(),
+  name: z.string(),
+  plan: z.string(),
+  encryptionLevel: z.enum(ENCRYPTION_LEVELS),
+  ephemeralMessages: z.boolean(),
+  autoDestroyDelay: z.number().int(),
+  allowVoice: z.boolean(),
+  allowVideo: z.boolean(),
+  voiceAdminOnly: z.boolean(),
+  maxFileSize: z.number().int(),
+  screenProtection: ZScreenProtection,
+  storageBytes: z.object({ allocated: z.number(), used: z.number(), remaining: z.number() }),
+  membersCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type TRingCustomerView = z.infer<typeof ZRingCustomerView>;
+
+/** A Ring user or invitation as the owner sees it. */
+export const ZRingUser = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  status: z.enum(RING_MEMBER_STATUSES),
+  role: z.enum(RING_ROLES),
+  inviteCode: z.string(),
+  isUsed: z.boolean(),
+  lastSeen: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type TRingUser = z.infer<typeof ZRingUser>;
+
+export const ZRingListEntry = z.object({ id: z.string(), name: z.string(), role: z.enum(RING_ROLES) });
