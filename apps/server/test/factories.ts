@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AdminModule, PermissionType } from '@securering/contract';
 import type { AppContext } from '../src/app-context';
-import type { AdminsTable, CustomersTable, RingMembersTable, RingsTable } from '../src/db/schema';
+import type {
+  AdminsTable,
+  CustomersTable,
+  RingMembersTable,
+  RingsTable,
+  SubscriptionsTable,
+} from '../src/db/schema';
 import { newId } from '../src/lib/ids';
 import { hashPassword } from '../src/lib/passwords';
 import { newInviteCode } from '../src/lib/tokens';
@@ -86,11 +92,60 @@ export async function buildCustomer(
   return { ...customer, password };
 }
 
+/** An active subscription to a seeded plan (professional by default), running for a year. */
+export async function buildSubscription(
+  ctx: AppContext,
+  customerId: string,
+  overrides: Partial<SubscriptionsTable> & { planSlug?: string } = {},
+): Promise<SubscriptionsTable> {
+  const { planSlug = 'professional', ...rest } = overrides;
+  const plan = await ctx.db
+    .selectFrom('plans')
+    .select('id')
+    .where('slug', '=', planSlug)
+    .executeTakeFirstOrThrow();
+  const now = ctx.clock.now();
+  const subscription: SubscriptionsTable = {
+    id: newId(),
+    customer_id: customerId,
+    plan_id: plan.id,
+    status: 'active',
+    billing_cycle: 'yearly',
+    video_enabled: 0,
+    auto_renew: 0,
+    starts_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + 365 * 86_400_000).toISOString(),
+    cancelled_at: null,
+    provider: 'manual',
+    provider_subscription_id: null,
+    failed_payment_count: 0,
+    reminder_sent_at: null,
+    notes: '',
+    created_by_admin_id: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    ...rest,
+  };
+  await ctx.db.insertInto('subscriptions').values(subscription).execute();
+  return subscription;
+}
+
+/** A Ring of the customer; gives the customer an active subscription first unless it has one. */
 export async function buildRing(
   ctx: AppContext,
   customerId: string,
-  overrides: Partial<RingsTable> = {},
+  overrides: Partial<RingsTable> & { withSubscription?: boolean } = {},
 ): Promise<RingsTable> {
+  const { withSubscription = true, ...ringOverrides } = overrides;
+  if (withSubscription) {
+    const current = await ctx.db
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    if (!current) await buildSubscription(ctx, customerId);
+  }
   const now = nowIso(ctx);
   const ring: RingsTable = {
     id: newId(),
@@ -114,7 +169,7 @@ export async function buildRing(
     is_active: 1,
     created_at: now,
     updated_at: now,
-    ...overrides,
+    ...ringOverrides,
   };
   await ctx.db.insertInto('rings').values(ring).execute();
   return ring;

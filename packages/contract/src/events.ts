@@ -95,7 +95,7 @@ export interface ServerToClientEvents {
 }
 
 export interface ClientToServerEvents {
-  join_ring: (payload: TJoinRing, ack?: (result: TJoinRingAck) => void) => void;
+  join_ring: (payload: TJoinRing, ack: (result: TJoinRingAck) => void) => void;
   call_invite: (payload: TCallSignal) => void;
   call_accept: (payload: TCallSignal) => void;
   call_reject: (payload: TCallSignal) => void;

@@ -22,3 +22,7 @@ export * from './subscriptions/status';
 export * from './subscriptions/calls';
 export * from './rings/ring-views';
 export * from './customer-space/dashboard';
+export * from './rings/protection';
+export * from './rings/ring-calls';
+export * from './customer-space/notifications';
+export * from './customer-space/statistics';

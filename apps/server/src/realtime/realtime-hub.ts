@@ -36,4 +36,22 @@ export class RealtimeHub {
   ): void {
     this.io?.to(memberRoom(memberId)).emit(event, ...args);
   }
+
+  /** Members with a socket in the Ring's room, on any instance (the adapter asks the others). */
+  async onlineMemberIds(ringId: string): Promise<Set<string>> {
+    if (!this.io) return new Set();
+    const sockets = await this.io.in(ringRoom(ringId)).fetchSockets();
+    return new Set(sockets.map((s) => s.data.memberId));
+  }
+
+  /** Whether a member still has a socket anywhere. */
+  async isMemberConnected(memberId: string): Promise<boolean> {
+    if (!this.io) return false;
+    return (await this.io.in(memberRoom(memberId)).fetchSockets()).length > 0;
+  }
+
+  /** Closes every socket of a member (removed, deactivated, logged out). */
+  disconnectMember(memberId: string): void {
+    this.io?.in(memberRoom(memberId)).disconnectSockets(true);
+  }
 }

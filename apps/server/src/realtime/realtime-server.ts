@@ -11,7 +11,6 @@ import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
 import { loadActiveMembership } from '../modules/rings/ring.guard';
-import { RingRepository } from '../modules/rings/ring.repository';
 import { memberRoom, ringRoom } from './realtime-hub';
 
 export interface SocketData {
@@ -36,7 +35,14 @@ export type TypedSocket = Socket<
 >;
 
 /** A feature plugs its socket handlers in here (chat, presence, calls). */
-export type SocketFeature = (socket: TypedSocket, io: TypedServer) => void;
+export interface SocketFeature {
+  /** Registers handlers on a new authenticated socket. */
+  onConnection?(socket: TypedSocket, io: TypedServer): void;
+  /** The socket joined its Ring's room. */
+  onJoin?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
+  /** The socket is gone (it has already left its rooms). */
+  onDisconnect?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
+}
 
 export interface RealtimeServer {
   io: TypedServer;
@@ -76,15 +82,13 @@ export function createRealtimeServer(
     io.adapter(createAdapter(ctx.redis, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }));
   }
 
-  const rings = new RingRepository(ctx.db);
-
   io.use(async (socket, next) => {
     try {
       const token = tokenOf(socket);
       if (!token) return next(new Error(MESSAGES.notAuthenticated));
       const session = await ctx.sessions.verify('stream', token);
       if (!session) return next(new Error(MESSAGES.sessionExpired));
-      const membership = await loadActiveMembership(rings, session.subject_id);
+      const membership = await loadActiveMembership(ctx, session.subject_id);
       if (!membership) return next(new Error(MESSAGES.sessionExpired));
       socket.data = {
         memberId: membership.member.id,
@@ -110,12 +114,25 @@ export function createRealtimeServer(
         reply({ ok: false, error: MESSAGES.forbidden });
         return;
       }
+      const firstJoin = !socket.data.joined;
       void socket.join(ringRoom(socket.data.ringId));
       socket.data.joined = true;
       reply({ ok: true, ringId: socket.data.ringId });
+      if (firstJoin)
+        for (const feature of features)
+          void Promise.resolve(feature.onJoin?.(socket, io)).catch((error: unknown) =>
+            ctx.logger.error({ err: error }, 'socket join hook failed'),
+          );
     });
 
-    for (const feature of features) feature(socket, io);
+    socket.on('disconnect', () => {
+      for (const feature of features)
+        void Promise.resolve(feature.onDisconnect?.(socket, io)).catch((error: unknown) =>
+          ctx.logger.error({ err: error }, 'socket disconnect hook failed'),
+        );
+    });
+
+    for (const feature of features) feature.onConnection?.(socket, io);
   });
 
   ctx.realtime.attach(io);

@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { ToastProvider } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
 import { CustomerSessionProvider } from '@/lib/auth/customer-session';
+import { RingSessionProvider } from '@/lib/auth/ring-session';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -19,7 +20,9 @@ export function AppProviders({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <ToastProvider>
-        <CustomerSessionProvider>{children}</CustomerSessionProvider>
+        <CustomerSessionProvider>
+          <RingSessionProvider>{children}</RingSessionProvider>
+        </CustomerSessionProvider>
       </ToastProvider>
     </QueryClientProvider>
   );

@@ -98,14 +98,14 @@ export const router = createBrowserRouter([
           {
             path: 'accept-invite',
             lazy: () =>
-              import('@/features/ring-access/accept-invite-page').then((m) => ({
+              import('@/features/ring/accept-invite-page').then((m) => ({
                 Component: m.AcceptInvitePage,
               })),
           },
           {
             path: 'ring-access',
             lazy: () =>
-              import('@/features/ring-access/ring-access-page').then((m) => ({
+              import('@/features/ring/ring-access-page').then((m) => ({
                 Component: m.RingAccessPage,
               })),
           },
@@ -119,7 +119,7 @@ export const router = createBrowserRouter([
       },
       {
         path: 'ring',
-        lazy: () => import('@/features/ring-room/ring-page').then((m) => ({ Component: m.RingPage })),
+        lazy: () => import('@/features/ring/ring-page').then((m) => ({ Component: m.RingPage })),
       },
       {
         path: 'admin',

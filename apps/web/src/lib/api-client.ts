@@ -22,6 +22,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly body?: unknown,
+    /** network: no answer; http: an error answer; data: an answer that does not match the contract. */
+    readonly kind: 'network' | 'http' | 'data' = status === 0 ? 'network' : 'http',
   ) {
     super(message);
     this.name = 'ApiError';
@@ -117,7 +119,12 @@ export async function apiRequest<S extends z.ZodType | undefined = undefined>(
         url: path,
         issues: parsed.error.issues.slice(0, 3),
       });
-      throw new ApiError(options.fallbackError ?? 'Réponse inattendue du serveur', response.status, json);
+      throw new ApiError(
+        options.fallbackError ?? 'Réponse inattendue du serveur',
+        response.status,
+        json,
+        'data',
+      );
     }
     return parsed.data as Result<S>;
   }

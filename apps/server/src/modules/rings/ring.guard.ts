@@ -3,7 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { unauthorized } from '../../lib/app-error';
 import { requireSession } from '../../plugins/auth';
+import { CustomerRepository } from '../customers/customer.repository';
 import type { SessionRow } from '../sessions/session.repository';
+import { SubscriptionRepository } from '../subscriptions/subscription.repository';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
 
 export interface RingMembership {
@@ -11,24 +13,34 @@ export interface RingMembership {
   ring: RingRow;
 }
 
-/** A member may use a Ring while both the membership and the Ring are active. */
+/** A Ring serves its members while it is active and its owner is active with a current subscription. */
+export async function isRingServiceable(ctx: AppContext, ring: RingRow): Promise<boolean> {
+  if (ring.is_active !== 1) return false;
+  const owner = await new CustomerRepository(ctx.db).findById(ring.customer_id);
+  if (!owner || owner.is_active !== 1) return false;
+  return Boolean(
+    await new SubscriptionRepository(ctx.db).findCurrent(ring.customer_id, ctx.clock.now().toISOString()),
+  );
+}
+
+/** The membership behind a Ring session, while the member is active and the Ring serviceable. */
 export async function loadActiveMembership(
-  repo: RingRepository,
+  ctx: AppContext,
   memberId: string,
 ): Promise<RingMembership | undefined> {
+  const repo = new RingRepository(ctx.db);
   const member = await repo.findMemberById(memberId);
   if (!member || member.status !== 'active') return undefined;
   const ring = await repo.findRingById(member.ring_id);
-  if (!ring || ring.is_active !== 1) return undefined;
+  if (!ring || !(await isRingServiceable(ctx, ring))) return undefined;
   return { member, ring };
 }
 
-/** preHandler for Ring room routes: a live Ring session of an active member of an active Ring. */
+/** preHandler for Ring room routes: a live Ring session of an active member of a serviceable Ring. */
 export function requireRingMember(ctx: AppContext) {
-  const repo = new RingRepository(ctx.db);
   return async (request: FastifyRequest): Promise<void> => {
     const session: SessionRow = await requireSession(ctx.sessions, request, 'ring');
-    const membership = await loadActiveMembership(repo, session.subject_id);
+    const membership = await loadActiveMembership(ctx, session.subject_id);
     if (!membership) throw unauthorized(MESSAGES.sessionExpired);
     request.caller = { kind: 'ring', session, ...membership };
   };

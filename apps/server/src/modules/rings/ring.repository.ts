@@ -72,4 +72,85 @@ export class RingRepository {
       .where('customer_id', '=', customerId)
       .execute();
   }
+
+  async insertRing(row: RingRow, trx: Database = this.db): Promise<void> {
+    await trx.insertInto('rings').values(row).execute();
+  }
+
+  async updateRing(
+    id: string,
+    changes: Partial<Omit<RingRow, 'id' | 'customer_id' | 'created_at'>>,
+  ): Promise<void> {
+    await this.db.updateTable('rings').set(changes).where('id', '=', id).execute();
+  }
+
+  async insertMember(row: RingMemberRow, trx: Database = this.db): Promise<void> {
+    await trx.insertInto('ring_members').values(row).execute();
+  }
+
+  async updateMember(
+    id: string,
+    changes: Partial<Omit<RingMemberRow, 'id' | 'ring_id' | 'created_at'>>,
+    trx: Database = this.db,
+  ): Promise<void> {
+    await trx.updateTable('ring_members').set(changes).where('id', '=', id).execute();
+  }
+
+  /** Deletes an invitation nobody used yet: true when a row went. */
+  async deleteUnusedMember(id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('ring_members')
+      .where('id', '=', id)
+      .where('is_used', '=', 0)
+      .where('role', '!=', 'owner')
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
+  findMemberByInviteCode(code: string): Promise<RingMemberRow | undefined> {
+    return this.db.selectFrom('ring_members').selectAll().where('invite_code', '=', code).executeTakeFirst();
+  }
+
+  /** Claims an unused invitation: true for exactly one caller. */
+  async claimInvitation(
+    id: string,
+    changes: Partial<RingMemberRow>,
+    trx: Database = this.db,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('ring_members')
+      .set({ ...changes, is_used: 1, status: 'active' })
+      .where('id', '=', id)
+      .where('is_used', '=', 0)
+      .where('status', '=', 'invited')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Active memberships of an email, with their Ring and (for owners) the owner's password hash. */
+  findLoginCandidatesByEmail(email: string) {
+    return this.db
+      .selectFrom('ring_members')
+      .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
+      .leftJoin('customers', 'customers.id', 'ring_members.customer_id')
+      .selectAll('ring_members')
+      .select(['rings.name as ring_name', 'customers.password_hash as owner_password_hash'])
+      .where('ring_members.email', '=', email)
+      .where('ring_members.status', '=', 'active')
+      .orderBy('rings.created_at')
+      .execute();
+  }
+
+  async findOwnerPasswordHash(customerId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('customers')
+      .select('password_hash')
+      .where('id', '=', customerId)
+      .executeTakeFirst();
+    return row?.password_hash;
+  }
+
+  async touchMember(id: string, nowIso: string): Promise<void> {
+    await this.db.updateTable('ring_members').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
+  }
 }

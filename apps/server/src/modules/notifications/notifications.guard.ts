@@ -1,0 +1,52 @@
+import { MESSAGES } from '@securering/contract';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context';
+import { AppError, unauthorized } from '../../lib/app-error';
+import { extractBearer } from '../../plugins/auth';
+import { CustomerRepository } from '../customers/customer.repository';
+import { loadActiveMembership } from '../rings/ring.guard';
+import type { NotificationOwnerType } from './notification-settings.repository';
+
+export interface NotificationOwner {
+  type: NotificationOwnerType;
+  id: string;
+}
+
+/**
+ * preHandler for the notification settings: a live customer session of an active account, or a
+ * live Ring session of an active member of an active Ring. Other audiences are refused.
+ */
+export function requireCustomerOrMember(ctx: AppContext) {
+  const customers = new CustomerRepository(ctx.db);
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = extractBearer(request);
+    if (!token) throw unauthorized(MESSAGES.notAuthenticated);
+
+    const customerSession = await ctx.sessions.verify('customer', token);
+    if (customerSession) {
+      const customer = await customers.findById(customerSession.subject_id);
+      if (!customer || customer.is_active !== 1) throw unauthorized(MESSAGES.sessionExpired);
+      request.caller = { kind: 'customer', session: customerSession, customer };
+      return;
+    }
+
+    const ringSession = await ctx.sessions.verify('ring', token);
+    if (ringSession) {
+      const membership = await loadActiveMembership(ctx, ringSession.subject_id);
+      if (!membership) throw unauthorized(MESSAGES.sessionExpired);
+      request.caller = { kind: 'ring', session: ringSession, ...membership };
+      return;
+    }
+
+    throw unauthorized(MESSAGES.sessionExpired);
+  };
+}
+
+/** Whose settings a request reads or writes, once requireCustomerOrMember has run. */
+export function notificationOwner(request: FastifyRequest): NotificationOwner {
+  const caller = request.caller;
+  if (caller?.kind === 'customer') return { type: 'customer', id: caller.customer.id };
+  if (caller?.kind === 'ring') return { type: 'member', id: caller.member.id };
+  // A route that reads the owner without the guard is a programming error, not a client error.
+  throw new AppError(500, MESSAGES.internalError);
+}

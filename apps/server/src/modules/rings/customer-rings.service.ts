@@ -1,0 +1,281 @@
+import { randomBytes } from 'node:crypto';
+import {
+  RING_MESSAGES,
+  normaliseProtection,
+  type TRingCustomerView,
+  type TRingSettingsUpdated,
+  type TRingUser,
+  type ZInviteRingUserRequest,
+  type ZUpdateRingRequest,
+} from '@securering/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../../app-context';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
+import { isUniqueViolation } from '../../db/database';
+import { newId } from '../../lib/ids';
+import { newInviteCode } from '../../lib/tokens';
+import type { CustomerRow } from '../customers/customer.repository';
+import { getEntitlements, withinLimit, type Entitlements } from '../subscriptions/entitlements';
+import { toRingCustomerView, toRingUser } from './ring.policy';
+import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
+
+type UpdateInput = z.output<typeof ZUpdateRingRequest>;
+type InviteInput = z.output<typeof ZInviteRingUserRequest>;
+
+/** The highest level the plan allows among basic < standard < high < military, preferring standard. */
+function defaultEncryption(allowed: Entitlements['encryptionLevels']): RingRow['encryption_level'] {
+  if (allowed.includes('standard')) return 'standard';
+  return allowed[0] ?? 'basic';
+}
+
+/**
+ * What a customer does with its own Rings: create them within the plan, tune their settings,
+ * invite and remove users. Every call checks ownership first; another customer's Ring reads as
+ * missing.
+ */
+export class CustomerRingsService {
+  private readonly rings: RingRepository;
+
+  constructor(private readonly ctx: AppContext) {
+    this.rings = new RingRepository(ctx.db);
+  }
+
+  private async owned(customer: CustomerRow, ringId: string): Promise<RingRow> {
+    const ring = await this.rings.findRingById(ringId);
+    if (!ring || ring.customer_id !== customer.id) throw notFound(RING_MESSAGES.ringNotFound);
+    return ring;
+  }
+
+  private async entitlements(customer: CustomerRow): Promise<Entitlements> {
+    const entitlements = await getEntitlements(this.ctx, customer.id);
+    if (!entitlements) throw forbidden(RING_MESSAGES.subscriptionRequired);
+    return entitlements;
+  }
+
+  async view(ring: RingRow): Promise<TRingCustomerView> {
+    const [used, members] = await Promise.all([
+      this.rings.storageUsed(ring.id),
+      this.rings.findMembers(ring.id),
+    ]);
+    return toRingCustomerView(ring, used, members.length);
+  }
+
+  async list(customer: CustomerRow): Promise<TRingCustomerView[]> {
+    const rings = await this.rings.findRingsByCustomer(customer.id);
+    return Promise.all(rings.map((ring) => this.view(ring)));
+  }
+
+  async detail(customer: CustomerRow, ringId: string): Promise<TRingCustomerView> {
+    return this.view(await this.owned(customer, ringId));
+  }
+
+  async create(customer: CustomerRow, name: string): Promise<string> {
+    const { ctx } = this;
+    const entitlements = await this.entitlements(customer);
+    const owned = await this.rings.findRingsByCustomer(customer.id);
+    if (!withinLimit(entitlements.maxRings, owned.length)) throw forbidden(RING_MESSAGES.ringLimit);
+    const nowIso = ctx.clock.now().toISOString();
+    const ring: RingRow = {
+      id: newId(),
+      customer_id: customer.id,
+      name,
+      plan_slug: entitlements.plan.slug,
+      encryption_level: defaultEncryption(entitlements.encryptionLevels),
+      ephemeral_messages: 0,
+      auto_destroy_delay: 300,
+      allow_voice: entitlements.voice ? 1 : 0,
+      allow_video: entitlements.video ? 1 : 0,
+      voice_admin_only: 0,
+      max_file_size_mb: 10,
+      screen_protection_level: 'standard',
+      screen_devtools_protection: 1,
+      screen_visibility_protection: 1,
+      screen_experimental_features: 0,
+      screen_recording_detection: 0,
+      storage_quota_bytes: entitlements.storageBytes,
+      kdf_salt_b64: randomBytes(16).toString('base64'),
+      is_active: 1,
+      created_at: nowIso,
+      updated_at: nowIso,
+    };
+    const ownerName =
+      `${customer.first_name} ${customer.last_name}`.trim().slice(0, 40) ||
+      customer.email.split('@')[0]!.slice(0, 40);
+    await ctx.db.transaction().execute(async (trx) => {
+      await this.rings.insertRing(ring, trx);
+      // The customer is the Ring's owner member: it logs in to the Ring with its account password.
+      await this.rings.insertMember(
+        {
+          id: newId(),
+          ring_id: ring.id,
+          customer_id: customer.id,
+          username: ownerName,
+          username_key: ownerName.toLowerCase(),
+          email: customer.email,
+          password_hash: null,
+          role: 'owner',
+          status: 'active',
+          invite_code: newInviteCode(),
+          invite_message: '',
+          is_used: 1,
+          used_at: nowIso,
+          last_seen_at: null,
+          created_at: nowIso,
+          updated_at: nowIso,
+        },
+        trx,
+      );
+    });
+    await ctx.systemLog.info('client_dashboard', 'Ring créé', {
+      userId: customer.id,
+      details: { ring_id: ring.id, name },
+    });
+    return ring.id;
+  }
+
+  async update(customer: CustomerRow, input: UpdateInput): Promise<TRingCustomerView> {
+    const { ctx } = this;
+    const ring = await this.owned(customer, input.ring_id);
+    const entitlements = await this.entitlements(customer);
+    const changes: Partial<RingRow> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.encryption_level !== undefined) {
+      if (!entitlements.encryptionLevels.includes(input.encryption_level))
+        throw badRequest(RING_MESSAGES.encryptionNotInPlan);
+      changes.encryption_level = input.encryption_level;
+    }
+    if (input.ephemeral_messages !== undefined) {
+      if (input.ephemeral_messages && !entitlements.ephemeralAllowed)
+        throw badRequest(RING_MESSAGES.ephemeralNotInPlan);
+      changes.ephemeral_messages = input.ephemeral_messages ? 1 : 0;
+    }
+    if (input.auto_destroy_delay !== undefined) changes.auto_destroy_delay = input.auto_destroy_delay;
+    if (input.allow_voice !== undefined) changes.allow_voice = input.allow_voice ? 1 : 0;
+    if (input.allow_video !== undefined) {
+      if (input.allow_video && !entitlements.video) throw badRequest(RING_MESSAGES.videoNotInPlan);
+      changes.allow_video = input.allow_video ? 1 : 0;
+    }
+    if (input.voice_admin_only !== undefined) changes.voice_admin_only = input.voice_admin_only ? 1 : 0;
+    if (input.max_file_size !== undefined) changes.max_file_size_mb = input.max_file_size;
+
+    const level = input.screen_protection_level ?? ring.screen_protection_level;
+    const switches = normaliseProtection(level, {
+      devtools: input.screen_devtools_protection ?? ring.screen_devtools_protection === 1,
+      visibility: input.screen_visibility_protection ?? ring.screen_visibility_protection === 1,
+      experimental: input.screen_experimental_features ?? ring.screen_experimental_features === 1,
+      recording: input.screen_recording_detection ?? ring.screen_recording_detection === 1,
+    });
+    Object.assign(changes, {
+      screen_protection_level: level,
+      screen_devtools_protection: switches.devtools ? 1 : 0,
+      screen_visibility_protection: switches.visibility ? 1 : 0,
+      screen_experimental_features: switches.experimental ? 1 : 0,
+      screen_recording_detection: switches.recording ? 1 : 0,
+    });
+
+    const nowIso = ctx.clock.now().toISOString();
+    await this.rings.updateRing(ring.id, { ...changes, updated_at: nowIso });
+    const updated = (await this.rings.findRingById(ring.id))!;
+    const event: TRingSettingsUpdated = {
+      ringId: ring.id,
+      updated: {
+        screen_protection_level: updated.screen_protection_level,
+        ephemeral_messages: updated.ephemeral_messages === 1,
+        encryption_level: updated.encryption_level,
+        auto_destroy_delay: updated.auto_destroy_delay,
+        allow_voice: updated.allow_voice === 1,
+        allow_video: updated.allow_video === 1,
+        voice_admin_only: updated.voice_admin_only === 1,
+        max_file_size: updated.max_file_size_mb,
+        screen_devtools_protection: updated.screen_devtools_protection === 1,
+        screen_visibility_protection: updated.screen_visibility_protection === 1,
+        screen_experimental_features: updated.screen_experimental_features === 1,
+        screen_recording_detection: updated.screen_recording_detection === 1,
+        name: updated.name,
+      },
+    };
+    ctx.realtime.emitToRing(ring.id, 'ring_settings_updated', event);
+    await ctx.systemLog.info('client_dashboard', 'Paramètres du Ring modifiés', {
+      userId: customer.id,
+      details: { ring_id: ring.id, fields: Object.keys(changes) },
+    });
+    return this.view(updated);
+  }
+
+  async users(customer: CustomerRow, ringId: string): Promise<TRingUser[]> {
+    const ring = await this.owned(customer, ringId);
+    return (await this.rings.findMembers(ring.id)).map(toRingUser);
+  }
+
+  async invite(
+    customer: CustomerRow,
+    input: InviteInput,
+  ): Promise<{ user: TRingUser; message: string; inviteUrl: string }> {
+    const { ctx } = this;
+    const ring = await this.owned(customer, input.ring_id);
+    const entitlements = await this.entitlements(customer);
+    const seats = await this.rings.countSeats(customer.id);
+    if (entitlements.maxUsers > 0 && seats >= entitlements.maxUsers)
+      throw forbidden(RING_MESSAGES.userLimit(entitlements.maxUsers));
+    const nowIso = ctx.clock.now().toISOString();
+    const member: RingMemberRow = {
+      id: newId(),
+      ring_id: ring.id,
+      customer_id: null,
+      username: input.username,
+      username_key: input.username.toLowerCase(),
+      email: input.email,
+      password_hash: null,
+      role: 'member',
+      status: 'invited',
+      invite_code: newInviteCode(),
+      invite_message: input.message,
+      is_used: 0,
+      used_at: null,
+      last_seen_at: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+    };
+    try {
+      await this.rings.insertMember(member);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(RING_MESSAGES.usernameTaken);
+      throw error;
+    }
+    const inviteUrl = `${ctx.config.publicUrl}/ring-access?invite=${member.invite_code}`;
+    if (member.email) {
+      await ctx.mail.sendTemplate('ring_invitation', member.email, {
+        username: member.username,
+        ring_name: ring.name,
+        inviter_name: `${customer.first_name} ${customer.last_name}`.trim(),
+        invite_code: member.invite_code,
+        invite_url: inviteUrl,
+        message: member.invite_message,
+      });
+    }
+    await ctx.systemLog.info('client_dashboard', 'Invitation créée', {
+      userId: customer.id,
+      details: { ring_id: ring.id, member_id: member.id },
+    });
+    return {
+      user: toRingUser(member),
+      message: member.email ? RING_MESSAGES.invitationSent : RING_MESSAGES.invitationCreated,
+      inviteUrl,
+    };
+  }
+
+  async removeUser(customer: CustomerRow, memberId: string): Promise<void> {
+    const member = await this.rings.findMemberById(memberId);
+    if (!member) throw notFound(RING_MESSAGES.userNotFound);
+    await this.owned(customer, member.ring_id).catch(() => {
+      throw notFound(RING_MESSAGES.userNotFound);
+    });
+    if (member.role === 'owner') throw forbidden(RING_MESSAGES.cannotRemoveOwner);
+    if (member.is_used === 1) throw conflict(RING_MESSAGES.cannotRemoveUsed);
+    if (!(await this.rings.deleteUnusedMember(member.id))) throw conflict(RING_MESSAGES.cannotRemoveUsed);
+    await this.ctx.systemLog.info('client_dashboard', 'Invitation supprimée', {
+      userId: customer.id,
+      details: { ring_id: member.ring_id, member_id: member.id },
+    });
+  }
+}

@@ -1,0 +1,230 @@
+import {
+  RING_MESSAGES,
+  type TRingInfo,
+  type TRingLoginResponse,
+  type TRingLoginSelection,
+  type TRingSessionUser,
+  type ZAcceptInviteRequest,
+  type ZRingLoginRequest,
+} from '@securering/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../../app-context';
+import { isUniqueViolation } from '../../db/database';
+import { AppError, badRequest, conflict, unauthorized } from '../../lib/app-error';
+import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
+import type { RequestMeta } from '../sessions/session.service';
+import { isRingServiceable, type RingMembership } from './ring.guard';
+import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
+
+type AcceptInput = z.output<typeof ZAcceptInviteRequest>;
+type LoginInput = z.output<typeof ZRingLoginRequest>;
+
+const GIB = 1024 ** 3;
+
+export function toSessionUser(member: RingMemberRow): TRingSessionUser {
+  return {
+    id: member.id,
+    username: member.username,
+    email: member.email,
+    role: member.role,
+    inviteCode: member.invite_code,
+  };
+}
+
+/** "0,12 Go / 50,00 Go", as the room's files tab shows storage. */
+export function storageText(used: number, allocated: number): string {
+  const go = (bytes: number) => `${(bytes / GIB).toFixed(2).replace('.', ',')} Go`;
+  return `${go(used)} utilisés sur ${go(allocated)}`;
+}
+
+/**
+ * The way into a Ring: accepting an invitation, logging in by email (with a choice when the email
+ * belongs to several Rings) or by invite code, and what the room reads about its Ring.
+ */
+export class RingAccessService {
+  private readonly rings: RingRepository;
+
+  constructor(private readonly ctx: AppContext) {
+    this.rings = new RingRepository(ctx.db);
+  }
+
+  private async open(member: RingMemberRow, ring: RingRow, meta: RequestMeta): Promise<TRingLoginResponse> {
+    const issued = await this.ctx.sessions.issue('ring', member.id, meta);
+    await this.rings.touchMember(member.id, this.ctx.clock.now().toISOString());
+    await this.ctx.systemLog.info('auth', 'Connexion à un Ring', {
+      userId: member.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      details: { ring_id: ring.id },
+    });
+    return {
+      success: true,
+      token: issued.token,
+      user: toSessionUser(member),
+      ring: { id: ring.id, name: ring.name, plan: ring.plan_slug },
+    };
+  }
+
+  async acceptInvite(input: AcceptInput, meta: RequestMeta): Promise<TRingLoginResponse> {
+    const { ctx } = this;
+    const member = await this.rings.findMemberByInviteCode(input.invite_code);
+    if (!member || member.is_used === 1 || member.status !== 'invited') {
+      await verifyAgainstDummy(input.password);
+      throw badRequest(RING_MESSAGES.invalidInvite);
+    }
+    const ring = await this.rings.findRingById(member.ring_id);
+    if (!ring) throw badRequest(RING_MESSAGES.invalidInvite);
+    if (!(await isRingServiceable(ctx, ring))) throw new AppError(403, RING_MESSAGES.ringSuspended);
+    const nowIso = ctx.clock.now().toISOString();
+    const changes = {
+      username: input.username,
+      username_key: input.username.toLowerCase(),
+      email: input.email ?? member.email,
+      password_hash: await hashPassword(input.password),
+      used_at: nowIso,
+      updated_at: nowIso,
+    };
+    let claimed: boolean;
+    try {
+      claimed = await this.rings.claimInvitation(member.id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(RING_MESSAGES.usernameTaken);
+      throw error;
+    }
+    if (!claimed) throw badRequest(RING_MESSAGES.invalidInvite);
+    const joined = (await this.rings.findMemberById(member.id))!;
+    await ctx.systemLog.info('auth', 'Invitation acceptée', {
+      userId: member.id,
+      ip: meta.ip,
+      details: { ring_id: ring.id },
+    });
+    return this.open(joined, ring, meta);
+  }
+
+  async login(input: LoginInput, meta: RequestMeta): Promise<TRingLoginResponse | TRingLoginSelection> {
+    const { ctx } = this;
+    const account = input.email ?? input.invite_code ?? '';
+    await ctx.loginThrottle.assertAllowed('ring', account);
+    const matches = input.invite_code
+      ? await this.byInviteCode(input.invite_code, input.password)
+      : await this.byEmail(input.email ?? '', input.password, input.ring_id);
+    if (matches.length === 0) {
+      await ctx.loginThrottle.recordFailure('ring', account);
+      await ctx.systemLog.warning('auth', 'Échec de connexion à un Ring', {
+        ip: meta.ip,
+        details: { account },
+      });
+      throw unauthorized(RING_MESSAGES.invalidCredentials);
+    }
+    await ctx.loginThrottle.clear('ring', account);
+    if (matches.length > 1) {
+      return {
+        success: false,
+        needsSelection: true,
+        rings: matches.map((m) => ({ id: m.ring.id, name: m.ring.name, role: m.member.role })),
+        message: 'Sélectionnez votre Ring',
+      };
+    }
+    const { member, ring } = matches[0]!;
+    if (!(await isRingServiceable(ctx, ring))) throw new AppError(403, RING_MESSAGES.ringSuspended);
+    return this.open(member, ring, meta);
+  }
+
+  private async byInviteCode(code: string, password: string): Promise<RingMembership[]> {
+    const member = await this.rings.findMemberByInviteCode(code);
+    if (!member || member.status !== 'active') {
+      await verifyAgainstDummy(password);
+      return [];
+    }
+    const hash =
+      member.role === 'owner' && member.customer_id
+        ? await this.rings.findOwnerPasswordHash(member.customer_id)
+        : member.password_hash;
+    const ring = await this.rings.findRingById(member.ring_id);
+    if (!hash || !ring || !(await verifyPassword(hash, password))) return [];
+    return [{ member, ring }];
+  }
+
+  /** Memberships of the email whose password matches; Rings where it does not are never revealed. */
+  private async byEmail(
+    email: string,
+    password: string,
+    ringId: string | undefined,
+  ): Promise<RingMembership[]> {
+    const candidates = (await this.rings.findLoginCandidatesByEmail(email)).filter(
+      (c) => !ringId || c.ring_id === ringId,
+    );
+    if (candidates.length === 0) {
+      await verifyAgainstDummy(password);
+      return [];
+    }
+    const matches: RingMembership[] = [];
+    for (const candidate of candidates) {
+      const hash = candidate.role === 'owner' ? candidate.owner_password_hash : candidate.password_hash;
+      if (!hash || !(await verifyPassword(hash, password))) continue;
+      const ring = await this.rings.findRingById(candidate.ring_id);
+      const { ring_name: _name, owner_password_hash: _hash, ...member } = candidate;
+      if (ring) matches.push({ member, ring });
+    }
+    return matches;
+  }
+
+  /** Explicit logout ends the session; the page-unload signal of old clients only marks the member offline. */
+  async logout(membership: RingMembership, token: string, reason: string | undefined): Promise<void> {
+    const nowIso = this.ctx.clock.now().toISOString();
+    await this.rings.touchMember(membership.member.id, nowIso);
+    if (reason === 'unload') return;
+    await this.ctx.sessions.revoke(token);
+  }
+
+  async info(membership: RingMembership): Promise<TRingInfo> {
+    const { ring, member } = membership;
+    const [members, used, online] = await Promise.all([
+      this.rings.findMembers(ring.id),
+      this.rings.storageUsed(ring.id),
+      this.ctx.realtime.onlineMemberIds(ring.id),
+    ]);
+    const users = members
+      .filter((m) => m.status === 'active')
+      .map((m) => ({
+        id: m.id,
+        username: m.username,
+        role: m.role,
+        status: online.has(m.id) ? ('online' as const) : ('offline' as const),
+        isOnline: online.has(m.id),
+        lastSeen: m.last_seen_at,
+        isCurrentUser: m.id === member.id,
+      }))
+      .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.username.localeCompare(b.username, 'fr'));
+    return {
+      success: true,
+      ring: {
+        id: ring.id,
+        name: ring.name,
+        plan: ring.plan_slug,
+        encryptionLevel: ring.encryption_level,
+        ephemeral: ring.ephemeral_messages === 1,
+        autoDestroyDelay: ring.auto_destroy_delay,
+        voiceAdminOnly: ring.voice_admin_only === 1,
+        maxFileSize: ring.max_file_size_mb,
+        screenProtection: {
+          level: ring.screen_protection_level,
+          enableScreenRecordingDetection: ring.screen_recording_detection === 1,
+          enableDevToolsProtection: ring.screen_devtools_protection === 1,
+          enableVisibilityProtection: ring.screen_visibility_protection === 1,
+          enableExperimentalFeatures: ring.screen_experimental_features === 1,
+        },
+        capabilities: { voice: ring.allow_voice === 1, video: ring.allow_video === 1 },
+        storage: storageText(used, ring.storage_quota_bytes),
+        storageBytes: {
+          allocated: ring.storage_quota_bytes,
+          used,
+          remaining: Math.max(0, ring.storage_quota_bytes - used),
+        },
+        kdfSalt: ring.kdf_salt_b64,
+      },
+      user: toSessionUser(member),
+      users,
+    };
+  }
+}

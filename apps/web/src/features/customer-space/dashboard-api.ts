@@ -1,0 +1,156 @@
+import {
+  ZCreateRingResponse,
+  ZCustomerPortalResponse,
+  ZDashboardDataResponse,
+  ZInviteRingUserResponse,
+  ZRingDetailResponse,
+  ZRingUsersResponse,
+  ZUpdateRingResponse,
+  type TInviteRingUserRequest,
+  type TUpdateRingRequest,
+} from '@securering/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiRequest } from '@/lib/api-client';
+
+export const dashboardKeys = {
+  all: ['customer'] as const,
+  dashboard: () => ['customer', 'dashboard'] as const,
+  ring: (ringId: string) => ['customer', 'ring', ringId] as const,
+  users: (ringId: string) => ['customer', 'ring-users', ringId] as const,
+};
+
+export function getDashboardQueryOptions() {
+  return queryOptions({
+    queryKey: dashboardKeys.dashboard(),
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest('/api/customer/dashboard-data.php', {
+          auth: 'customer',
+          schema: ZDashboardDataResponse,
+          signal,
+          fallbackError: 'Erreur de données',
+        })
+      ).data,
+  });
+}
+
+export const useDashboard = () => useQuery(getDashboardQueryOptions());
+
+export function useRingDetail(ringId: string | undefined) {
+  return useQuery({
+    queryKey: dashboardKeys.ring(ringId ?? ''),
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest(`/api/customer/rings.php?ring_id=${encodeURIComponent(ringId!)}`, {
+          auth: 'customer',
+          schema: ZRingDetailResponse,
+          signal,
+        })
+      ).data,
+    enabled: Boolean(ringId),
+  });
+}
+
+export function useRingUsers(ringId: string | undefined) {
+  return useQuery({
+    queryKey: dashboardKeys.users(ringId ?? ''),
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest(`/api/customer/ring-users.php?ring_id=${encodeURIComponent(ringId!)}`, {
+          auth: 'customer',
+          schema: ZRingUsersResponse,
+          signal,
+        })
+      ).data,
+    enabled: Boolean(ringId),
+  });
+}
+
+/** Refreshes everything the dashboard shows after a change. */
+function useInvalidateCustomer() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: dashboardKeys.all });
+}
+
+export function useCreateRing() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (name: string) =>
+      apiRequest('/api/customer/rings.php', {
+        method: 'POST',
+        auth: 'customer',
+        body: { name },
+        schema: ZCreateRingResponse,
+        fallbackError: 'Erreur réseau lors de la création du ring',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateRing() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (body: TUpdateRingRequest) =>
+      apiRequest('/api/customer/rings.php', {
+        method: 'PUT',
+        auth: 'customer',
+        body,
+        schema: ZUpdateRingResponse,
+        fallbackError: 'Sauvegarde impossible',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useInviteUser() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (body: TInviteRingUserRequest) =>
+      apiRequest('/api/customer/ring-users.php', {
+        method: 'POST',
+        auth: 'customer',
+        body,
+        schema: ZInviteRingUserResponse,
+        fallbackError: 'Erreur lors de la création de l’invitation',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useRemoveUser() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (userId: string) =>
+      apiRequest('/api/customer/ring-users.php', {
+        method: 'DELETE',
+        auth: 'customer',
+        body: { user_id: userId },
+        fallbackError: 'Erreur lors de la suppression',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export async function openPaymentPortal(): Promise<string> {
+  const res = await apiRequest('/api/subscriptions/customer-portal.php', {
+    method: 'POST',
+    auth: 'customer',
+    body: { return_url: `${window.location.origin}/client?tab=subscription` },
+    schema: ZCustomerPortalResponse,
+    fallbackError: 'Impossible d’ouvrir le portail de paiement',
+  });
+  return res.portal_url;
+}
+
+export function useCancelSubscription() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: () =>
+      apiRequest('/api/subscriptions/cancel.php', {
+        method: 'POST',
+        auth: 'customer',
+        fallbackError: 'Impossible d’annuler',
+      }) as Promise<{ message: string }>,
+    onSuccess: invalidate,
+  });
+}

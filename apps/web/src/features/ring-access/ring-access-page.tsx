@@ -1,3 +1,0 @@
-import { PageShell } from '@/components/layout/page-shell';
-
-export const RingAccessPage = () => <PageShell title="Accès Ring" />;

@@ -1,3 +1,0 @@
-import { PageShell } from '@/components/layout/page-shell';
-
-export const RingPage = () => <PageShell title="Accès Ring" heading="Connexion au Ring" />;

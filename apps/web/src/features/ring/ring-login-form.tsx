@@ -1,0 +1,152 @@
+import type { RingRole } from '@securering/contract';
+import { KeyRound, Mail } from 'lucide-react';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { Input, NativeSelect } from '@/components/ui/input';
+import { Field } from '@/components/ui/label';
+import { PasswordInput } from '@/components/ui/password-input';
+import { useToast } from '@/components/ui/toast';
+import { useRingSession } from '@/lib/auth/ring-session';
+import { cn } from '@/lib/utils';
+
+const ROLE_LABELS: Record<RingRole, string> = { owner: 'propriétaire', admin: 'admin', member: 'membre' };
+
+/** Ring login: by email (with a Ring choice when the email is in several) or by invite code. */
+export function RingLoginForm() {
+  const session = useRingSession();
+  const navigate = useNavigate();
+  const notify = useToast();
+  const [mode, setMode] = useState<'email' | 'invite'>('email');
+  const [email, setEmail] = useState('');
+  const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
+  const [choices, setChoices] = useState<Array<{ id: string; name: string; role: RingRole }> | null>(null);
+  const [ringId, setRingId] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    if (choices && !ringId) return setError('Sélectionnez votre Ring');
+    setPending(true);
+    const outcome = await session.login(
+      mode === 'email'
+        ? { email: email.trim(), password, ...(ringId ? { ring_id: ringId } : {}) }
+        : { invite_code: code.trim(), password },
+    );
+    setPending(false);
+    if (outcome.ok) {
+      notify({ title: 'Connexion réussie', variant: 'success' });
+      navigate('/ring');
+    } else if ('selection' in outcome) {
+      setChoices(outcome.selection);
+    } else if (outcome.error === 'network') {
+      setError('Impossible de se connecter au serveur');
+    } else {
+      notify({
+        title: 'Erreur de connexion',
+        description: outcome.error || 'Identifiants incorrects',
+        variant: 'error',
+      });
+      setError(outcome.error || 'Identifiants incorrects');
+    }
+  };
+
+  const switchMode = (next: 'email' | 'invite') => {
+    setMode(next);
+    setChoices(null);
+    setRingId('');
+    setError(null);
+  };
+
+  return (
+    <Card className="mx-auto w-full max-w-md">
+      <CardHeader>
+        <CardTitle className="text-2xl">Connexion au Ring</CardTitle>
+        <CardDescription>Accédez à l’espace chiffré de votre équipe.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <div
+          role="tablist"
+          aria-label="Mode de connexion"
+          className="mb-4 grid grid-cols-2 rounded-lg bg-slate-100 p-1"
+        >
+          {(['email', 'invite'] as const).map((m) => (
+            <button
+              key={m}
+              type="button"
+              role="tab"
+              aria-selected={mode === m}
+              onClick={() => switchMode(m)}
+              className={cn(
+                'flex items-center justify-center gap-2 rounded-md py-1.5 text-sm font-medium',
+                mode === m ? 'bg-white shadow-sm' : 'text-slate-600',
+              )}
+            >
+              {m === 'email' ? (
+                <Mail className="size-4" aria-hidden />
+              ) : (
+                <KeyRound className="size-4" aria-hidden />
+              )}
+              {m === 'email' ? 'Email' : 'Code d’invitation'}
+            </button>
+          ))}
+        </div>
+        <form onSubmit={(e) => void submit(e)} className="space-y-4">
+          {mode === 'email' ? (
+            <Field id="ring-email" label="Email">
+              <Input
+                id="ring-email"
+                type="email"
+                autoComplete="email"
+                required
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+              />
+            </Field>
+          ) : (
+            <Field id="ring-code" label="Code d’invitation">
+              <Input
+                id="ring-code"
+                required
+                autoComplete="off"
+                className="font-mono uppercase"
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
+            </Field>
+          )}
+          <Field id="ring-password" label="Mot de passe">
+            <PasswordInput
+              id="ring-password"
+              required
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </Field>
+          {choices ? (
+            <Field id="ring-choice" label="Sélectionnez votre Ring">
+              <NativeSelect id="ring-choice" value={ringId} onChange={(e) => setRingId(e.target.value)}>
+                <option value="">Choisissez…</option>
+                {choices.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.name} ({ROLE_LABELS[r.role]})
+                  </option>
+                ))}
+              </NativeSelect>
+            </Field>
+          ) : null}
+          {error ? <Alert variant="error">{error}</Alert> : null}
+          <Button type="submit" className="w-full" disabled={pending}>
+            {pending ? 'Connexion…' : 'Se connecter'}
+          </Button>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

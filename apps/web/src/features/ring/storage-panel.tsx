@@ -1,0 +1,61 @@
+import type { TRingInfo } from '@securering/contract';
+import { HardDrive } from 'lucide-react';
+
+const GIB = 1024 ** 3;
+
+/** Go with 2 decimals (base 1024), "—" when not a number (spec 2 §2). */
+export function formatGo(bytes: number): string {
+  return Number.isFinite(bytes) ? `${(bytes / GIB).toFixed(2).replace('.', ',')} Go` : '—';
+}
+
+/** Used over allocated, capped at 100 %. */
+export function usagePercent(used: number, allocated: number): number {
+  if (!Number.isFinite(used) || !Number.isFinite(allocated) || allocated <= 0) return 0;
+  return Math.min(100, (used / allocated) * 100);
+}
+
+/** The file space's storage summary: allocated, used, remaining and a progress bar. */
+export function StoragePanel({
+  storage,
+  bytes,
+}: {
+  storage: string;
+  bytes: TRingInfo['ring']['storageBytes'];
+}) {
+  const percent = usagePercent(bytes.used, bytes.allocated);
+  return (
+    <section
+      aria-label="Espace de stockage"
+      className="space-y-3 rounded-xl border border-slate-200 bg-white p-4"
+    >
+      <h2 className="flex items-center gap-2 font-semibold">
+        <HardDrive className="size-4 text-primary" aria-hidden /> Espace de stockage
+      </h2>
+      <p className="text-sm text-slate-600">{storage}</p>
+      <dl className="grid grid-cols-3 gap-2 text-sm">
+        <div>
+          <dt className="text-slate-500">Alloué</dt>
+          <dd className="font-medium">{formatGo(bytes.allocated)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Utilisé</dt>
+          <dd className="font-medium">{formatGo(bytes.used)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Restant</dt>
+          <dd className="font-medium">{formatGo(bytes.remaining)}</dd>
+        </div>
+      </dl>
+      <div
+        role="progressbar"
+        aria-label="Espace utilisé"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(percent)}
+        className="h-2 overflow-hidden rounded-full bg-slate-100"
+      >
+        <div className="h-full rounded-full bg-primary" style={{ width: `${percent}%` }} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+import {
+  COOKIES,
+  SESSION_TTL_DAYS,
+  ZRingLoginResponse,
+  ZRingLoginSelection,
+  type TRingLoginSelection,
+  type TRingSessionRing,
+  type TRingSessionUser,
+} from '@securering/contract';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
+import { logToServer } from '../client-log';
+import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+
+export type RingLoginInput =
+  { email: string; password: string; ring_id?: string } | { invite_code: string; password: string };
+export type RingLoginOutcome =
+  { ok: true } | { ok: false; selection: TRingLoginSelection['rings'] } | { ok: false; error: string };
+
+export interface RingSession {
+  token: string | null;
+  user: TRingSessionUser | null;
+  ring: TRingSessionRing | null;
+  login(input: RingLoginInput): Promise<RingLoginOutcome>;
+  acceptInvite(input: {
+    invite_code: string;
+    username: string;
+    email: string;
+    password: string;
+  }): Promise<RingLoginOutcome>;
+  logout(): Promise<void>;
+}
+
+const RingSessionContext = createContext<RingSession | null>(null);
+
+function store(token: string, user: TRingSessionUser, ring: TRingSessionRing): void {
+  setCookie(COOKIES.ringToken, token, SESSION_TTL_DAYS.ring);
+  setJsonCookie(COOKIES.ringUser, user, SESSION_TTL_DAYS.ring);
+  setJsonCookie(COOKIES.ringRing, ring, SESSION_TTL_DAYS.ring);
+}
+
+/**
+ * The Ring session (spec 2 §9): token, user and Ring in cookies for 7 days, so a reload or a closed
+ * tab keeps it. A 401 on any Ring call clears it.
+ */
+export function RingSessionProvider({ children }: { children: ReactNode }) {
+  const [token, setToken] = useState<string | null>(() => getToken('ring'));
+  const [user, setUser] = useState<TRingSessionUser | null>(() =>
+    getToken('ring') ? getJsonCookie<TRingSessionUser>(COOKIES.ringUser) : null,
+  );
+  const [ring, setRing] = useState<TRingSessionRing | null>(() =>
+    getToken('ring') ? getJsonCookie<TRingSessionRing>(COOKIES.ringRing) : null,
+  );
+
+  const reset = useCallback(() => {
+    clearSession('ring');
+    setToken(null);
+    setUser(null);
+    setRing(null);
+  }, []);
+
+  useEffect(() => {
+    const onExpired = (event: Event) => {
+      if ((event as CustomEvent).detail === 'ring') reset();
+    };
+    window.addEventListener(SESSION_EXPIRED_EVENT, onExpired);
+    return () => window.removeEventListener(SESSION_EXPIRED_EVENT, onExpired);
+  }, [reset]);
+
+  const open = useCallback(
+    async (path: string, body: object, fallback: string): Promise<RingLoginOutcome> => {
+      let json: unknown;
+      try {
+        json = await apiRequest(path, { method: 'POST', body, fallbackError: fallback });
+      } catch (error) {
+        if (error instanceof ApiError && error.body && ZRingLoginSelection.safeParse(error.body).success) {
+          return { ok: false, selection: ZRingLoginSelection.parse(error.body).rings };
+        }
+        const message = error instanceof ApiError ? error.message : fallback;
+        logToServer(
+          error instanceof ApiError && error.kind === 'network' ? 'error' : 'warning',
+          'auth',
+          'Échec d’accès à un Ring',
+          { path, error: message },
+        );
+        return {
+          ok: false,
+          error: error instanceof ApiError && error.kind === 'network' ? 'network' : message,
+        };
+      }
+      const parsed = ZRingLoginResponse.safeParse(json);
+      if (!parsed.success) return { ok: false, error: fallback };
+      store(parsed.data.token, parsed.data.user, parsed.data.ring);
+      setToken(parsed.data.token);
+      setUser(parsed.data.user);
+      setRing(parsed.data.ring);
+      logToServer(
+        'info',
+        'auth',
+        'Connexion à un Ring réussie',
+        { ringId: parsed.data.ring.id },
+        parsed.data.user.id,
+      );
+      return { ok: true };
+    },
+    [],
+  );
+
+  const value = useMemo<RingSession>(
+    () => ({
+      token,
+      user,
+      ring,
+      login: (input) => open('/api/rings/login.php', input, 'Identifiants incorrects'),
+      acceptInvite: (input) =>
+        open(
+          '/api/rings/accept-invite.php',
+          { ...input, email: input.email || null },
+          'Acceptation impossible',
+        ),
+      async logout() {
+        if (getToken('ring'))
+          await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
+            () => undefined,
+          );
+        reset();
+      },
+    }),
+    [token, user, ring, open, reset],
+  );
+  return <RingSessionContext.Provider value={value}>{children}</RingSessionContext.Provider>;
+}
+
+/** The Ring session; throws outside RingSessionProvider. */
+export function useRingSession(): RingSession {
+  const session = useContext(RingSessionContext);
+  if (!session) throw new Error('useRingSession doit être utilisé dans RingSessionProvider');
+  return session;
+}

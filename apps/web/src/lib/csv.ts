@@ -1,0 +1,40 @@
+/** Field separator: French Excel splits columns on ';' (',' is the decimal mark). */
+export const CSV_SEPARATOR = ';';
+const LINE_END = '\r\n';
+const BOM = '\uFEFF';
+
+export type CsvCell = string | number | null | undefined;
+
+/** RFC 4180 quoting: a field with the separator, a quote, CR or LF is quoted, its quotes doubled. */
+function csvField(value: CsvCell): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
+  return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * A CSV document Excel opens correctly in French: ';' separator, CRLF line ends and a UTF-8
+ * byte-order mark so accents survive. Every line, the last one included, ends with CRLF.
+ */
+export function toCsv(headers: string[], rows: CsvCell[][]): string {
+  const lines = [headers, ...rows].map((cells) => cells.map(csvField).join(CSV_SEPARATOR) + LINE_END);
+  return BOM + lines.join('');
+}
+
+/** Saves a CSV document in the browser through a temporary download link. */
+export function downloadCsv(filename: string, csv: string): void {
+  const blob = new Blob([csv], { type: 'text/csv;charset=utf-8' });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.style.display = 'none';
+  document.body.appendChild(link);
+  try {
+    link.click();
+  } finally {
+    link.remove();
+    // Revoke after the click has been handled, or some browsers cancel the download.
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+}
