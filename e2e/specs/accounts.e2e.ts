@@ -110,11 +110,14 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
   });
 
   it('[ACCOUNTS] logs out, then logs in again with the password', async () => {
+    // Without a subscription yet, the customer space sends the customer to /subscribe.
     await page.goto(`${server.url}/client`);
-    await page.getByRole('button', { name: 'Déconnexion' }).click();
-    await page.getByRole('heading', { name: 'Connexion Client' }).waitFor();
+    await page.waitForURL(`${server.url}/subscribe`);
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await page.getByRole('heading', { name: 'Authentification requise' }).waitFor();
     expect((await page.context().cookies()).find((c) => c.name === 'customer_token')).toBeUndefined();
 
+    await page.goto(`${server.url}/client`);
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByText('Veuillez remplir tous les champs').waitFor();
     await page.getByLabel('Email').fill(EMAIL);
@@ -124,12 +127,12 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await screenshot(page, 'customer-login-error');
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.getByRole('heading', { name: 'Bienvenue Léa' }).waitFor();
+    await page.waitForURL(`${server.url}/subscribe`);
+    await page.getByText(`Connecté en tant que ${EMAIL}`).waitFor();
   });
 
   it('[ACCOUNTS] follows the redirect parameter after login and refuses foreign ones', async () => {
-    await page.getByRole('button', { name: 'Déconnexion' }).click();
-    await page.goto(`${server.url}/subscribe`);
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
     await page.getByRole('heading', { name: 'Authentification requise' }).waitFor();
     await screenshot(page, 'subscribe-login-gate');
     await page.getByRole('link', { name: 'Se connecter' }).click();
@@ -139,13 +142,12 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.waitForURL(`${server.url}/subscribe`);
     await page.getByRole('heading', { name: 'Choisissez votre plan' }).waitFor();
 
-    await page.goto(`${server.url}/client`);
-    await page.getByRole('button', { name: 'Déconnexion' }).click();
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
     await page.goto(`${server.url}/client?redirect=${encodeURIComponent('https://evil.example/')}`);
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.getByRole('heading', { name: 'Bienvenue Léa' }).waitFor();
+    await page.waitForURL(`${server.url}/subscribe`);
     expect(new URL(page.url()).origin).toBe(server.url);
   });
 
@@ -175,8 +177,33 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill('Nouveau123');
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.getByRole('heading', { name: 'Bienvenue Léa' }).waitFor();
-    await screenshot(page, 'client-signed-in');
+    await page.waitForURL(`${server.url}/subscribe`);
+    await page.getByText(`Connecté en tant que ${EMAIL}`).waitFor();
     expect(errors.filter((e) => !e.includes('401'))).toEqual([]);
+  });
+
+  it('[ACCOUNTS] sends a customer whose email is not verified from /client to /verify-email', async () => {
+    const email = 'pas.verifie@example.com';
+    await fetch(`${server.url}/api/auth/register.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        email,
+        first_name: 'Noé',
+        last_name: 'Petit',
+        password: PASSWORD,
+        confirm_password: PASSWORD,
+        accept_terms: true,
+        accept_privacy: true,
+      }),
+    });
+    await page.context().clearCookies({ name: 'customer_token' });
+    await page.goto(`${server.url}/client`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.waitForURL(`${server.url}/verify-email`);
+    await page.getByText('Token de vérification manquant').waitFor();
+    await page.getByRole('heading', { name: 'Recevoir un nouveau lien' }).waitFor();
   });
 });

@@ -41,6 +41,7 @@ export function SubscribePage() {
 }
 
 function SubscribeFlow() {
+  const session = useCustomerSession();
   const [params] = useSearchParams();
   const plans = usePlans();
   const providers = useProviders();
@@ -120,6 +121,12 @@ function SubscribeFlow() {
       intro={plan ? undefined : 'Tous les plans incluent le chiffrement de bout en bout. Sans engagement.'}
       width="xl"
     >
+      <p className="-mt-4 mb-6 flex flex-wrap items-center gap-2 text-sm text-slate-600">
+        Connecté en tant que <strong>{session.customer?.email}</strong>
+        <Button variant="link" size="sm" className="h-auto p-0" onClick={() => void session.logout()}>
+          Se déconnecter
+        </Button>
+      </p>
       {error ? (
         <Alert variant="error" className="mb-6">
           {error}
