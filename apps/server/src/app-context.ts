@@ -17,6 +17,7 @@ import { SystemLogRepository } from './modules/system-logs/system-log.repository
 import { SystemLogService } from './modules/system-logs/system-log.service';
 import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
 import { RealtimeHub } from './realtime/realtime-hub';
+import { RequestMetrics } from './lib/request-metrics';
 
 /**
  * The cross-cutting services every module may use. Feature services are built by their own
@@ -37,6 +38,8 @@ export interface AppContext {
   mail: MailService;
   admins: AdminRepository;
   realtime: RealtimeHub;
+  /** Response times of this process's recent requests. */
+  metrics: RequestMetrics;
 }
 
 export interface ContextOptions {
@@ -87,5 +90,6 @@ export function createAppContext(options: ContextOptions): AppContext {
     mail,
     admins: new AdminRepository(db),
     realtime: new RealtimeHub(),
+    metrics: new RequestMetrics(),
   };
 }

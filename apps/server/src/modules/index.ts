@@ -2,7 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { presenceFeature } from '../realtime/presence';
 import type { SocketFeature } from '../realtime/realtime-server';
+import { adminCustomersRoutes } from './admin-customers/admin-customers.routes';
+import { adminEmailsRoutes } from './admin-emails/admin-emails.routes';
+import { adminPlansRoutes } from './admin-plans/admin-plans.routes';
+import { adminRealtimeRoutes } from './admin-realtime/admin-realtime.routes';
+import { adminStatsRoutes } from './admin-stats/admin-stats.routes';
+import { adminTransactionsRoutes } from './admin-transactions/admin-transactions.routes';
+import { backupRoutes } from './backups/backups.routes';
+import { adminLogsRoutes } from './system-logs/admin-logs.routes';
+import { uploadRoutes } from './uploads/uploads.routes';
 import { adminAuthRoutes } from './admins/admin-auth.routes';
+import { adminUsersRoutes } from './admins/admin-users.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { customerAuthRoutes } from './customers/customer-auth.routes';
 import { dashboardRoutes } from './customer-space/dashboard.routes';
@@ -37,6 +47,16 @@ export const ROUTE_MODULES: RouteModule[] = [
   customerRingsRoutes,
   ringAccessRoutes,
   notificationRoutes,
+  adminUsersRoutes,
+  adminStatsRoutes,
+  adminCustomersRoutes,
+  adminPlansRoutes,
+  adminTransactionsRoutes,
+  adminEmailsRoutes,
+  adminLogsRoutes,
+  backupRoutes,
+  uploadRoutes,
+  adminRealtimeRoutes,
 ];
 
 /** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ToastProvider } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
+import { AdminSessionProvider } from '@/lib/auth/admin-session';
 import { CustomerSessionProvider } from '@/lib/auth/customer-session';
 import { RingSessionProvider } from '@/lib/auth/ring-session';
 
@@ -21,7 +22,9 @@ export function AppProviders({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <ToastProvider>
         <CustomerSessionProvider>
-          <RingSessionProvider>{children}</RingSessionProvider>
+          <RingSessionProvider>
+            <AdminSessionProvider>{children}</AdminSessionProvider>
+          </RingSessionProvider>
         </CustomerSessionProvider>
       </ToastProvider>
     </QueryClientProvider>

@@ -1,0 +1,13 @@
+import path from 'node:path';
+import type { AppConfig } from '../config';
+
+/** Where files live under DATA_DIR; one place so backups, deletions and uploads agree. */
+export const storagePaths = {
+  /** Encrypted files of one Ring. */
+  ringFiles: (config: AppConfig, ringId: string) => path.join(config.dataDir, 'ring-files', ringId),
+  allRingFiles: (config: AppConfig) => path.join(config.dataDir, 'ring-files'),
+  /** Logo and favicon uploaded in the back office, served under /uploads/. */
+  uploads: (config: AppConfig) => path.join(config.dataDir, 'uploads'),
+  backups: (config: AppConfig) => path.join(config.dataDir, 'backups'),
+  sqliteFile: (config: AppConfig) => path.join(config.dataDir, 'securering.sqlite'),
+};

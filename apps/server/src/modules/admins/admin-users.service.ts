@@ -1,0 +1,156 @@
+import {
+  permissionGrid,
+  type TAdminPublic,
+  type TPermissionEntry,
+  type ZCreateAdminRequest,
+  type ZSaveAdminPermissionsRequest,
+  type ZUpdateAdminRequest,
+} from '@securering/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../../app-context';
+import { isUniqueViolation } from '../../db/database';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
+import { newId } from '../../lib/ids';
+import { hashPassword } from '../../lib/passwords';
+import type { RequestMeta } from '../sessions/session.service';
+import { toAdminPublic } from './admin.policy';
+import type { AdminRow } from './admin.repository';
+
+export const ADMIN_MESSAGES = {
+  notFound: 'Administrateur introuvable',
+  usernameTaken: 'Ce nom d’utilisateur est déjà utilisé',
+  onlySuperCreatesSuper: 'Seul un super administrateur peut créer ou promouvoir un super administrateur',
+  onlySuperEditsSuper: 'Seul un super administrateur peut modifier un super administrateur',
+  notSelfDelete: 'Vous ne pouvez pas supprimer votre propre compte',
+  notSelfDeactivate: 'Vous ne pouvez pas désactiver votre propre compte',
+  notSelfDemote: 'Vous ne pouvez pas retirer votre propre rôle de super administrateur',
+  notOwnPermissions: 'Vous ne pouvez pas modifier vos propres permissions',
+  superHasAll: 'Un super administrateur a déjà toutes les permissions',
+  lastSuper: 'Le dernier super administrateur ne peut pas être supprimé ni rétrogradé',
+  created: 'Administrateur créé',
+  updated: 'Administrateur modifié',
+  deleted: 'Administrateur supprimé',
+  permissionsSaved: 'Permissions mises à jour',
+} as const;
+
+/** Admin accounts and their permissions, with the rules that stop an admin from raising itself. */
+export class AdminUsersService {
+  constructor(private readonly ctx: AppContext) {}
+
+  private async target(id: string): Promise<AdminRow> {
+    const admin = await this.ctx.admins.findById(id);
+    if (!admin) throw notFound(ADMIN_MESSAGES.notFound);
+    return admin;
+  }
+
+  private async countSupers(): Promise<number> {
+    return (await this.ctx.admins.findAll()).filter((a) => a.role === 'super_admin' && a.is_active === 1).length;
+  }
+
+  private async audit(actor: AdminRow, meta: RequestMeta, message: string, details: Record<string, unknown>): Promise<void> {
+    await this.ctx.systemLog.info('admin', message, { userId: actor.id, ip: meta.ip, userAgent: meta.userAgent, details });
+  }
+
+  async list(): Promise<TAdminPublic[]> {
+    return (await this.ctx.admins.findAll()).map(toAdminPublic);
+  }
+
+  async permissions(targetId: string): Promise<TPermissionEntry[]> {
+    const admin = await this.target(targetId);
+    if (admin.role === 'super_admin') return permissionGrid(() => true);
+    const rows = await this.ctx.admins.findPermissions(admin.id);
+    const granted = new Set(rows.filter((r) => r.granted === 1).map((r) => `${r.module_name}:${r.permission_type}`));
+    return permissionGrid((module, type) => granted.has(`${module}:${type}`));
+  }
+
+  async savePermissions(actor: AdminRow, input: z.output<typeof ZSaveAdminPermissionsRequest>, meta: RequestMeta): Promise<void> {
+    if (input.admin_id === actor.id) throw forbidden(ADMIN_MESSAGES.notOwnPermissions);
+    const target = await this.target(input.admin_id);
+    if (target.role === 'super_admin') throw badRequest(ADMIN_MESSAGES.superHasAll);
+    const nowIso = this.ctx.clock.now().toISOString();
+    await this.ctx.admins.upsertPermissions(
+      input.permissions.map((p) => ({
+        id: newId(),
+        admin_id: target.id,
+        module_name: p.module_name,
+        permission_type: p.permission_type,
+        granted: p.granted ? 1 : 0,
+        updated_at: nowIso,
+      })),
+    );
+    await this.audit(actor, meta, 'Permissions d’un administrateur modifiées', {
+      admin_id: target.id,
+      granted: input.permissions.filter((p) => p.granted).map((p) => `${p.module_name}:${p.permission_type}`),
+    });
+  }
+
+  async create(actor: AdminRow, input: z.output<typeof ZCreateAdminRequest>, meta: RequestMeta): Promise<TAdminPublic> {
+    if (input.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
+    const nowIso = this.ctx.clock.now().toISOString();
+    const admin: AdminRow = {
+      id: newId(),
+      username: input.username,
+      email: input.email,
+      password_hash: await hashPassword(input.password),
+      role: input.role,
+      is_active: input.is_active === false ? 0 : 1,
+      last_login: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+    };
+    try {
+      await this.ctx.admins.insert(admin);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(ADMIN_MESSAGES.usernameTaken);
+      throw error;
+    }
+    await this.audit(actor, meta, 'Administrateur créé', { admin_id: admin.id, username: admin.username, role: admin.role });
+    return toAdminPublic(admin);
+  }
+
+  async update(actor: AdminRow, input: z.output<typeof ZUpdateAdminRequest>, meta: RequestMeta): Promise<TAdminPublic> {
+    const target = await this.target(input.id);
+    const self = target.id === actor.id;
+    if (target.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
+    if (input.role === 'super_admin' && target.role !== 'super_admin' && actor.role !== 'super_admin') {
+      throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
+    }
+    if (self && input.is_active === false) throw forbidden(ADMIN_MESSAGES.notSelfDeactivate);
+    if (self && target.role === 'super_admin' && input.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.notSelfDemote);
+    const demotingOrDeactivatingSuper = target.role === 'super_admin' && (input.role !== 'super_admin' || input.is_active === false);
+    if (demotingOrDeactivatingSuper && (await this.countSupers()) <= 1) throw forbidden(ADMIN_MESSAGES.lastSuper);
+
+    const changes: Partial<AdminRow> = {
+      username: input.username,
+      email: input.email,
+      role: input.role,
+      updated_at: this.ctx.clock.now().toISOString(),
+      ...(input.is_active === undefined ? {} : { is_active: input.is_active ? 1 : 0 }),
+      ...(input.password ? { password_hash: await hashPassword(input.password) } : {}),
+    };
+    try {
+      await this.ctx.admins.update(target.id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(ADMIN_MESSAGES.usernameTaken);
+      throw error;
+    }
+    // A new password or a deactivation ends the other admin's open sessions at once.
+    if (!self && (input.password || input.is_active === false)) await this.ctx.sessions.revokeAllFor('admin', target.id);
+    await this.audit(actor, meta, 'Administrateur modifié', {
+      admin_id: target.id,
+      fields: Object.keys(changes).filter((k) => k !== 'password_hash' && k !== 'updated_at'),
+      password_changed: Boolean(input.password),
+    });
+    return toAdminPublic({ ...target, ...changes } as AdminRow);
+  }
+
+  async remove(actor: AdminRow, id: string, meta: RequestMeta): Promise<void> {
+    if (id === actor.id) throw forbidden(ADMIN_MESSAGES.notSelfDelete);
+    const target = await this.target(id);
+    if (target.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
+    if (target.role === 'super_admin' && (await this.countSupers()) <= 1) throw forbidden(ADMIN_MESSAGES.lastSuper);
+    await this.ctx.sessions.revokeAllFor('admin', target.id);
+    await this.ctx.admins.delete(target.id);
+    await this.audit(actor, meta, 'Administrateur supprimé', { admin_id: target.id, username: target.username });
+  }
+}

@@ -1,0 +1,4 @@
+/** Replaced by the site tab's implementation. */
+export function SiteTab() {
+  return <section aria-label="site" />;
+}

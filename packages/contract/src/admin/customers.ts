@@ -1,0 +1,2 @@
+// Filled by the admin customers work.
+export {};

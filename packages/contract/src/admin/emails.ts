@@ -1,0 +1,2 @@
+// Filled by the admin emails work.
+export {};

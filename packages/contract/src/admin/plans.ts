@@ -1,0 +1,2 @@
+// Filled by the admin plans work.
+export {};

@@ -1,0 +1,2 @@
+// Filled by the admin site work.
+export {};

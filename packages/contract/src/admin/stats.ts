@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { successOf } from '../common';
+
+/** GET /api/admin/stats.php — real figures for the console's cards and dashboard tab. */
+export const ZAdminStats = z.object({
+  totalCustomers: z.number().int(),
+  activeSubscriptions: z.number().int(),
+  /** Share of customers with an active subscription, in percent (0–100, one decimal). */
+  conversionRate: z.number(),
+  /** Completed payments of the current calendar month (UTC), in euros. */
+  monthlyRevenue: z.number(),
+  /** All completed payments ever, in euros. */
+  totalRevenue: z.number(),
+  transactionsThisMonth: z.number().int(),
+  activeRings: z.number().int(),
+  messagesLastMonth: z.number().int(),
+  /** Bytes under DATA_DIR (database, Ring files, uploads, backups). */
+  storageUsed: z.number(),
+  /** Seconds since this server process started. */
+  uptime: z.number(),
+  /** Response times measured by this server over its recent requests, in milliseconds. */
+  responseTime: z.object({ p50: z.number(), p95: z.number(), samples: z.number().int() }),
+  errors24h: z.number().int(),
+  failedLogins24h: z.number().int(),
+  lastBackupAt: z.string().nullable(),
+  https: z.boolean(),
+  revenueByMonth: z.array(z.object({ month: z.string(), amount: z.number() })),
+  newCustomersByDay: z.array(z.object({ date: z.string(), count: z.number().int() })),
+  recentActivity: z.array(
+    z.object({ id: z.string(), created_at: z.string(), level: z.string(), category: z.string(), message: z.string() }),
+  ),
+});
+export type TAdminStats = z.infer<typeof ZAdminStats>;
+export const ZAdminStatsResponse = successOf({ data: ZAdminStats });

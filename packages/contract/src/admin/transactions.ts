@@ -1,0 +1,2 @@
+// Filled by the admin transactions work.
+export {};

@@ -1,0 +1,2 @@
+// Filled by the plan editor work.
+export {};
