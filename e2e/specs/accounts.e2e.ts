@@ -1,36 +1,24 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
-import { connectMailbox, linkIn, type SmtpCatcher } from '../support/mailbox';
-import { startServer, type RunningServer } from '../support/server';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, trackPageErrors } from '../support/browser';
+import { useSuite } from '../support/suite';
+import { linkIn } from '../support/mailbox';
 
 const EMAIL = 'lea.martin@example.com';
 const PASSWORD = 'Secret123';
 
 describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten password', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let mailbox: SmtpCatcher;
+  const suite = useSuite({ mailbox: true });
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    server = await startServer();
-    mailbox = await connectMailbox(server.url);
-    browser = await launchBrowser();
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
-    page = await context.newPage();
+    page = await suite.page();
     errors = trackPageErrors(page);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mailbox?.stop();
-    await server?.stop();
   });
 
   it('[ACCOUNTS] registers through the three-step wizard with every step-1 message', async () => {
-    await page.goto(`${server.url}/register`);
+    await page.goto(`${suite.server.url}/register`);
     await page.getByRole('button', { name: 'Suivant' }).click();
     for (const message of ['Email requis', 'Prénom requis', 'Nom requis', 'Mot de passe requis']) {
       await page.getByText(message, { exact: true }).waitFor();
@@ -83,20 +71,20 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByRole('heading', { name: 'Inscription réussie !' }).waitFor();
     await screenshot(page, 'register-success');
     // The follow-up, 2 seconds later: the login screen, with the address filled in.
-    await page.waitForURL(`${server.url}/client`, { timeout: 5000 });
+    await page.waitForURL(`${suite.server.url}/client`, { timeout: 5000 });
     await page.getByRole('heading', { name: 'Connexion Client' }).waitFor();
     expect(await page.getByLabel('Email').inputValue()).toBe(EMAIL);
   });
 
   it('[ACCOUNTS] verifies the email from the mailed link, logs in automatically and lands on /subscribe', async () => {
-    const mail = await mailbox.waitFor((m) => m.to.includes(EMAIL) && m.subject.includes('confirmez'));
+    const mail = await suite.mailbox.waitFor((m) => m.to.includes(EMAIL) && m.subject.includes('confirmez'));
     const link = linkIn(mail.text, '/verify-email?token=');
-    expect(link.startsWith(server.url)).toBe(true);
+    expect(link.startsWith(suite.server.url)).toBe(true);
     await page.goto(link);
     await page.getByRole('heading', { name: 'Bienvenue Léa !' }).waitFor();
     expect(await page.getByRole('link', { name: 'Procéder à la souscription' }).isVisible()).toBe(true);
     await screenshot(page, 'verify-success');
-    await page.waitForURL(`${server.url}/subscribe`, { timeout: 8000 });
+    await page.waitForURL(`${suite.server.url}/subscribe`, { timeout: 8000 });
     await page.getByRole('heading', { name: 'Choisissez votre plan' }).waitFor();
     const cookies = await page.context().cookies();
     expect(cookies.find((c) => c.name === 'customer_token')?.value).toBeTruthy();
@@ -111,13 +99,13 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
 
   it('[ACCOUNTS] logs out, then logs in again with the password', async () => {
     // Without a subscription yet, the customer space sends the customer to /subscribe.
-    await page.goto(`${server.url}/client`);
-    await page.waitForURL(`${server.url}/subscribe`);
+    await page.goto(`${suite.server.url}/client`);
+    await page.waitForURL(`${suite.server.url}/subscribe`);
     await page.getByRole('button', { name: 'Se déconnecter' }).click();
     await page.getByRole('heading', { name: 'Authentification requise' }).waitFor();
     expect((await page.context().cookies()).find((c) => c.name === 'customer_token')).toBeUndefined();
 
-    await page.goto(`${server.url}/client`);
+    await page.goto(`${suite.server.url}/client`);
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByText('Veuillez remplir tous les champs').waitFor();
     await page.getByLabel('Email').fill(EMAIL);
@@ -127,7 +115,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await screenshot(page, 'customer-login-error');
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL(`${server.url}/subscribe`);
+    await page.waitForURL(`${suite.server.url}/subscribe`);
     await page.getByText(`Connecté en tant que ${EMAIL}`).waitFor();
   });
 
@@ -139,21 +127,21 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL(`${server.url}/subscribe`);
+    await page.waitForURL(`${suite.server.url}/subscribe`);
     await page.getByRole('heading', { name: 'Choisissez votre plan' }).waitFor();
 
     await page.getByRole('button', { name: 'Se déconnecter' }).click();
-    await page.goto(`${server.url}/client?redirect=${encodeURIComponent('https://evil.example/')}`);
+    await page.goto(`${suite.server.url}/client?redirect=${encodeURIComponent('https://evil.example/')}`);
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL(`${server.url}/subscribe`);
-    expect(new URL(page.url()).origin).toBe(server.url);
+    await page.waitForURL(`${suite.server.url}/subscribe`);
+    expect(new URL(page.url()).origin).toBe(suite.server.url);
   });
 
   it('[ACCOUNTS] resets a forgotten password from the mailed link', async () => {
     await page.context().clearCookies({ name: 'customer_token' });
-    await page.goto(`${server.url}/forgot-password`);
+    await page.goto(`${suite.server.url}/forgot-password`);
     await page.getByRole('button', { name: 'Envoyer le lien' }).click();
     await page.getByText('Veuillez entrer votre adresse email').waitFor();
     await page.getByLabel('Email').fill(EMAIL);
@@ -163,7 +151,9 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByRole('button', { name: 'Renvoyer l’email' }).click();
     await page.getByRole('button', { name: 'Envoyer le lien' }).waitFor();
 
-    const mail = await mailbox.waitFor((m) => m.to.includes(EMAIL) && m.subject.includes('Réinitialisation'));
+    const mail = await suite.mailbox.waitFor(
+      (m) => m.to.includes(EMAIL) && m.subject.includes('Réinitialisation'),
+    );
     await page.goto(linkIn(mail.text, '/reset-password?token='));
     await page.getByLabel('Nouveau mot de passe').fill('Nouveau123');
     await page.getByLabel('Confirmer le mot de passe').fill('Nouveau124');
@@ -177,14 +167,14 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill('Nouveau123');
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL(`${server.url}/subscribe`);
+    await page.waitForURL(`${suite.server.url}/subscribe`);
     await page.getByText(`Connecté en tant que ${EMAIL}`).waitFor();
     expect(errors.filter((e) => !e.includes('401'))).toEqual([]);
   });
 
   it('[ACCOUNTS] sends a customer whose email is not verified from /client to /verify-email', async () => {
     const email = 'pas.verifie@example.com';
-    await fetch(`${server.url}/api/auth/register.php`, {
+    await fetch(`${suite.server.url}/api/auth/register.php`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
@@ -198,11 +188,11 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
       }),
     });
     await page.context().clearCookies({ name: 'customer_token' });
-    await page.goto(`${server.url}/client`);
+    await page.goto(`${suite.server.url}/client`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.waitForURL(`${server.url}/verify-email`);
+    await page.waitForURL(`${suite.server.url}/verify-email`);
     await page.getByText('Token de vérification manquant').waitFor();
     await page.getByRole('heading', { name: 'Recevoir un nouveau lien' }).waitFor();
   });

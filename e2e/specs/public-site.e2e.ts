@@ -1,29 +1,18 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
-import { startServer, type RunningServer } from '../support/server';
+import { describe, expect, it } from 'vitest';
+import { newContext, screenshot, trackPageErrors } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 describe('[PUBLIC] home, contact and legal pages', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = useSuite();
 
   it('[PUBLIC] home shows the hero badges, the security levels, the plans with the popular second plan, and the advanced features', async () => {
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
+    const context = await newContext(suite.browser);
+    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const page = await context.newPage();
     const errors = trackPageErrors(page);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     const features = page.getByRole('list', { name: 'Fonctionnalités' });
     for (const badge of ['Chat Sécurisé', 'Appels Vocaux', 'Visioconférence']) {
@@ -46,7 +35,7 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     for (const title of ['Passphrase personnalisée', 'Messages éphémères', 'Gestion d’équipe']) {
       expect(await page.getByRole('heading', { name: title }).isVisible()).toBe(true);
     }
-    // Meta from settings, rendered by the server for link previews.
+    // Meta from settings, rendered by the suite.server for link previews.
     expect(await page.title()).toBe('SecureRing — Communication privée chiffrée de bout en bout');
     expect(await page.locator('meta[name="description"]').getAttribute('content')).toContain(
       'chiffrés de bout en bout',
@@ -54,13 +43,13 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     expect(await page.locator('meta[property="og:title"]').getAttribute('content')).toContain('SecureRing');
     await screenshot(page, 'home-desktop');
     await pro.getByRole('link', { name: 'Commencer' }).click();
-    await page.waitForURL(`${server.url}/register`);
+    await page.waitForURL(`${suite.server.url}/register`);
     expect(errors).toEqual([]);
 
-    const mobile = await newContext(browser, 375, 800);
-    await mobile.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
+    const mobile = await newContext(suite.browser, 375, 800);
+    await mobile.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const small = await mobile.newPage();
-    await small.goto(`${server.url}/`);
+    await small.goto(`${suite.server.url}/`);
     await small.locator('article[aria-label^="Plan "]').first().waitFor();
     const width = await small.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(375);
@@ -70,10 +59,10 @@ describe('[PUBLIC] home, contact and legal pages', () => {
   });
 
   it('[PUBLIC] contact validates with the spec messages, then sends', async () => {
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
+    const context = await newContext(suite.browser);
+    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const page = await context.newPage();
-    await page.goto(`${server.url}/contact`);
+    await page.goto(`${suite.server.url}/contact`);
     await page.getByText('contact@securering.fr').waitFor();
     expect(await page.getByText(/réponse dans les 24 heures ouvrables/).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Envoyer' }).click();
@@ -97,14 +86,14 @@ describe('[PUBLIC] home, contact and legal pages', () => {
   });
 
   it('[PUBLIC] legal pages say when they are not configured, and render stored HTML without anything hostile', async () => {
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
+    const context = await newContext(suite.browser);
+    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const page = await context.newPage();
-    await page.goto(`${server.url}/privacy`);
+    await page.goto(`${suite.server.url}/privacy`);
     await page.getByText('Le contenu de cette page n’a pas encore été configuré').waitFor();
 
     // Bypass the server's own sanitising to prove the page sanitises again when rendering.
-    const db = new Database(path.join(server.dataDir, 'securering.sqlite'));
+    const db = new Database(path.join(suite.server.dataDir, 'securering.sqlite'));
     db.prepare(
       "update settings set setting_value = ? where category = 'legal' and key = 'terms_content'",
     ).run(
@@ -113,7 +102,7 @@ describe('[PUBLIC] home, contact and legal pages', () => {
         '<a id="bad" href="javascript:window.__xss=3">lien</a><a id="good" href="https://example.org/cgu">source</a>',
     );
     db.close();
-    await page.goto(`${server.url}/terms`);
+    await page.goto(`${suite.server.url}/terms`);
     await page.getByRole('heading', { name: 'Article 1 — Objet' }).waitFor();
     const article = page.locator('article.rich-content');
     expect(await article.locator('img, script').count()).toBe(0);

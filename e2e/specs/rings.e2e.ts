@@ -1,27 +1,18 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, trackPageErrors } from '../support/browser';
+import { useSuite } from '../support/suite';
 import { customerSignIn, subscribedCustomer } from '../support/customer';
-import { connectMailbox, linkIn, type SmtpCatcher } from '../support/mailbox';
-import { startServer, type RunningServer } from '../support/server';
+import { linkIn } from '../support/mailbox';
 
 const OWNER = 'claire.fontaine@example.com';
 
 describe('[RINGS] customer space, invitations, Ring login and the room', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let mailbox: SmtpCatcher;
+  const suite = useSuite({ mailbox: true });
   let owner: Page;
   let ownerErrors: string[];
   let bobCode = '';
-  const contexts: BrowserContext[] = [];
-
-  async function visitor(): Promise<Page> {
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
-    contexts.push(context);
-    return context.newPage();
-  }
+  const visitor = () => suite.page();
 
   async function acceptInvite(page: Page, url: string, username: string, password: string, email?: string) {
     await page.goto(url);
@@ -31,26 +22,17 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await page.getByLabel('Mot de passe', { exact: true }).fill(password);
     await page.getByLabel('Confirmer le mot de passe').fill(password);
     await page.getByRole('button', { name: 'Rejoindre le Ring' }).click();
-    await page.waitForURL(`${server.url}/ring`);
+    await page.waitForURL(`${suite.server.url}/ring`);
   }
 
   beforeAll(async () => {
-    server = await startServer();
-    mailbox = await connectMailbox(server.url);
-    browser = await launchBrowser();
-    await subscribedCustomer(server, mailbox, OWNER);
+    await subscribedCustomer(suite.server, suite.mailbox, OWNER);
     owner = await visitor();
     ownerErrors = trackPageErrors(owner);
   });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await mailbox?.stop();
-    await server?.stop();
-  });
 
   it('[RINGS] the subscribed customer sees its dashboard, creates a Ring and invites two users', async () => {
-    await customerSignIn(owner, server, OWNER);
+    await customerSignIn(owner, suite.server, OWNER);
     await owner.getByRole('heading', { name: 'Bienvenue Claire Fontaine' }).waitFor();
     const summary = owner.getByRole('region', { name: 'Résumé' });
     await summary.getByText('Enterprise').first().waitFor();
@@ -128,7 +110,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
   });
 
   it('[RINGS] each invitee accepts — alice from the mailed link, bob with his code — and lands in the room', async () => {
-    const mail = await mailbox.waitFor((m) => m.to.includes('alice@example.com'));
+    const mail = await suite.mailbox.waitFor((m) => m.to.includes('alice@example.com'));
     expect(mail.subject).toBe('Invitation à rejoindre le Ring Équipe Alpha');
     expect(mail.text).toContain('Bienvenue dans l’équipe !');
     const alice = await visitor();
@@ -138,7 +120,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await screenshot(alice, 'ring-accept-invite-done');
 
     const bob = await visitor();
-    await bob.goto(`${server.url}/accept-invite?invite=${bobCode}`);
+    await bob.goto(`${suite.server.url}/accept-invite?invite=${bobCode}`);
     expect(await bob.getByLabel('Code d’invitation').inputValue()).toBe(bobCode);
     await bob.getByLabel('Nom d’utilisateur').fill('bob');
     await bob.getByLabel('Mot de passe', { exact: true }).fill('court');
@@ -146,7 +128,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await bob.getByRole('button', { name: 'Rejoindre le Ring' }).click();
     await bob.getByText('8 caractères minimum.').first().waitFor();
     await screenshot(bob, 'ring-accept-invite');
-    await acceptInvite(bob, `${server.url}/accept-invite?invite=${bobCode}`, 'bob', 'Bob-Pass-123');
+    await acceptInvite(bob, `${suite.server.url}/accept-invite?invite=${bobCode}`, 'bob', 'Bob-Pass-123');
     await bob.getByRole('heading', { level: 1, name: 'Équipe Alpha' }).waitFor();
     const users = bob.getByRole('list', { name: 'Membres du Ring' });
     await users.getByText('Propriétaire').waitFor();
@@ -193,7 +175,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await owner.getByLabel('Nom d’utilisateur').fill('alice');
     await owner.getByLabel('Email (facultatif)').fill('alice@example.com');
     await owner.getByRole('button', { name: 'Inviter' }).click();
-    const mail = await mailbox.waitFor(
+    const mail = await suite.mailbox.waitFor(
       (m) => m.to.includes('alice@example.com') && m.subject.includes('Bêta'),
     );
     const alice = await visitor();
@@ -207,7 +189,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await alice.getByRole('heading', { level: 1, name: 'Équipe Bêta' }).waitFor();
     await alice.getByRole('button', { name: 'Déconnexion' }).click();
 
-    await alice.goto(`${server.url}/ring-access`);
+    await alice.goto(`${suite.server.url}/ring-access`);
     await alice.getByLabel('Email').fill('alice@example.com');
     await alice.getByLabel('Mot de passe', { exact: true }).fill('Alice-Pass-1');
     await alice.getByRole('button', { name: 'Se connecter' }).click();

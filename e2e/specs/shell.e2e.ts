@@ -1,27 +1,16 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminLogin, saveSettings } from '../support/api';
-import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
-import { startServer, type RunningServer } from '../support/server';
+import { newContext, screenshot, trackPageErrors } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 describe('[SHELL] global behaviours of the web app', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = useSuite();
 
   it('[SHELL] shows the header, footer and cookie banner, and remembers the consent', async () => {
-    const context = await newContext(browser);
+    const context = await newContext(suite.browser);
     const page = await context.newPage();
     const errors = trackPageErrors(page);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     const header = page.getByRole('banner');
     await expect.poll(() => header.getByText('SecureRing').first().isVisible()).toBe(true);
     for (const label of ['Accueil', 'Contact', 'Espace Client', 'Admin', 'Accès Ring']) {
@@ -63,9 +52,9 @@ describe('[SHELL] global behaviours of the web app', () => {
   });
 
   it('[SHELL] collapses the header into a drawer from the right at 375 px, without the admin link', async () => {
-    const context = await newContext(browser, 375, 740);
+    const context = await newContext(suite.browser, 375, 740);
     const page = await context.newPage();
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     const header = page.getByRole('banner');
     await header.getByRole('button', { name: 'Ouvrir le menu' }).waitFor();
     expect(await header.getByRole('link', { name: 'Admin', exact: true }).isVisible()).toBe(false);
@@ -77,36 +66,36 @@ describe('[SHELL] global behaviours of the web app', () => {
     expect(await drawer.getByRole('link', { name: 'Admin' }).count()).toBe(0);
     await screenshot(page, 'shell-mobile-drawer');
     await drawer.getByRole('link', { name: 'Contact' }).click();
-    await page.waitForURL(`${server.url}/contact`);
+    await page.waitForURL(`${suite.server.url}/contact`);
     await context.close();
   });
 
   it('[SHELL] shows "Page introuvable" with a 404 for unknown routes and links back home', async () => {
-    const context = await newContext(browser);
+    const context = await newContext(suite.browser);
     const page = await context.newPage();
-    const response = await page.goto(`${server.url}/cette-page-n-existe-pas`);
+    const response = await page.goto(`${suite.server.url}/cette-page-n-existe-pas`);
     expect(response?.status()).toBe(404);
     await page.getByRole('heading', { name: 'Page introuvable' }).waitFor();
     await screenshot(page, 'shell-404');
     await page.getByRole('link', { name: 'Retour à l’accueil' }).click();
-    await page.waitForURL(`${server.url}/`);
+    await page.waitForURL(`${suite.server.url}/`);
     await context.close();
   });
 
   it('[SHELL] redirects any page opened with an invite to /ring-access, keeping the invite', async () => {
-    const context = await newContext(browser);
+    const context = await newContext(suite.browser);
     const page = await context.newPage();
-    await page.goto(`${server.url}/?invite=ABC123XYZ`);
-    await page.waitForURL(`${server.url}/ring-access?invite=ABC123XYZ`);
-    await page.goto(`${server.url}/contact?invite=K%26Z`);
+    await page.goto(`${suite.server.url}/?invite=ABC123XYZ`);
+    await page.waitForURL(`${suite.server.url}/ring-access?invite=ABC123XYZ`);
+    await page.goto(`${suite.server.url}/contact?invite=K%26Z`);
     await page.waitForURL(/\/ring-access\?invite=K%26Z$/);
     await context.close();
   });
 
   it('[SHELL] shows back-to-top after 300 px of scroll', async () => {
-    const context = await newContext(browser, 1280, 400);
+    const context = await newContext(suite.browser, 1280, 400);
     const page = await context.newPage();
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('banner').waitFor();
     await page.evaluate(() => {
       document.body.style.minHeight = '3000px';
@@ -120,28 +109,28 @@ describe('[SHELL] global behaviours of the web app', () => {
   });
 
   it('[SHELL] maintenance mode hides every page but /admin, and admins see the site', async () => {
-    const token = await adminLogin(server.url);
-    await saveSettings(server.url, token, 'maintenance', { maintenance_mode: '1' });
+    const token = await adminLogin(suite.server.url);
+    await saveSettings(suite.server.url, token, 'maintenance', { maintenance_mode: '1' });
     try {
-      const context = await newContext(browser);
+      const context = await newContext(suite.browser);
       const page = await context.newPage();
       for (const path of ['/', '/contact', '/client', '/ring', '/register']) {
-        await page.goto(`${server.url}${path}`);
+        await page.goto(`${suite.server.url}${path}`);
         await page.getByRole('heading', { name: 'Site en maintenance' }).waitFor();
       }
       await screenshot(page, 'shell-maintenance');
-      await page.goto(`${server.url}/admin`);
+      await page.goto(`${suite.server.url}/admin`);
       await page.getByRole('heading', { name: 'Site en maintenance' }).waitFor({ state: 'detached' });
       expect(await page.getByRole('heading', { name: 'Site en maintenance' }).count()).toBe(0);
 
       // A signed-in admin (admin cookie set) sees the public pages.
-      await context.addCookies([{ name: 'admin_token', value: token, url: server.url }]);
-      await page.goto(`${server.url}/contact`);
+      await context.addCookies([{ name: 'admin_token', value: token, url: suite.server.url }]);
+      await page.goto(`${suite.server.url}/contact`);
       await page.getByRole('banner').waitFor();
       expect(await page.getByRole('heading', { name: 'Site en maintenance' }).count()).toBe(0);
       await context.close();
     } finally {
-      await saveSettings(server.url, token, 'maintenance', { maintenance_mode: '0' });
+      await saveSettings(suite.server.url, token, 'maintenance', { maintenance_mode: '0' });
     }
   });
 });

@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
-import { connectMailbox, linkIn, type SmtpCatcher } from '../support/mailbox';
-import { startServer, type RunningServer } from '../support/server';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, trackPageErrors } from '../support/browser';
+import { useSuite } from '../support/suite';
+import { linkIn, type SmtpCatcher } from '../support/mailbox';
+import type { RunningServer } from '../support/server';
 
 const EMAIL = 'paul.durand@example.com';
 
@@ -28,30 +29,18 @@ async function registerAndVerify(page: Page, server: RunningServer, mailbox: Smt
 }
 
 describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let mailbox: SmtpCatcher;
+  const suite = useSuite({ mailbox: true });
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    server = await startServer();
-    mailbox = await connectMailbox(server.url);
-    browser = await launchBrowser();
-    const context = await newContext(browser);
-    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: server.url }]);
-    page = await context.newPage();
+    page = await suite.page();
     errors = trackPageErrors(page);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mailbox?.stop();
-    await server?.stop();
   });
 
   it('[SUBSCRIBE] chooses the second plan yearly with video, pays with the test provider and lands on /client with the plan active', async () => {
-    await registerAndVerify(page, server, mailbox);
-    await page.waitForURL(`${server.url}/subscribe`, { timeout: 8000 });
+    await registerAndVerify(page, suite.server, suite.mailbox);
+    await page.waitForURL(`${suite.server.url}/subscribe`, { timeout: 8000 });
     const pro = page.getByRole('article', { name: 'Plan Professional' });
     await pro.waitFor();
     expect(await pro.getByText('Populaire').isVisible()).toBe(true);
@@ -89,32 +78,32 @@ describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
     await page.getByRole('heading', { name: 'Paiement réussi !' }).waitFor();
     expect(await page.getByText(/^SR-[0-9A-F]{10}$/).isVisible()).toBe(true);
     await screenshot(page, 'payment-success');
-    const mail = await mailbox.waitFor(
+    const mail = await suite.mailbox.waitFor(
       (m) => m.to.includes(EMAIL) && m.subject.includes('Confirmation de paiement'),
     );
     expect(mail.text).toContain('398,00 €');
 
     await page.getByRole('link', { name: 'Accéder à mon espace client' }).click();
-    await page.waitForURL(`${server.url}/client`);
+    await page.waitForURL(`${suite.server.url}/client`);
     await page.getByText('Professional').first().waitFor();
     await page.getByText('Actif').first().waitFor();
     expect(errors).toEqual([]);
   });
 
   it('[SUBSCRIBE] opens the checkout directly from plan_id, and a cancelled payment offers to resume', async () => {
-    const plans = (await (await fetch(`${server.url}/api/subscriptions/plans.php`)).json()) as {
+    const plans = (await (await fetch(`${suite.server.url}/api/subscriptions/plans.php`)).json()) as {
       data: Array<{ id: string; name: string }>;
     };
     const starter = plans.data.find((p) => p.name === 'Starter')!;
-    await page.goto(`${server.url}/subscribe?plan_id=${starter.id}&billing=monthly`);
+    await page.goto(`${suite.server.url}/subscribe?plan_id=${starter.id}&billing=monthly`);
     await page.getByText('Finaliser votre abonnement').waitFor();
     expect(await page.getByRole('definition').filter({ hasText: '9,90 €' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Paiement de test' }).click();
     await page.getByRole('button', { name: 'Annuler' }).click();
-    await page.waitForURL(`${server.url}/payment-cancelled`);
+    await page.waitForURL(`${suite.server.url}/payment-cancelled`);
     await screenshot(page, 'payment-cancelled');
     await page.getByRole('link', { name: 'Reprendre ma souscription' }).click();
-    await page.waitForURL(`${server.url}/subscribe?resume=1`);
+    await page.waitForURL(`${suite.server.url}/subscribe?resume=1`);
     await page.getByText('Finaliser votre abonnement').waitFor();
     expect(await page.getByRole('definition').filter({ hasText: 'Starter' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Changer de plan' }).click();

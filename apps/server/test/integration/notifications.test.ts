@@ -6,7 +6,7 @@ import {
   ZNotificationSettingsResponse,
 } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, ManualClock } from '../../src/lib/clock';
+import { ManualClock } from '../../src/lib/clock';
 import { newId } from '../../src/lib/ids';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import {
@@ -47,34 +47,9 @@ describe('notification settings and sounds', () => {
     return { customer, headers: bearer(await customerToken(t.ctx, customer.id)) };
   };
 
-  /** A member of a Ring whose owner has a current subscription, so the Ring serves its members. */
+  /** A member of a Ring whose owner has a current subscription (buildRing gives one), so the Ring serves it. */
   const newMemberHeaders = async (ownerId?: string) => {
     const owner = ownerId ?? (await buildCustomer(t.ctx)).id;
-    const plan = await t.ctx.db.selectFrom('plans').select('id').executeTakeFirstOrThrow();
-    const now = clock.now();
-    await t.ctx.db
-      .insertInto('subscriptions')
-      .values({
-        id: newId(),
-        customer_id: owner,
-        plan_id: plan.id,
-        status: 'active',
-        billing_cycle: 'monthly',
-        video_enabled: 0,
-        auto_renew: 1,
-        starts_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + 30 * DAY_MS).toISOString(),
-        cancelled_at: null,
-        provider: 'test',
-        provider_subscription_id: null,
-        failed_payment_count: 0,
-        reminder_sent_at: null,
-        notes: '',
-        created_by_admin_id: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      })
-      .execute();
     const ring = await buildRing(t.ctx, owner);
     const member = await buildRingMember(t.ctx, ring.id);
     return { ring, member, headers: bearer(await ringToken(t.ctx, member.id)) };

@@ -14,6 +14,7 @@ import { AppError, badRequest, conflict, unauthorized } from '../../lib/app-erro
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import type { RequestMeta } from '../sessions/session.service';
 import { isRingServiceable, type RingMembership } from './ring.guard';
+import { toScreenProtection } from './ring.policy';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
 
 type AcceptInput = z.output<typeof ZAcceptInviteRequest>;
@@ -207,13 +208,7 @@ export class RingAccessService {
         autoDestroyDelay: ring.auto_destroy_delay,
         voiceAdminOnly: ring.voice_admin_only === 1,
         maxFileSize: ring.max_file_size_mb,
-        screenProtection: {
-          level: ring.screen_protection_level,
-          enableScreenRecordingDetection: ring.screen_recording_detection === 1,
-          enableDevToolsProtection: ring.screen_devtools_protection === 1,
-          enableVisibilityProtection: ring.screen_visibility_protection === 1,
-          enableExperimentalFeatures: ring.screen_experimental_features === 1,
-        },
+        screenProtection: toScreenProtection(ring),
         capabilities: { voice: ring.allow_voice === 1, video: ring.allow_video === 1 },
         storage: storageText(used, ring.storage_quota_bytes),
         storageBytes: {

@@ -1,5 +1,15 @@
-import type { TRingCustomerView, TRingUser } from '@securering/contract';
+import type { TRingCustomerView, TRingUser, TScreenProtection } from '@securering/contract';
 import type { RingMemberRow, RingRow } from './ring.repository';
+
+export function toScreenProtection(ring: RingRow): TScreenProtection {
+  return {
+    level: ring.screen_protection_level,
+    enableScreenRecordingDetection: ring.screen_recording_detection === 1,
+    enableDevToolsProtection: ring.screen_devtools_protection === 1,
+    enableVisibilityProtection: ring.screen_visibility_protection === 1,
+    enableExperimentalFeatures: ring.screen_experimental_features === 1,
+  };
+}
 
 export function toRingCustomerView(
   ring: RingRow,
@@ -17,13 +27,7 @@ export function toRingCustomerView(
     allowVideo: ring.allow_video === 1,
     voiceAdminOnly: ring.voice_admin_only === 1,
     maxFileSize: ring.max_file_size_mb,
-    screenProtection: {
-      level: ring.screen_protection_level,
-      enableScreenRecordingDetection: ring.screen_recording_detection === 1,
-      enableDevToolsProtection: ring.screen_devtools_protection === 1,
-      enableVisibilityProtection: ring.screen_visibility_protection === 1,
-      enableExperimentalFeatures: ring.screen_experimental_features === 1,
-    },
+    screenProtection: toScreenProtection(ring),
     storageBytes: {
       allocated: ring.storage_quota_bytes,
       used: usedBytes,

@@ -26,6 +26,41 @@ export type ActivationResult =
   | { outcome: 'activated' | 'already'; payment: PaymentRow; subscription: SubscriptionRow | undefined }
   | { outcome: 'mismatch' | 'not_payable'; payment: PaymentRow; subscription?: undefined };
 
+/** The payment row of a renewal the provider charged (or tried to). */
+function renewalPayment(
+  subscription: SubscriptionRow,
+  planName: string,
+  input: { provider: string; transactionId: string; amountCents: number; currency: string },
+  nowIso: string,
+  outcome: {
+    status: 'completed' | 'failed';
+    failure_reason: string | null;
+    metadata: Record<string, unknown>;
+  },
+): PaymentRow {
+  return {
+    id: newId(),
+    customer_id: subscription.customer_id,
+    subscription_id: subscription.id,
+    plan_id: subscription.plan_id,
+    plan_name: planName,
+    billing_cycle: subscription.billing_cycle,
+    video_enabled: subscription.video_enabled,
+    amount_cents: input.amountCents,
+    currency: input.currency.toUpperCase(),
+    provider: input.provider,
+    status: outcome.status,
+    payment_type: 'subscription',
+    transaction_id: input.transactionId,
+    provider_order_id: null,
+    failure_reason: outcome.failure_reason,
+    metadata: JSON.stringify(outcome.metadata),
+    created_at: nowIso,
+    updated_at: nowIso,
+    completed_at: outcome.status === 'completed' ? nowIso : null,
+  };
+}
+
 /** Card subscriptions renew by themselves; one-off payments (PayPal, crypto, test) do not. */
 function renewsAutomatically(provider: string): 0 | 1 {
   return provider === 'stripe' ? 1 : 0;
@@ -225,27 +260,11 @@ export class PaymentActivation {
       const from = new Date(Math.max(now.getTime(), Date.parse(subscription.expires_at)));
       const expires = (input.periodEnd ?? addMonths(from, months)).toISOString();
       await this.payments.insert(
-        {
-          id: newId(),
-          customer_id: subscription.customer_id,
-          subscription_id: subscription.id,
-          plan_id: subscription.plan_id,
-          plan_name: plan?.name ?? '',
-          billing_cycle: subscription.billing_cycle,
-          video_enabled: subscription.video_enabled,
-          amount_cents: input.amountCents,
-          currency: input.currency.toUpperCase(),
-          provider: input.provider,
+        renewalPayment(subscription, plan?.name ?? '', input, nowIso, {
           status: 'completed',
-          payment_type: 'subscription',
-          transaction_id: input.transactionId,
-          provider_order_id: null,
           failure_reason: null,
-          metadata: JSON.stringify({ renewal: true }),
-          created_at: nowIso,
-          updated_at: nowIso,
-          completed_at: nowIso,
-        },
+          metadata: { renewal: true },
+        }),
         trx,
       );
       await this.subscriptions.update(
@@ -289,27 +308,11 @@ export class PaymentActivation {
       const fresh = (await this.subscriptions.findById(subscription.id, trx)) ?? subscription;
       const failures = fresh.failed_payment_count + 1;
       await this.payments.insert(
-        {
-          id: newId(),
-          customer_id: subscription.customer_id,
-          subscription_id: subscription.id,
-          plan_id: subscription.plan_id,
-          plan_name: plan?.name ?? '',
-          billing_cycle: subscription.billing_cycle,
-          video_enabled: subscription.video_enabled,
-          amount_cents: input.amountCents,
-          currency: input.currency.toUpperCase(),
-          provider: input.provider,
+        renewalPayment(subscription, plan?.name ?? '', input, nowIso, {
           status: 'failed',
-          payment_type: 'subscription',
-          transaction_id: input.transactionId,
-          provider_order_id: null,
           failure_reason: input.reason,
-          metadata: JSON.stringify({ renewal: true, attempt: failures }),
-          created_at: nowIso,
-          updated_at: nowIso,
-          completed_at: null,
-        },
+          metadata: { renewal: true, attempt: failures },
+        }),
         trx,
       );
       const suspend = failures >= MAX_FAILED_RENEWALS;

@@ -1,6 +1,7 @@
 import { formatAmount } from '@securering/contract';
-import { Check, Users } from 'lucide-react';
+import { Users } from 'lucide-react';
 import { Link } from 'react-router';
+import { PlanFeatureList } from '@/components/plan-feature-list';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -45,14 +46,7 @@ export function PlansGrid() {
             <p className="mt-2 flex items-center gap-2 text-sm text-slate-600">
               <Users className="size-4" aria-hidden /> Utilisateurs : {formatLimit(plan.max_users)}
             </p>
-            <ul className="mt-6 flex-1 space-y-2 text-sm">
-              {plan.features.map((feature) => (
-                <li key={feature} className="flex items-start gap-2">
-                  <Check className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-hidden />
-                  {feature}
-                </li>
-              ))}
-            </ul>
+            <PlanFeatureList features={plan.features} className="mt-6" />
             <p className="mt-6 text-sm font-medium text-slate-700">
               Vidéo :{' '}
               <span className={plan.video_option > 0 ? 'text-slate-900' : 'text-emerald-700'}>

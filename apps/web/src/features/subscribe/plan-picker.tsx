@@ -1,5 +1,5 @@
 import { formatAmount, quotePrice, type BillingCycle, type TPublicPlan } from '@securering/contract';
-import { Check } from 'lucide-react';
+import { PlanFeatureList } from '@/components/plan-feature-list';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Switch } from '@/components/ui/switch';
@@ -107,14 +107,7 @@ export function PlanPicker({
               </p>
             ) : null}
             <p className="mt-2 text-sm text-slate-600">Utilisateurs : {formatLimit(plan.max_users)}</p>
-            <ul className="mt-4 flex-1 space-y-2 text-sm">
-              {plan.features.map((feature) => (
-                <li key={feature} className="flex gap-2">
-                  <Check className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-hidden />
-                  {feature}
-                </li>
-              ))}
-            </ul>
+            <PlanFeatureList features={plan.features} className="mt-4" />
             <div className="mt-4 flex items-center justify-between gap-3 rounded-lg bg-slate-50 p-3">
               {plan.video_option > 0 ? (
                 <>
