@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context';
 import { HOUR_MS, MINUTE_MS } from '../lib/clock';
+import { activateDueManualSubscriptions } from '../modules/admin-customers/admin-customers.service';
 import { runSubscriptionLifecycle } from '../modules/subscriptions/subscription-lifecycle.job';
 import type { Job } from './scheduler';
 
@@ -9,5 +10,11 @@ export function buildJobs(ctx: AppContext): Job[] {
     { name: 'mail-outbox', intervalMs: 5_000, run: () => ctx.mail.processDue() },
     { name: 'session-purge', intervalMs: HOUR_MS, run: () => ctx.sessions.purge() },
     { name: 'subscription-lifecycle', intervalMs: 10 * MINUTE_MS, run: () => runSubscriptionLifecycle(ctx) },
+    // Manual subscriptions set to start later begin on time (within a minute).
+    {
+      name: 'manual-subscription-start',
+      intervalMs: MINUTE_MS,
+      run: () => activateDueManualSubscriptions(ctx),
+    },
   ];
 }

@@ -23,7 +23,8 @@ export class RequestMetrics {
   percentiles(): { p50: number; p95: number; samples: number } {
     if (this.count === 0) return { p50: 0, p95: 0, samples: 0 };
     const sorted = Array.from(this.samples.subarray(0, this.count)).sort((a, b) => a - b);
-    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+    const at = (p: number) =>
+      sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
     return { p50: Math.round(at(50) * 10) / 10, p95: Math.round(at(95) * 10) / 10, samples: this.count };
   }
 }

@@ -1,10 +1,22 @@
 import type { ServerToClientEvents } from '@securering/contract';
-import type { TypedServer } from './realtime-server';
+import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
 
 export const ringRoom = (ringId: string) => `ring:${ringId}`;
 export const memberRoom = (memberId: string) => `member:${memberId}`;
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
+
+/** What the back office shows of the realtime service. */
+export interface RealtimeStatus {
+  /** Seconds since this instance's realtime service started or was last restarted. */
+  uptimeSec: number;
+  /** Epoch ms when the realtime settings were last read, or null if never. */
+  lastConfigFetchMs: number | null;
+  /** Connected sockets on every instance. */
+  sockets: number;
+  /** Distinct Ring rooms with at least one socket, on every instance. */
+  ringRooms: number;
+}
 
 /**
  * What services use to push events. Emits go through the socket.io adapter, so with Redis they
@@ -12,9 +24,15 @@ type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClient
  */
 export class RealtimeHub {
   private io: TypedServer | undefined;
+  private crossInstance = false;
+  private startedAt = Date.now();
+  private lastConfigFetchMs: number | null = null;
 
-  attach(io: TypedServer): void {
+  /** `crossInstance`: the adapter reaches other instances (Redis), so restarts are broadcast. */
+  attach(io: TypedServer, options: { crossInstance?: boolean } = {}): void {
     this.io = io;
+    this.crossInstance = options.crossInstance ?? false;
+    this.startedAt = Date.now();
   }
 
   detach(): void {
@@ -53,5 +71,57 @@ export class RealtimeHub {
   /** Closes every socket of a member (removed, deactivated, logged out). */
   disconnectMember(memberId: string): void {
     this.io?.in(memberRoom(memberId)).disconnectSockets(true);
+  }
+
+  /** Records that the realtime settings were just read. */
+  noteConfigFetched(atMs: number = Date.now()): void {
+    this.lastConfigFetchMs = atMs;
+  }
+
+  /** Sockets and Ring rooms across instances (fetchSockets asks the other instances too). */
+  async status(): Promise<RealtimeStatus> {
+    const sockets = this.io ? await this.io.fetchSockets() : [];
+    const rings = new Set<string>();
+    for (const socket of sockets)
+      for (const room of socket.rooms) if (room.startsWith('ring:')) rings.add(room);
+    return {
+      uptimeSec: Math.max(0, Math.floor((Date.now() - this.startedAt) / 1000)),
+      lastConfigFetchMs: this.lastConfigFetchMs,
+      sockets: sockets.length,
+      ringRooms: rings.size,
+    };
+  }
+
+  /**
+   * Restarts the realtime service on every instance: applies the settings just read, then closes
+   * every connection at the transport level. Clients see a transport close (not a server
+   * "disconnect", which socket.io clients do not retry) and reconnect by themselves, each with a
+   * fresh stream token.
+   */
+  restart(order: RealtimeRestartOrder): void {
+    if (!this.io) return;
+    this.restartLocal(order);
+    if (this.crossInstance) this.io.serverSideEmit('realtime_restart', order);
+  }
+
+  /** The part of a restart each instance does for its own sockets. */
+  restartLocal(order: RealtimeRestartOrder): void {
+    const io = this.io;
+    if (!io) return;
+    if (Number.isFinite(order.pingIntervalMs) && order.pingIntervalMs > 0) {
+      io.engine.opts.pingInterval = order.pingIntervalMs;
+    }
+    for (const socket of io.of('/').sockets.values()) socket.conn.close();
+    this.startedAt = Date.now();
+    this.lastConfigFetchMs = Date.now();
+  }
+
+  /** Applies settings read at start-up (the heartbeat is socket.io's ping interval). */
+  applyConfig(order: RealtimeRestartOrder): void {
+    if (!this.io) return;
+    if (Number.isFinite(order.pingIntervalMs) && order.pingIntervalMs > 0) {
+      this.io.engine.opts.pingInterval = order.pingIntervalMs;
+    }
+    this.lastConfigFetchMs = Date.now();
   }
 }

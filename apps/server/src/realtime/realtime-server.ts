@@ -21,18 +21,38 @@ export interface SocketData {
   joined: boolean;
 }
 
-export type TypedServer = Server<
-  ClientToServerEvents,
-  ServerToClientEvents,
-  Record<string, never>,
-  SocketData
->;
-export type TypedSocket = Socket<
-  ClientToServerEvents,
-  ServerToClientEvents,
-  Record<string, never>,
-  SocketData
->;
+/** What a restart applies; sent to the other instances through the adapter. */
+export interface RealtimeRestartOrder {
+  /** socket.io ping interval, from the heartbeat setting. */
+  pingIntervalMs: number;
+}
+
+/** Messages between server instances (socket.io serverSideEmit, carried by the Redis adapter). */
+export interface InterServerEvents {
+  realtime_restart: (order: RealtimeRestartOrder) => void;
+}
+
+export type TypedServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type TypedSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+
+/** The realtime settings in milliseconds, as the service uses them. */
+export interface RealtimeSettings {
+  heartbeatMs: number;
+  graceMs: number;
+}
+
+/** Reads the realtime settings (heartbeat and grace, in seconds in the settings table). */
+export async function loadRealtimeSettings(ctx: Pick<AppContext, 'settings'>): Promise<RealtimeSettings> {
+  const values = await ctx.settings.getCategory('realtime');
+  const seconds = (raw: string | undefined, fallback: number) => {
+    const n = Number(raw);
+    return Number.isFinite(n) && n > 0 ? n : fallback;
+  };
+  return {
+    heartbeatMs: Math.round(seconds(values.heartbeat_sec, 20) * 1000),
+    graceMs: Math.round(seconds(values.grace_sec, 3) * 1000),
+  };
+}
 
 /** A feature plugs its socket handlers in here (chat, presence, calls). */
 export interface SocketFeature {
@@ -135,8 +155,17 @@ export function createRealtimeServer(
     for (const feature of features) feature.onConnection?.(socket, io);
   });
 
-  ctx.realtime.attach(io);
+  ctx.realtime.attach(io, { crossInstance: Boolean(ctx.redis) });
   const startedAt = Date.now();
+
+  // A restart asked on another instance: do the same for the sockets of this one.
+  io.on('realtime_restart', (order) => ctx.realtime.restartLocal(order));
+
+  // The heartbeat setting is the ping interval of new connections (a restart applies changes).
+  loadRealtimeSettings(ctx).then(
+    (settings) => ctx.realtime.applyConfig({ pingIntervalMs: settings.heartbeatMs }),
+    (error: unknown) => ctx.logger.warn({ err: error }, 'realtime settings unavailable at start-up'),
+  );
 
   return {
     io,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { ADMIN_MODULES, ADMIN_ROLES, PERMISSION_TYPES, type AdminModule, type PermissionType } from '../constants';
+import {
+  ADMIN_MODULES,
+  ADMIN_ROLES,
+  PERMISSION_TYPES,
+  type AdminModule,
+  type PermissionType,
+} from '../constants';
 import { successOf } from '../common';
 import { ZAdminPublic } from './login';
 
@@ -15,16 +21,28 @@ export const ZPermissionEntry = z.object({
   module_name: z.string(),
   module_label: z.string(),
   permissions: z.array(
-    z.object({ permission_type: z.string(), permission_label: z.string(), description: z.string(), granted: z.boolean() }),
+    z.object({
+      permission_type: z.string(),
+      permission_label: z.string(),
+      description: z.string(),
+      granted: z.boolean(),
+    }),
   ),
 });
 export type TPermissionEntry = z.infer<typeof ZPermissionEntry>;
 
 /** GET /api/admin/permissions.php?admin_id= */
-export const ZAdminPermissionsQuery = z.object({ admin_id: z.string().trim().min(1, 'Administrateur requis').max(64) });
-export const ZAdminPermissionsResponse = successOf({ permissions: z.array(ZPermissionEntry), admin_id: z.string() });
+export const ZAdminPermissionsQuery = z.object({
+  admin_id: z.string().trim().min(1, 'Administrateur requis').max(64),
+});
+export const ZAdminPermissionsResponse = successOf({
+  permissions: z.array(ZPermissionEntry),
+  admin_id: z.string(),
+});
 
-const moduleName = z.enum(ADMIN_MODULES.map((m) => m.name) as [AdminModule, ...AdminModule[]], { message: 'Module inconnu' });
+const moduleName = z.enum(ADMIN_MODULES.map((m) => m.name) as [AdminModule, ...AdminModule[]], {
+  message: 'Module inconnu',
+});
 const permissionType = z.enum(PERMISSION_TYPES.map((p) => p.type) as [PermissionType, ...PermissionType[]], {
   message: 'Type de permission inconnu',
 });
@@ -39,7 +57,9 @@ export const ZSaveAdminPermissionsRequest = z.object({
 export type TSaveAdminPermissionsRequest = z.input<typeof ZSaveAdminPermissionsRequest>;
 
 /** The full module × type grid for one admin, granted or not. */
-export function permissionGrid(granted: (module: AdminModule, type: PermissionType) => boolean): TPermissionEntry[] {
+export function permissionGrid(
+  granted: (module: AdminModule, type: PermissionType) => boolean,
+): TPermissionEntry[] {
   return ADMIN_MODULES.map((m) => ({
     module_name: m.name,
     module_label: m.label,

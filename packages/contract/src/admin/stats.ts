@@ -27,7 +27,13 @@ export const ZAdminStats = z.object({
   revenueByMonth: z.array(z.object({ month: z.string(), amount: z.number() })),
   newCustomersByDay: z.array(z.object({ date: z.string(), count: z.number().int() })),
   recentActivity: z.array(
-    z.object({ id: z.string(), created_at: z.string(), level: z.string(), category: z.string(), message: z.string() }),
+    z.object({
+      id: z.string(),
+      created_at: z.string(),
+      level: z.string(),
+      category: z.string(),
+      message: z.string(),
+    }),
   ),
 });
 export type TAdminStats = z.infer<typeof ZAdminStats>;

@@ -1,5 +1,62 @@
+import {
+  EMAIL_MESSAGES,
+  ZCreateEmailTemplateRequest,
+  ZEmailTestRequest,
+  ZResetEmailTemplateRequest,
+  ZUpdateEmailTemplateRequest,
+} from '@securering/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
+import { badRequest, parseInput } from '../../lib/app-error';
+import { adminCaller, requestMeta } from '../../plugins/auth';
+import { requireAdmin } from '../admins/admin.guard';
+import { AdminEmailsService } from './admin-emails.service';
 
-/** Filled by its feature's work. */
-export async function adminEmailsRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+/** Email templates and the SMTP test email (spec 3 §2.5, §7 Email). */
+export async function adminEmailsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const service = new AdminEmailsService(ctx);
+  const PATH = '/api/admin/email-templates.php';
+
+  app.get(PATH, { preHandler: requireAdmin(ctx, 'email_management', 'view') }, async () => {
+    const data = await service.list();
+    return { success: true, data, meta: { total: data.length } };
+  });
+
+  app.put(PATH, { preHandler: requireAdmin(ctx, 'email_management', 'edit') }, async (request) => {
+    const input = parseInput(ZUpdateEmailTemplateRequest, request.body);
+    const data = await service.update(adminCaller(request).admin, input, requestMeta(request));
+    return { success: true, data, message: EMAIL_MESSAGES.saved };
+  });
+
+  // POST carries either a reset (edit right) or a new template (create right): the token is
+  // checked first, then the right the action needs, then the input.
+  app.post(PATH, { preHandler: requireAdmin(ctx) }, async (request) => {
+    const action = (request.body as { action?: unknown } | null | undefined)?.action;
+    const reset = action === 'reset_default';
+    if (action !== undefined && action !== null && action !== '' && !reset) {
+      // An unknown action changes nothing; it is still only answered to admins of the module.
+      await requireAdmin(ctx, 'email_management', 'view')(request);
+      throw badRequest(EMAIL_MESSAGES.unknownAction);
+    }
+    await requireAdmin(ctx, 'email_management', reset ? 'edit' : 'create')(request);
+    const { admin } = adminCaller(request);
+    const meta = requestMeta(request);
+    if (reset) {
+      const { name } = parseInput(ZResetEmailTemplateRequest, request.body);
+      const { message, template } = await service.resetDefault(admin, name, meta);
+      return { success: true, message, data: template };
+    }
+    const data = await service.create(admin, parseInput(ZCreateEmailTemplateRequest, request.body), meta);
+    return { success: true, data, message: EMAIL_MESSAGES.created };
+  });
+
+  app.post(
+    '/api/admin/email-test.php',
+    { preHandler: requireAdmin(ctx, 'email_management', 'edit') },
+    async (request) => {
+      const input = parseInput(ZEmailTestRequest, request.body);
+      const message = await service.sendTest(adminCaller(request).admin, input, requestMeta(request));
+      return { success: true, message };
+    },
+  );
+}

@@ -1,5 +1,86 @@
-import type { FastifyInstance } from 'fastify';
+import {
+  ADMIN_PLAN_MESSAGES,
+  ZDeleteAdminPlanRequest,
+  ZSaveAdminPlanRequest,
+  type AdminModule,
+  type PermissionType,
+  type TAdminPlansResponse,
+  type TSaveAdminPlanResponse,
+} from '@securering/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
+import { AppError, parseInput } from '../../lib/app-error';
+import { adminCaller, requestMeta } from '../../plugins/auth';
+import { requireAdmin } from '../admins/admin.guard';
+import { AdminPlansService } from './admin-plans.service';
 
-/** Filled by its feature's work. */
-export async function adminPlansRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+/** The old console reads plan errors from `message`: every error here carries it beside `error`. */
+async function withMessage<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError && error.extra.message === undefined) {
+      throw new AppError(error.statusCode, error.message, { ...error.extra, message: error.message });
+    }
+    throw error;
+  }
+}
+
+const hasId = (body: unknown): boolean => {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id.trim() !== '';
+};
+
+export async function adminPlansRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const service = new AdminPlansService(ctx);
+  const guard = (type: PermissionType | ((request: FastifyRequest) => PermissionType)) => {
+    const module: AdminModule = 'plans';
+    return async (request: FastifyRequest) =>
+      withMessage(() =>
+        requireAdmin(ctx, module, typeof type === 'function' ? type(request) : type)(request),
+      );
+  };
+
+  const list = async (): Promise<TAdminPlansResponse> => ({ success: true, data: await service.list() });
+  app.get('/api/admin/plans', { preHandler: guard('view') }, list);
+  app.get('/api/admin/plans.php', { preHandler: guard('view') }, list);
+
+  // POST creates; a POST carrying an id (older clients) edits and needs the edit right.
+  app.post(
+    '/api/admin/plans.php',
+    { preHandler: guard((request) => (hasId(request.body) ? 'edit' : 'create')) },
+    async (request): Promise<TSaveAdminPlanResponse> =>
+      withMessage(async () => {
+        const input = parseInput(ZSaveAdminPlanRequest, request.body);
+        const { admin } = adminCaller(request);
+        if (input.id) {
+          const data = await service.update(admin, input.id, input, requestMeta(request));
+          return { success: true, message: ADMIN_PLAN_MESSAGES.saved, data };
+        }
+        const data = await service.create(admin, input, requestMeta(request));
+        return { success: true, message: ADMIN_PLAN_MESSAGES.created, data };
+      }),
+  );
+
+  app.put(
+    '/api/admin/plans.php',
+    { preHandler: guard('edit') },
+    async (request): Promise<TSaveAdminPlanResponse> =>
+      withMessage(async () => {
+        const input = parseInput(ZSaveAdminPlanRequest, request.body);
+        if (!input.id) throw new AppError(400, ADMIN_PLAN_MESSAGES.idRequired);
+        const data = await service.update(adminCaller(request).admin, input.id, input, requestMeta(request));
+        return { success: true, message: ADMIN_PLAN_MESSAGES.saved, data };
+      }),
+  );
+
+  app.delete('/api/admin/plans.php', { preHandler: guard('delete') }, async (request) =>
+    withMessage(async () => {
+      const query = request.query as { id?: unknown } | undefined;
+      const body = request.body as { id?: unknown } | undefined;
+      const { id } = parseInput(ZDeleteAdminPlanRequest, { id: query?.id ?? body?.id });
+      await service.remove(adminCaller(request).admin, id, requestMeta(request));
+      return { success: true, message: ADMIN_PLAN_MESSAGES.deleted };
+    }),
+  );
+}

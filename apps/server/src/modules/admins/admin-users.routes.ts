@@ -20,34 +20,67 @@ export async function adminUsersRoutes(app: FastifyInstance, ctx: AppContext): P
   app.get('/api/admin/permissions.php', { preHandler: requireAdmin(ctx) }, async (request) => {
     const { admin_id } = parseInput(ZAdminPermissionsQuery, request.query);
     const { admin } = adminCaller(request);
-    if (admin_id !== admin.id && !(await hasAdminPermission(admin, { module: 'admin_management', type: 'view' }, (a, m, t) => ctx.admins.isGranted(a, m, t)))) {
+    if (
+      admin_id !== admin.id &&
+      !(await hasAdminPermission(admin, { module: 'admin_management', type: 'view' }, (a, m, t) =>
+        ctx.admins.isGranted(a, m, t),
+      ))
+    ) {
       throw forbidden();
     }
     return { success: true, admin_id, permissions: await service.permissions(admin_id) };
   });
 
-  app.put('/api/admin/permissions.php', { preHandler: requireAdmin(ctx, 'admin_management', 'edit') }, async (request) => {
-    await service.savePermissions(adminCaller(request).admin, parseInput(ZSaveAdminPermissionsRequest, request.body), requestMeta(request));
-    return { success: true, message: ADMIN_MESSAGES.permissionsSaved };
-  });
+  app.put(
+    '/api/admin/permissions.php',
+    { preHandler: requireAdmin(ctx, 'admin_management', 'edit') },
+    async (request) => {
+      await service.savePermissions(
+        adminCaller(request).admin,
+        parseInput(ZSaveAdminPermissionsRequest, request.body),
+        requestMeta(request),
+      );
+      return { success: true, message: ADMIN_MESSAGES.permissionsSaved };
+    },
+  );
 
   app.get('/api/admin/users.php', { preHandler: requireAdmin(ctx, 'admin_management', 'view') }, async () => {
     return { success: true, admins: await service.list() };
   });
 
-  app.post('/api/admin/users.php', { preHandler: requireAdmin(ctx, 'admin_management', 'create') }, async (request) => {
-    const admin = await service.create(adminCaller(request).admin, parseInput(ZCreateAdminRequest, request.body), requestMeta(request));
-    return { success: true, admin, message: ADMIN_MESSAGES.created };
-  });
+  app.post(
+    '/api/admin/users.php',
+    { preHandler: requireAdmin(ctx, 'admin_management', 'create') },
+    async (request) => {
+      const admin = await service.create(
+        adminCaller(request).admin,
+        parseInput(ZCreateAdminRequest, request.body),
+        requestMeta(request),
+      );
+      return { success: true, admin, message: ADMIN_MESSAGES.created };
+    },
+  );
 
-  app.put('/api/admin/users.php', { preHandler: requireAdmin(ctx, 'admin_management', 'edit') }, async (request) => {
-    const admin = await service.update(adminCaller(request).admin, parseInput(ZUpdateAdminRequest, request.body), requestMeta(request));
-    return { success: true, admin, message: ADMIN_MESSAGES.updated };
-  });
+  app.put(
+    '/api/admin/users.php',
+    { preHandler: requireAdmin(ctx, 'admin_management', 'edit') },
+    async (request) => {
+      const admin = await service.update(
+        adminCaller(request).admin,
+        parseInput(ZUpdateAdminRequest, request.body),
+        requestMeta(request),
+      );
+      return { success: true, admin, message: ADMIN_MESSAGES.updated };
+    },
+  );
 
-  app.delete('/api/admin/users.php', { preHandler: requireAdmin(ctx, 'admin_management', 'delete') }, async (request) => {
-    const { id } = parseInput(ZDeleteAdminRequest, request.body);
-    await service.remove(adminCaller(request).admin, id, requestMeta(request));
-    return { success: true, message: ADMIN_MESSAGES.deleted };
-  });
+  app.delete(
+    '/api/admin/users.php',
+    { preHandler: requireAdmin(ctx, 'admin_management', 'delete') },
+    async (request) => {
+      const { id } = parseInput(ZDeleteAdminRequest, request.body);
+      await service.remove(adminCaller(request).admin, id, requestMeta(request));
+      return { success: true, message: ADMIN_MESSAGES.deleted };
+    },
+  );
 }

@@ -44,11 +44,22 @@ export class AdminUsersService {
   }
 
   private async countSupers(): Promise<number> {
-    return (await this.ctx.admins.findAll()).filter((a) => a.role === 'super_admin' && a.is_active === 1).length;
+    return (await this.ctx.admins.findAll()).filter((a) => a.role === 'super_admin' && a.is_active === 1)
+      .length;
   }
 
-  private async audit(actor: AdminRow, meta: RequestMeta, message: string, details: Record<string, unknown>): Promise<void> {
-    await this.ctx.systemLog.info('admin', message, { userId: actor.id, ip: meta.ip, userAgent: meta.userAgent, details });
+  private async audit(
+    actor: AdminRow,
+    meta: RequestMeta,
+    message: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.ctx.systemLog.info('admin', message, {
+      userId: actor.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      details,
+    });
   }
 
   async list(): Promise<TAdminPublic[]> {
@@ -59,11 +70,17 @@ export class AdminUsersService {
     const admin = await this.target(targetId);
     if (admin.role === 'super_admin') return permissionGrid(() => true);
     const rows = await this.ctx.admins.findPermissions(admin.id);
-    const granted = new Set(rows.filter((r) => r.granted === 1).map((r) => `${r.module_name}:${r.permission_type}`));
+    const granted = new Set(
+      rows.filter((r) => r.granted === 1).map((r) => `${r.module_name}:${r.permission_type}`),
+    );
     return permissionGrid((module, type) => granted.has(`${module}:${type}`));
   }
 
-  async savePermissions(actor: AdminRow, input: z.output<typeof ZSaveAdminPermissionsRequest>, meta: RequestMeta): Promise<void> {
+  async savePermissions(
+    actor: AdminRow,
+    input: z.output<typeof ZSaveAdminPermissionsRequest>,
+    meta: RequestMeta,
+  ): Promise<void> {
     if (input.admin_id === actor.id) throw forbidden(ADMIN_MESSAGES.notOwnPermissions);
     const target = await this.target(input.admin_id);
     if (target.role === 'super_admin') throw badRequest(ADMIN_MESSAGES.superHasAll);
@@ -84,8 +101,13 @@ export class AdminUsersService {
     });
   }
 
-  async create(actor: AdminRow, input: z.output<typeof ZCreateAdminRequest>, meta: RequestMeta): Promise<TAdminPublic> {
-    if (input.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
+  async create(
+    actor: AdminRow,
+    input: z.output<typeof ZCreateAdminRequest>,
+    meta: RequestMeta,
+  ): Promise<TAdminPublic> {
+    if (input.role === 'super_admin' && actor.role !== 'super_admin')
+      throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
     const nowIso = this.ctx.clock.now().toISOString();
     const admin: AdminRow = {
       id: newId(),
@@ -104,21 +126,33 @@ export class AdminUsersService {
       if (isUniqueViolation(error)) throw conflict(ADMIN_MESSAGES.usernameTaken);
       throw error;
     }
-    await this.audit(actor, meta, 'Administrateur créé', { admin_id: admin.id, username: admin.username, role: admin.role });
+    await this.audit(actor, meta, 'Administrateur créé', {
+      admin_id: admin.id,
+      username: admin.username,
+      role: admin.role,
+    });
     return toAdminPublic(admin);
   }
 
-  async update(actor: AdminRow, input: z.output<typeof ZUpdateAdminRequest>, meta: RequestMeta): Promise<TAdminPublic> {
+  async update(
+    actor: AdminRow,
+    input: z.output<typeof ZUpdateAdminRequest>,
+    meta: RequestMeta,
+  ): Promise<TAdminPublic> {
     const target = await this.target(input.id);
     const self = target.id === actor.id;
-    if (target.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
+    if (target.role === 'super_admin' && actor.role !== 'super_admin')
+      throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
     if (input.role === 'super_admin' && target.role !== 'super_admin' && actor.role !== 'super_admin') {
       throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
     }
     if (self && input.is_active === false) throw forbidden(ADMIN_MESSAGES.notSelfDeactivate);
-    if (self && target.role === 'super_admin' && input.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.notSelfDemote);
-    const demotingOrDeactivatingSuper = target.role === 'super_admin' && (input.role !== 'super_admin' || input.is_active === false);
-    if (demotingOrDeactivatingSuper && (await this.countSupers()) <= 1) throw forbidden(ADMIN_MESSAGES.lastSuper);
+    if (self && target.role === 'super_admin' && input.role !== 'super_admin')
+      throw forbidden(ADMIN_MESSAGES.notSelfDemote);
+    const demotingOrDeactivatingSuper =
+      target.role === 'super_admin' && (input.role !== 'super_admin' || input.is_active === false);
+    if (demotingOrDeactivatingSuper && (await this.countSupers()) <= 1)
+      throw forbidden(ADMIN_MESSAGES.lastSuper);
 
     const changes: Partial<AdminRow> = {
       username: input.username,
@@ -135,7 +169,8 @@ export class AdminUsersService {
       throw error;
     }
     // A new password or a deactivation ends the other admin's open sessions at once.
-    if (!self && (input.password || input.is_active === false)) await this.ctx.sessions.revokeAllFor('admin', target.id);
+    if (!self && (input.password || input.is_active === false))
+      await this.ctx.sessions.revokeAllFor('admin', target.id);
     await this.audit(actor, meta, 'Administrateur modifié', {
       admin_id: target.id,
       fields: Object.keys(changes).filter((k) => k !== 'password_hash' && k !== 'updated_at'),
@@ -147,10 +182,15 @@ export class AdminUsersService {
   async remove(actor: AdminRow, id: string, meta: RequestMeta): Promise<void> {
     if (id === actor.id) throw forbidden(ADMIN_MESSAGES.notSelfDelete);
     const target = await this.target(id);
-    if (target.role === 'super_admin' && actor.role !== 'super_admin') throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
-    if (target.role === 'super_admin' && (await this.countSupers()) <= 1) throw forbidden(ADMIN_MESSAGES.lastSuper);
+    if (target.role === 'super_admin' && actor.role !== 'super_admin')
+      throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
+    if (target.role === 'super_admin' && (await this.countSupers()) <= 1)
+      throw forbidden(ADMIN_MESSAGES.lastSuper);
     await this.ctx.sessions.revokeAllFor('admin', target.id);
     await this.ctx.admins.delete(target.id);
-    await this.audit(actor, meta, 'Administrateur supprimé', { admin_id: target.id, username: target.username });
+    await this.audit(actor, meta, 'Administrateur supprimé', {
+      admin_id: target.id,
+      username: target.username,
+    });
   }
 }

@@ -6,7 +6,8 @@ import { apiRequest } from '@/lib/api-client';
 export function getAdminStatsQueryOptions() {
   return queryOptions({
     queryKey: ['admin', 'stats'],
-    queryFn: async ({ signal }) => (await apiRequest('/api/admin/stats.php', { auth: 'admin', schema: ZAdminStatsResponse, signal })).data,
+    queryFn: async ({ signal }) =>
+      (await apiRequest('/api/admin/stats.php', { auth: 'admin', schema: ZAdminStatsResponse, signal })).data,
     refetchInterval: 60_000,
   });
 }
@@ -29,7 +30,8 @@ export function useSystemHealth() {
 export function useAppVersion() {
   return useQuery({
     queryKey: ['admin', 'version'],
-    queryFn: async ({ signal }) => ((await apiRequest('/api/admin/version.php', { signal })) as { version: string }).version,
+    queryFn: async ({ signal }) =>
+      ((await apiRequest('/api/admin/version.php', { signal })) as { version: string }).version,
     staleTime: Infinity,
   });
 }

@@ -42,13 +42,31 @@ import { SiteTab } from './site-tab';
 import { TransactionsTab } from './transactions-tab';
 
 /** Tabs and the module each needs (spec 3 §2.2); the dashboard is always visible. */
-const TABS: Array<{ value: string; label: string; module: AdminModule | null; icon: typeof Users; Component: () => React.JSX.Element }> = [
+const TABS: Array<{
+  value: string;
+  label: string;
+  module: AdminModule | null;
+  icon: typeof Users;
+  Component: () => React.JSX.Element;
+}> = [
   { value: 'dashboard', label: 'Dashboard', module: null, icon: LayoutDashboard, Component: DashboardTab },
   { value: 'clients', label: 'Clients', module: 'client_users', icon: Users, Component: ClientsTab },
   { value: 'emails', label: 'Emails', module: 'email_management', icon: Mail, Component: EmailsTab },
   { value: 'plans', label: 'Plans', module: 'plans', icon: Package, Component: PlansTab },
-  { value: 'payments', label: 'Paiements', module: 'payment_settings', icon: CreditCard, Component: PaymentsTab },
-  { value: 'transactions', label: 'Transactions', module: 'transactions', icon: Receipt, Component: TransactionsTab },
+  {
+    value: 'payments',
+    label: 'Paiements',
+    module: 'payment_settings',
+    icon: CreditCard,
+    Component: PaymentsTab,
+  },
+  {
+    value: 'transactions',
+    label: 'Transactions',
+    module: 'transactions',
+    icon: Receipt,
+    Component: TransactionsTab,
+  },
   { value: 'backup', label: 'Sauvegarde', module: 'backup', icon: Database, Component: BackupTab },
   { value: 'site', label: 'Site', module: 'site_settings', icon: Globe, Component: SiteTab },
   { value: 'rings', label: 'Rings', module: 'site_settings', icon: Radio, Component: RingsTab },
@@ -102,14 +120,28 @@ export function AdminConsole() {
 
       <main className="mx-auto max-w-7xl space-y-6 px-4 py-6">
         <section aria-label="Indicateurs" className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-          <StatCard label="Clients" value={stats.data ? String(stats.data.totalCustomers) : '…'} detail="comptes au total" />
+          <StatCard
+            label="Clients"
+            value={stats.data ? String(stats.data.totalCustomers) : '…'}
+            detail="comptes au total"
+          />
           <StatCard
             label="Abonnements actifs"
             value={stats.data ? String(stats.data.activeSubscriptions) : '…'}
-            detail={stats.data ? `${String(stats.data.conversionRate).replace('.', ',')} % de conversion` : ''}
+            detail={
+              stats.data ? `${String(stats.data.conversionRate).replace('.', ',')} % de conversion` : ''
+            }
           />
-          <StatCard label="Revenu du mois" value={stats.data ? `${formatAmount(stats.data.monthlyRevenue)} €` : '…'} detail={stats.data ? `${stats.data.transactionsThisMonth} transactions` : ''} />
-          <StatCard label="Rings actifs" value={stats.data ? String(stats.data.activeRings) : '…'} detail={stats.data ? `${stats.data.messagesLastMonth} messages ce mois-ci` : ''} />
+          <StatCard
+            label="Revenu du mois"
+            value={stats.data ? `${formatAmount(stats.data.monthlyRevenue)} €` : '…'}
+            detail={stats.data ? `${stats.data.transactionsThisMonth} transactions` : ''}
+          />
+          <StatCard
+            label="Rings actifs"
+            value={stats.data ? String(stats.data.activeRings) : '…'}
+            detail={stats.data ? `${stats.data.messagesLastMonth} messages ce mois-ci` : ''}
+          />
         </section>
 
         <Tabs value={visible.some((t) => t.value === tab) ? tab : 'dashboard'} onValueChange={setTab}>
@@ -158,11 +190,19 @@ function MaintenanceSwitch() {
     }
     setSaving(true);
     try {
-      await apiRequest('/api/admin/settings.php', { method: 'POST', auth: 'admin', body: { category: 'maintenance', settings: { maintenance_mode: next ? '1' : '0' } } });
+      await apiRequest('/api/admin/settings.php', {
+        method: 'POST',
+        auth: 'admin',
+        body: { category: 'maintenance', settings: { maintenance_mode: next ? '1' : '0' } },
+      });
       await client.invalidateQueries({ queryKey: getSettingsQueryOptions('maintenance').queryKey });
       notify({ title: next ? 'Mode maintenance activé' : 'Mode maintenance désactivé', variant: 'success' });
     } catch (error) {
-      notify({ title: 'Erreur lors de la sauvegarde', description: (error as Error).message, variant: 'error' });
+      notify({
+        title: 'Erreur lors de la sauvegarde',
+        description: (error as Error).message,
+        variant: 'error',
+      });
     } finally {
       setSaving(false);
     }
@@ -172,7 +212,12 @@ function MaintenanceSwitch() {
       <Label htmlFor="maintenance-switch" className="text-sm">
         Maintenance
       </Label>
-      <Switch id="maintenance-switch" checked={on} disabled={saving || maintenance.isPending} onCheckedChange={(v) => void toggle(v)} />
+      <Switch
+        id="maintenance-switch"
+        checked={on}
+        disabled={saving || maintenance.isPending}
+        onCheckedChange={(v) => void toggle(v)}
+      />
     </div>
   );
 }

@@ -39,10 +39,22 @@ export function AdminLogin() {
             }}
           >
             <Field id="admin-username" label="Nom d’utilisateur">
-              <Input id="admin-username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
+              <Input
+                id="admin-username"
+                autoComplete="username"
+                required
+                value={username}
+                onChange={(e) => setUsername(e.target.value)}
+              />
             </Field>
             <Field id="admin-password" label="Mot de passe">
-              <PasswordInput id="admin-password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+              <PasswordInput
+                id="admin-password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
             </Field>
             {error ? <Alert variant="error">{error}</Alert> : null}
             <Button type="submit" className="w-full" disabled={pending}>

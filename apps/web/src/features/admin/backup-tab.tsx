@@ -1,4 +1,304 @@
-/** Replaced by the backup tab's implementation. */
+import {
+  BACKUP_MESSAGES,
+  BACKUP_RESTORE_ABORTED_RELOAD_MS,
+  BACKUP_RESTORE_RELOAD_MS,
+  hasZipExtension,
+  type TBackupInfo,
+} from '@securering/contract';
+import { DatabaseBackup, Download, RefreshCw, RotateCcw, Trash2, Upload } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { ConfirmDialog } from '@/components/ui/dialog';
+import { Input } from '@/components/ui/input';
+import { Field } from '@/components/ui/label';
+import { Spinner } from '@/components/ui/spinner';
+import { useToast } from '@/components/ui/toast';
+import { useAdminSession } from '@/lib/auth/admin-session';
+import { formatDateTimeShort } from '@/lib/dates';
+import {
+  downloadBackup,
+  restoreBackup,
+  useBackups,
+  useCreateBackup,
+  useDeleteBackup,
+  useUploadBackup,
+} from './backup-api';
+import { formatBackupSize } from './backup-format';
+
+type Reloading = { seconds: number; cut: boolean } | null;
+
+/** The Sauvegarde tab (spec 3 §2.9): create, upload, list, download, restore and delete backups. */
 export function BackupTab() {
-  return <section aria-label="backup" />;
+  const session = useAdminSession();
+  const canCreate = session.can('backup', 'create');
+  const canRestore = session.can('backup', 'edit');
+  const canDelete = session.can('backup', 'delete');
+  const backups = useBackups();
+  const create = useCreateBackup();
+  const remove = useDeleteBackup();
+  const notify = useToast();
+  const [toRestore, setToRestore] = useState<TBackupInfo | null>(null);
+  const [toDelete, setToDelete] = useState<TBackupInfo | null>(null);
+  const [restoring, setRestoring] = useState(false);
+  const [reloading, setReloading] = useState<Reloading>(null);
+  const [downloading, setDownloading] = useState<string | null>(null);
+  const locked = restoring || reloading !== null;
+
+  const handleCreate = () =>
+    create.mutate(undefined, {
+      onSuccess: (res) =>
+        notify({ title: res.message, description: res.backup.filename, variant: 'success' }),
+      onError: (error) =>
+        notify({ title: BACKUP_MESSAGES.createFailed, description: error.message, variant: 'error' }),
+    });
+
+  const handleDownload = async (backup: TBackupInfo) => {
+    setDownloading(backup.filename);
+    try {
+      await downloadBackup(backup.filename);
+    } catch (error) {
+      notify({
+        title: BACKUP_MESSAGES.downloadFailed,
+        description: (error as Error).message,
+        variant: 'error',
+      });
+    } finally {
+      setDownloading(null);
+    }
+  };
+
+  const handleRestore = async () => {
+    if (!toRestore) return;
+    const filename = toRestore.filename;
+    setToRestore(null);
+    setRestoring(true);
+    try {
+      const outcome = await restoreBackup(filename);
+      const delay = outcome === 'cut' ? BACKUP_RESTORE_ABORTED_RELOAD_MS : BACKUP_RESTORE_RELOAD_MS;
+      setReloading({ seconds: delay / 1000, cut: outcome === 'cut' });
+      if (outcome === 'restored') notify({ title: BACKUP_MESSAGES.restored, variant: 'success' });
+      window.setTimeout(() => window.location.reload(), delay);
+    } catch (error) {
+      notify({
+        title: BACKUP_MESSAGES.networkError,
+        description: (error as Error).message,
+        variant: 'error',
+      });
+    } finally {
+      setRestoring(false);
+    }
+  };
+
+  const handleDelete = () => {
+    if (!toDelete) return;
+    remove.mutate(toDelete.filename, {
+      onSuccess: (res) => {
+        setToDelete(null);
+        notify({ title: res.message, variant: 'success' });
+      },
+      onError: (error) => {
+        setToDelete(null);
+        notify({ title: BACKUP_MESSAGES.deleteFailed, description: error.message, variant: 'error' });
+      },
+    });
+  };
+
+  return (
+    <div className="space-y-6">
+      <Card>
+        <CardHeader>
+          <CardTitle>Sauvegarde</CardTitle>
+          <CardDescription>{BACKUP_MESSAGES.description}</CardDescription>
+        </CardHeader>
+        <CardContent className="space-y-4">
+          {reloading ? (
+            <Alert variant="success" title={reloading.cut ? 'Restauration lancée' : BACKUP_MESSAGES.restored}>
+              La page va se recharger dans {reloading.seconds} secondes. Vous devrez peut-être vous
+              reconnecter.
+            </Alert>
+          ) : null}
+          {restoring ? <Spinner label="Restauration en cours…" /> : null}
+          {canCreate ? (
+            <div className="flex flex-wrap items-start gap-6">
+              <Button onClick={handleCreate} disabled={create.isPending || locked}>
+                {create.isPending ? <Spinner className="size-4" /> : <DatabaseBackup aria-hidden />}
+                Créer une sauvegarde
+              </Button>
+              <UploadForm disabled={locked} />
+            </div>
+          ) : null}
+        </CardContent>
+      </Card>
+
+      <Card>
+        <CardHeader className="flex-row items-center justify-between">
+          <CardTitle>Sauvegardes disponibles</CardTitle>
+          <Button
+            variant="outline"
+            size="sm"
+            onClick={() => void backups.refetch()}
+            disabled={backups.isFetching}
+          >
+            <RefreshCw aria-hidden /> Actualiser
+          </Button>
+        </CardHeader>
+        <CardContent>
+          {backups.isPending ? <Spinner /> : null}
+          {backups.isError ? (
+            <Alert variant="error" title="Erreur">
+              <p>{backups.error.message || BACKUP_MESSAGES.loadFailed}</p>
+              <Button variant="outline" size="sm" className="mt-2" onClick={() => void backups.refetch()}>
+                Réessayer
+              </Button>
+            </Alert>
+          ) : null}
+          {backups.data && backups.data.length === 0 ? (
+            <p className="text-sm text-slate-500">Aucune sauvegarde pour le moment.</p>
+          ) : null}
+          {backups.data && backups.data.length > 0 ? (
+            <div className="overflow-x-auto">
+              <table className="w-full text-left text-sm">
+                <thead className="border-b border-slate-200 text-slate-500">
+                  <tr>
+                    <th className="py-2 pr-4 font-medium">Nom</th>
+                    <th className="py-2 pr-4 font-medium">Date</th>
+                    <th className="py-2 pr-4 font-medium">Taille</th>
+                    <th className="py-2 text-right font-medium">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {backups.data.map((backup) => (
+                    <tr key={backup.filename} className="border-b border-slate-100">
+                      <td className="break-all py-2 pr-4 font-mono text-xs">{backup.filename}</td>
+                      <td className="whitespace-nowrap py-2 pr-4">{formatDateTimeShort(backup.date)}</td>
+                      <td className="whitespace-nowrap py-2 pr-4">{formatBackupSize(backup.size)}</td>
+                      <td className="py-2">
+                        <div className="flex justify-end gap-1">
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            onClick={() => void handleDownload(backup)}
+                            disabled={downloading === backup.filename}
+                            aria-label={`Télécharger ${backup.filename}`}
+                          >
+                            <Download aria-hidden /> Télécharger
+                          </Button>
+                          {canRestore ? (
+                            <Button
+                              variant="ghost"
+                              size="sm"
+                              onClick={() => setToRestore(backup)}
+                              disabled={locked}
+                              aria-label={`Restaurer ${backup.filename}`}
+                            >
+                              <RotateCcw aria-hidden /> Restaurer
+                            </Button>
+                          ) : null}
+                          {canDelete ? (
+                            <Button
+                              variant="ghost"
+                              size="sm"
+                              className="text-red-600 hover:bg-red-50"
+                              onClick={() => setToDelete(backup)}
+                              disabled={locked}
+                              aria-label={`Supprimer ${backup.filename}`}
+                            >
+                              <Trash2 aria-hidden /> Supprimer
+                            </Button>
+                          ) : null}
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
+        </CardContent>
+      </Card>
+
+      <ConfirmDialog
+        open={toRestore !== null}
+        onOpenChange={(open) => !open && setToRestore(null)}
+        title="Restaurer cette sauvegarde ?"
+        description={
+          toRestore
+            ? `Toutes les données actuelles seront remplacées par celles de « ${toRestore.filename} » : base de données (clients, abonnements, Rings, messages, paramètres, administrateurs…) et fichiers envoyés (fichiers des Rings, logo, favicon). Les modifications faites depuis cette sauvegarde seront perdues et les sessions ouvertes depuis seront fermées. Cette action est irréversible.`
+            : ''
+        }
+        confirmLabel="Restaurer"
+        pending={restoring}
+        onConfirm={() => void handleRestore()}
+      />
+      <ConfirmDialog
+        open={toDelete !== null}
+        onOpenChange={(open) => !open && setToDelete(null)}
+        title="Supprimer cette sauvegarde ?"
+        description={toDelete ? `La sauvegarde « ${toDelete.filename} » sera supprimée définitivement.` : ''}
+        confirmLabel="Supprimer"
+        pending={remove.isPending}
+        onConfirm={handleDelete}
+      />
+    </div>
+  );
+}
+
+/** Upload of a backup archive: .zip only (checked here, and again by the server with the content). */
+function UploadForm({ disabled }: { disabled: boolean }) {
+  const upload = useUploadBackup();
+  const notify = useToast();
+  const [file, setFile] = useState<File | null>(null);
+  const [error, setError] = useState<string | undefined>();
+  // A new key empties the file input after a successful upload.
+  const [inputKey, setInputKey] = useState(0);
+
+  const handleSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!file) {
+      setError(BACKUP_MESSAGES.fileRequired);
+      return;
+    }
+    if (!hasZipExtension(file.name)) {
+      setError(BACKUP_MESSAGES.zipOnly);
+      return;
+    }
+    setError(undefined);
+    upload.mutate(file, {
+      onSuccess: (res) => {
+        notify({ title: res.message, description: res.backup.filename, variant: 'success' });
+        setFile(null);
+        setInputKey((k) => k + 1);
+      },
+      onError: (err) =>
+        notify({ title: BACKUP_MESSAGES.uploadFailed, description: err.message, variant: 'error' }),
+    });
+  };
+
+  return (
+    <form onSubmit={handleSubmit} className="flex flex-wrap items-start gap-2" noValidate>
+      <Field id="backup-file" label="Importer une sauvegarde (.zip)" error={error} className="min-w-64">
+        <Input
+          key={inputKey}
+          id="backup-file"
+          type="file"
+          accept=".zip,application/zip"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? 'backup-file-error' : undefined}
+          disabled={disabled || upload.isPending}
+          onChange={(event) => {
+            const picked = event.target.files?.[0] ?? null;
+            setFile(picked);
+            setError(picked && !hasZipExtension(picked.name) ? BACKUP_MESSAGES.zipOnly : undefined);
+          }}
+        />
+      </Field>
+      {/* Lined up with the input, below the field's label. */}
+      <Button type="submit" variant="outline" className="mt-[26px]" disabled={disabled || upload.isPending}>
+        {upload.isPending ? <Spinner className="size-4" /> : <Upload aria-hidden />}
+        Envoyer
+      </Button>
+    </form>
+  );
 }

@@ -33,7 +33,9 @@ const AdminSessionContext = createContext<AdminSession | null>(null);
 export function AdminSessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const [token, setToken] = useState<string | null>(() => getToken('admin'));
-  const [admin, setAdmin] = useState<TAdminPublic | null>(() => (getToken('admin') ? getJsonCookie<TAdminPublic>(COOKIES.adminUser) : null));
+  const [admin, setAdmin] = useState<TAdminPublic | null>(() =>
+    getToken('admin') ? getJsonCookie<TAdminPublic>(COOKIES.adminUser) : null,
+  );
 
   const reset = useCallback(() => {
     clearSession('admin');
@@ -54,8 +56,13 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
   const permissions = useQuery({
     queryKey: ['admin', 'own-permissions', admin?.id],
     queryFn: async ({ signal }) =>
-      (await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(admin!.id)}`, { auth: 'admin', schema: ZAdminPermissionsResponse, signal }))
-        .permissions,
+      (
+        await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(admin!.id)}`, {
+          auth: 'admin',
+          schema: ZAdminPermissionsResponse,
+          signal,
+        })
+      ).permissions,
     enabled: needsPermissions,
     staleTime: 60_000,
   });
@@ -78,20 +85,35 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
       can,
       async login(username, password) {
         try {
-          const res = await apiRequest('/api/admin/auth/login.php', { method: 'POST', body: { username, password }, schema: ZAdminLoginResponse, fallbackError: 'Identifiants invalides' });
+          const res = await apiRequest('/api/admin/auth/login.php', {
+            method: 'POST',
+            body: { username, password },
+            schema: ZAdminLoginResponse,
+            fallbackError: 'Identifiants invalides',
+          });
           setCookie(COOKIES.adminToken, res.token, SESSION_TTL_DAYS.admin);
           setJsonCookie(COOKIES.adminUser, res.admin, SESSION_TTL_DAYS.admin);
           setToken(res.token);
           setAdmin(res.admin);
-          logToServer('info', 'auth', 'Connexion administrateur réussie', { adminId: res.admin.id }, res.admin.id);
+          logToServer(
+            'info',
+            'auth',
+            'Connexion administrateur réussie',
+            { adminId: res.admin.id },
+            res.admin.id,
+          );
           return null;
         } catch (error) {
-          if (error instanceof ApiError && error.kind !== 'network') return error.status === 401 ? 'Identifiants invalides' : error.message;
+          if (error instanceof ApiError && error.kind !== 'network')
+            return error.status === 401 ? 'Identifiants invalides' : error.message;
           return 'Erreur de connexion';
         }
       },
       async logout() {
-        if (getToken('admin')) await apiRequest('/api/admin/auth/logout.php', { method: 'POST', auth: 'admin' }).catch(() => undefined);
+        if (getToken('admin'))
+          await apiRequest('/api/admin/auth/logout.php', { method: 'POST', auth: 'admin' }).catch(
+            () => undefined,
+          );
         reset();
       },
     }),

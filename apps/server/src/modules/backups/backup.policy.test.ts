@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { lines } from './backup-archive';
+import {
+  backupFileName,
+  checkMigrations,
+  classifyEntryName,
+  isPlainValue,
+  isSpecialEntry,
+  orderTablesByDependencies,
+  uploadNameCandidates,
+} from './backup.policy';
+
+describe('backup entry names', () => {
+  it('accepts the manifest, table files, file folders and their entries', () => {
+    expect(classifyEntryName('manifest.json')).toEqual({ kind: 'manifest' });
+    expect(classifyEntryName('db/customers.jsonl')).toEqual({ kind: 'table', table: 'customers' });
+    expect(classifyEntryName('db/')).toEqual({ kind: 'directory' });
+    expect(classifyEntryName('files/')).toEqual({ kind: 'directory' });
+    expect(classifyEntryName('files/uploads/')).toEqual({ kind: 'directory' });
+    expect(classifyEntryName('files/ring-files/r1/')).toEqual({ kind: 'directory' });
+    expect(classifyEntryName('files/ring-files/r1/abc.bin')).toEqual({
+      kind: 'file',
+      root: 'ring-files',
+      relative: 'r1/abc.bin',
+    });
+    expect(classifyEntryName('files/uploads/logo.png')).toEqual({
+      kind: 'file',
+      root: 'uploads',
+      relative: 'logo.png',
+    });
+  });
+
+  it.each([
+    ['../evil.txt'],
+    ['files/../../x'],
+    ['files/ring-files/../../x'],
+    ['files/ring-files/./x'],
+    ['/abs/path'],
+    ['C:/windows/x'],
+    ['c:evil'],
+    ['files/ring-files/..\\x'],
+    ['files\\uploads\\x.png'],
+    ['files/ring-files//x'],
+    ['files/ring-files/a\u0000b'],
+    ['db/../customers.jsonl'],
+    [''],
+    ['x'.repeat(2000)],
+  ])('refuses %j as unsafe', (name) => {
+    expect(classifyEntryName(name).kind).toBe('unsafe');
+  });
+
+  it.each([
+    ['evil.txt'],
+    ['manifest.json/'],
+    ['db/customers.json'],
+    ['db/Customers.jsonl'],
+    ['db/sub/customers.jsonl'],
+    ['files/other/x'],
+    ['files/uploads'],
+  ])('refuses %j as outside the layout', (name) => {
+    expect(classifyEntryName(name).kind).toBe('unexpected');
+  });
+
+  it('spots links and special files from the Unix mode, and lets files and folders through', () => {
+    const unix = 3 << 8;
+    expect(isSpecialEntry((0o120777 << 16) >>> 0, unix | 20)).toBe(true);
+    expect(isSpecialEntry((0o020644 << 16) >>> 0, unix | 20)).toBe(true);
+    expect(isSpecialEntry((0o100644 << 16) >>> 0, unix | 20)).toBe(false);
+    expect(isSpecialEntry((0o040755 << 16) >>> 0, unix | 20)).toBe(false);
+    expect(isSpecialEntry(0x10, 20)).toBe(false);
+    expect(isSpecialEntry(0, 20)).toBe(false);
+  });
+});
+
+describe('backup table order', () => {
+  it('puts parents before children, stable by name, and ignores self and unknown references', () => {
+    const order = orderTablesByDependencies(
+      ['messages', 'rings', 'customers', 'conversations', 'settings', 'ring_members'],
+      [
+        { child: 'rings', parent: 'customers' },
+        { child: 'ring_members', parent: 'rings' },
+        { child: 'ring_members', parent: 'customers' },
+        { child: 'conversations', parent: 'rings' },
+        { child: 'messages', parent: 'conversations' },
+        { child: 'messages', parent: 'ring_members' },
+        { child: 'messages', parent: 'messages' },
+        { child: 'settings', parent: 'kysely_migration' },
+      ],
+    );
+    expect(order).toEqual(['customers', 'rings', 'conversations', 'ring_members', 'messages', 'settings']);
+  });
+
+  it('throws on a cycle', () => {
+    expect(() =>
+      orderTablesByDependencies(
+        ['a', 'b'],
+        [
+          { child: 'a', parent: 'b' },
+          { child: 'b', parent: 'a' },
+        ],
+      ),
+    ).toThrow(/cycle/);
+  });
+});
+
+describe('backup compatibility and values', () => {
+  it('accepts the same or an older migration list only', () => {
+    expect(checkMigrations(['001', '002'], ['001', '002'])).toBe('compatible');
+    expect(checkMigrations(['001'], ['001', '002'])).toBe('compatible');
+    expect(checkMigrations([], ['001'])).toBe('compatible');
+    expect(checkMigrations(['001', '002', '003'], ['001', '002'])).toBe('newer');
+    expect(checkMigrations(['002'], ['001', '002'])).toBe('mismatch');
+  });
+
+  it('takes text, finite numbers and null as row values', () => {
+    expect([null, 'a', 0, 1, 5_368_709_120].every(isPlainValue)).toBe(true);
+    expect([{}, [], true, Number.NaN, Infinity, undefined].some(isPlainValue)).toBe(false);
+  });
+});
+
+describe('backup file names', () => {
+  it('names a backup after its UTC creation time, with a suffix on a clash', () => {
+    const at = new Date('2026-11-22T08:05:09.123Z');
+    expect(backupFileName(at)).toBe('securering-backup-20261122-080509.zip');
+    expect(backupFileName(at, 'securering-backup', 1)).toBe('securering-backup-20261122-080509-2.zip');
+  });
+
+  it('keeps a safe uploaded name, drops folders, and generates one otherwise', () => {
+    const at = new Date('2026-11-22T08:05:09Z');
+    expect(uploadNameCandidates('mine.zip', at, 1)).toEqual([
+      'mine.zip',
+      'securering-upload-20261122-080509.zip',
+    ]);
+    expect(uploadNameCandidates('C:\\fakepath\\mine.zip', at, 1)[0]).toBe('mine.zip');
+    expect(uploadNameCandidates('../../etc/mine.zip', at, 1)[0]).toBe('mine.zip');
+    expect(uploadNameCandidates('ma sauvegarde.zip', at, 1)).toEqual([
+      'securering-upload-20261122-080509.zip',
+    ]);
+    expect(uploadNameCandidates('.hidden.zip', at, 1)).toEqual(['securering-upload-20261122-080509.zip']);
+    expect(uploadNameCandidates('MINE.ZIP', at, 1)).toEqual(['securering-upload-20261122-080509.zip']);
+  });
+});
+
+describe('lines', () => {
+  it('splits chunks on newlines, across chunk and UTF-8 boundaries', async () => {
+    const text = Buffer.from('{"a":"é"}\r\n{"b":2}\n\n{"c":3}');
+    const chunks = [text.subarray(0, 8), text.subarray(8, 14), text.subarray(14)];
+    const out: string[] = [];
+    for await (const line of lines(Readable.from(chunks))) out.push(line);
+    expect(out).toEqual(['{"a":"é"}', '{"b":2}', '', '{"c":3}']);
+  });
+});

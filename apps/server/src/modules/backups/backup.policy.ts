@@ -1,0 +1,156 @@
+import { isBackupFilename } from '@securering/contract';
+import { z } from 'zod';
+
+/** Pure rules of the backup format: entry names, manifest, table order, compatibility, file names. */
+
+export const BACKUP_FORMAT = 'securering-backup';
+export const BACKUP_FORMAT_VERSION = 1;
+export const MANIFEST_ENTRY = 'manifest.json';
+/** The file folders under DATA_DIR a backup carries, by their name inside `files/`. */
+export const FILE_ROOTS = ['ring-files', 'uploads'] as const;
+export type FileRoot = (typeof FILE_ROOTS)[number];
+/** Kysely's own bookkeeping: never exported nor touched by a restore. */
+export const MIGRATION_TABLES = ['kysely_migration', 'kysely_migration_lock'] as const;
+
+const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export const ZBackupManifest = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.literal(BACKUP_FORMAT_VERSION),
+  created_at: z.string().max(64),
+  app_version: z.string().max(64),
+  dialect: z.enum(['sqlite', 'postgres']),
+  migrations: z.array(z.string().min(1).max(200)).max(10_000),
+  tables: z.record(z.string().regex(TABLE_NAME), z.number().int().nonnegative()),
+  files: z.number().int().nonnegative().optional(),
+});
+export type BackupManifest = z.infer<typeof ZBackupManifest>;
+
+/** What an archive entry name is; anything `unsafe` makes the whole archive refused. */
+export type EntryKind =
+  | { kind: 'manifest' }
+  | { kind: 'table'; table: string }
+  | { kind: 'file'; root: FileRoot; relative: string }
+  | { kind: 'directory' }
+  /** A name that could write outside the target folder: refused at once. */
+  | { kind: 'unsafe'; reason: string }
+  /** A harmless name outside the backup layout: refused too, once the archive is known to be a backup. */
+  | { kind: 'unexpected'; reason: string };
+
+/**
+ * Classifies a zip entry name. Unsafe: empty names, backslashes, control characters, absolute
+ * paths, drive letters, '.' or '..' segments, empty segments. Unexpected: anything outside
+ * `manifest.json`, `db/<table>.jsonl`, `files/ring-files/…` and `files/uploads/…`.
+ */
+export function classifyEntryName(name: string): EntryKind {
+  if (name.length === 0 || name.length > 1024) return { kind: 'unsafe', reason: 'length' };
+  if (name.includes('\\')) return { kind: 'unsafe', reason: 'backslash' };
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { kind: 'unsafe', reason: 'control character' };
+  if (name.startsWith('/')) return { kind: 'unsafe', reason: 'absolute path' };
+  if (/^[A-Za-z]:/.test(name)) return { kind: 'unsafe', reason: 'drive letter' };
+  const isDirectory = name.endsWith('/');
+  const segments = (isDirectory ? name.slice(0, -1) : name).split('/');
+  for (const segment of segments) {
+    if (segment === '' || segment === '.' || segment === '..')
+      return { kind: 'unsafe', reason: 'path segment' };
+  }
+  const [top, second, ...rest] = segments;
+  if (segments.length === 1 && !isDirectory && top === MANIFEST_ENTRY) return { kind: 'manifest' };
+  if (top === 'db') {
+    if (segments.length === 1 && isDirectory) return { kind: 'directory' };
+    const match =
+      segments.length === 2 && !isDirectory ? /^([a-z_][a-z0-9_]{0,62})\.jsonl$/.exec(second ?? '') : null;
+    if (match?.[1]) return { kind: 'table', table: match[1] };
+    return { kind: 'unexpected', reason: 'outside db/<table>.jsonl' };
+  }
+  if (top === 'files') {
+    if (segments.length === 1 && isDirectory) return { kind: 'directory' };
+    if (!FILE_ROOTS.includes(second as FileRoot))
+      return { kind: 'unexpected', reason: 'unknown files folder' };
+    if (isDirectory) return { kind: 'directory' };
+    if (rest.length === 0) return { kind: 'unexpected', reason: 'file root as a file' };
+    return { kind: 'file', root: second as FileRoot, relative: rest.join('/') };
+  }
+  return { kind: 'unexpected', reason: 'outside db/ and files/' };
+}
+
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+/**
+ * True when the entry's Unix mode (upper 16 bits of the external attributes, for archives made on
+ * Unix) says it is anything but a regular file or a directory — a symbolic link above all.
+ */
+export function isSpecialEntry(externalFileAttributes: number, versionMadeBy: number): boolean {
+  const madeOnUnix = versionMadeBy >> 8 === 3;
+  const mode = (externalFileAttributes >>> 16) & 0xffff;
+  if (!madeOnUnix && mode === 0) return false;
+  const type = mode & S_IFMT;
+  return type !== 0 && type !== S_IFREG && type !== S_IFDIR;
+}
+
+/**
+ * Orders tables so that every table comes after the tables it references (parents first); ties
+ * are broken by name so the order is stable. Self references are ignored. Throws on a cycle.
+ */
+export function orderTablesByDependencies(
+  tables: string[],
+  references: Array<{ child: string; parent: string }>,
+): string[] {
+  const known = new Set(tables);
+  const parents = new Map<string, Set<string>>(tables.map((t) => [t, new Set<string>()]));
+  for (const { child, parent } of references) {
+    if (child === parent || !known.has(child) || !known.has(parent)) continue;
+    parents.get(child)!.add(parent);
+  }
+  const ordered: string[] = [];
+  const placed = new Set<string>();
+  const remaining = [...tables].sort();
+  while (remaining.length > 0) {
+    const index = remaining.findIndex((t) => [...parents.get(t)!].every((p) => placed.has(p)));
+    if (index < 0) throw new Error(`Foreign keys form a cycle among: ${remaining.join(', ')}`);
+    const [next] = remaining.splice(index, 1);
+    ordered.push(next!);
+    placed.add(next!);
+  }
+  return ordered;
+}
+
+export type MigrationCheck = 'compatible' | 'newer' | 'mismatch';
+
+/**
+ * A backup restores only into a database whose migrations start with the backup's (same version
+ * or a later one). A migration the server does not know means the backup comes from a newer version.
+ */
+export function checkMigrations(backup: readonly string[], current: readonly string[]): MigrationCheck {
+  const known = new Set(current);
+  if (backup.some((name) => !known.has(name))) return 'newer';
+  if (backup.length > current.length) return 'mismatch';
+  return backup.every((name, i) => current[i] === name) ? 'compatible' : 'mismatch';
+}
+
+/** Values a row may hold: what both dialects give back for text and integer columns. */
+export function isPlainValue(value: unknown): boolean {
+  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** The name of a backup created at that instant: `securering-backup-YYYYMMDD-HHMMSS.zip` (UTC). */
+export function backupFileName(at: Date, prefix = 'securering-backup', attempt = 0): string {
+  const iso = at.toISOString();
+  const stamp = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+  return `${prefix}-${stamp}${attempt > 0 ? `-${attempt + 1}` : ''}.zip`;
+}
+
+/**
+ * Candidate names for an uploaded archive: its own base name when it is already a safe one (any
+ * folder part a client sent is dropped), then generated names.
+ */
+export function uploadNameCandidates(original: string, at: Date, count = 50): string[] {
+  const base = original.split(/[\\/]/).pop() ?? '';
+  const candidates = isBackupFilename(base) ? [base] : [];
+  for (let attempt = 0; attempt < count; attempt++)
+    candidates.push(backupFileName(at, 'securering-upload', attempt));
+  return candidates;
+}

@@ -1,0 +1,539 @@
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { BACKUP_MESSAGES, hasZipExtension, isBackupFilename, type TBackupInfo } from '@securering/contract';
+import yazl from 'yazl';
+import type { AppContext } from '../../app-context';
+import { AppError, badRequest, conflict, notFound } from '../../lib/app-error';
+import { newId } from '../../lib/ids';
+import { storagePaths } from '../../lib/storage-paths';
+import type { AdminRow } from '../admins/admin.repository';
+import type { RequestMeta } from '../sessions/session.service';
+import { BackupArchive, BackupArchiveError } from './backup-archive';
+import {
+  BACKUP_FORMAT,
+  BACKUP_FORMAT_VERSION,
+  FILE_ROOTS,
+  MANIFEST_ENTRY,
+  backupFileName,
+  checkMigrations,
+  classifyEntryName,
+  uploadNameCandidates,
+  type BackupManifest,
+  type FileRoot,
+} from './backup.policy';
+import { BackupRepository, INSERT_BATCH_ROWS, type Row, type TableShape } from './backup.repository';
+
+/** An uploaded file as the route hands it over: the client's name and the body stream. */
+export interface UploadedBackup {
+  filename: string;
+  stream: Readable & { truncated?: boolean };
+}
+
+const STALE_WORK_MS = 24 * 3600_000;
+
+/**
+ * Backups of the whole service: every table exported as JSON lines in one consistent read, plus
+ * the Ring files and uploads, zipped under DATA_DIR/backups. A restore checks the whole archive
+ * first, replaces every table in one transaction, and swaps the file folders only after it commits.
+ */
+export class BackupService {
+  private readonly repo: BackupRepository;
+  private busy = false;
+
+  constructor(private readonly ctx: AppContext) {
+    this.repo = new BackupRepository(ctx.db, ctx.database.dialect);
+  }
+
+  private get backupsDir(): string {
+    return path.resolve(storagePaths.backups(this.ctx.config));
+  }
+
+  private get workRoot(): string {
+    return path.join(path.resolve(this.ctx.config.dataDir), '.backup-work');
+  }
+
+  private liveFolder(root: FileRoot): string {
+    return path.resolve(
+      root === 'ring-files'
+        ? storagePaths.allRingFiles(this.ctx.config)
+        : storagePaths.uploads(this.ctx.config),
+    );
+  }
+
+  private async audit(
+    actor: AdminRow,
+    meta: RequestMeta,
+    message: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.ctx.systemLog.info('admin', message, {
+      userId: actor.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      details,
+    });
+  }
+
+  private async refused(
+    actor: AdminRow,
+    meta: RequestMeta,
+    error: BackupArchiveError,
+    details: Record<string, unknown>,
+  ): Promise<never> {
+    await this.ctx.systemLog.warning('admin', 'Archive de sauvegarde refusée', {
+      userId: actor.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      details: { ...details, reason: error.detail },
+    });
+    throw badRequest(error.publicMessage);
+  }
+
+  /** One create or restore at a time in this process; a second one is told to wait. */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.busy) throw conflict(BACKUP_MESSAGES.busy);
+    this.busy = true;
+    try {
+      await this.removeStaleWork();
+      return await work();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async newWorkDir(kind: string): Promise<string> {
+    const dir = path.join(this.workRoot, `${kind}-${newId()}`);
+    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  /** Leftovers of a process that stopped mid-operation. */
+  private async removeStaleWork(): Promise<void> {
+    const entries = await fs.promises.readdir(this.workRoot).catch(() => [] as string[]);
+    const now = Date.now();
+    for (const name of entries) {
+      const full = path.join(this.workRoot, name);
+      const stat = await fs.promises.stat(full).catch(() => undefined);
+      if (stat && now - stat.mtimeMs > STALE_WORK_MS)
+        await fs.promises.rm(full, { recursive: true, force: true });
+    }
+  }
+
+  private async info(filename: string): Promise<TBackupInfo> {
+    const stat = await fs.promises.stat(path.join(this.backupsDir, filename));
+    return { filename, date: stat.mtime.toISOString(), size: stat.size };
+  }
+
+  /** Backups on disk, newest first. */
+  async list(): Promise<TBackupInfo[]> {
+    await fs.promises.mkdir(this.backupsDir, { recursive: true });
+    const entries = await fs.promises.readdir(this.backupsDir, { withFileTypes: true });
+    const backups: TBackupInfo[] = [];
+    for (const entry of entries) {
+      if (!entry.isFile() || !isBackupFilename(entry.name)) continue;
+      const found = await this.info(entry.name).catch(() => undefined);
+      if (found) backups.push(found);
+    }
+    return backups.sort((a, b) => b.date.localeCompare(a.date) || b.filename.localeCompare(a.filename));
+  }
+
+  /**
+   * The path of an existing backup named in a request: a safe name (no folder, no traversal) that
+   * resolves directly inside the backups folder, or 400; a regular file there, or 404.
+   */
+  async resolve(filename: string): Promise<{ file: string; info: TBackupInfo }> {
+    if (!isBackupFilename(filename)) throw badRequest(BACKUP_MESSAGES.invalidFilename);
+    const file = path.resolve(this.backupsDir, filename);
+    if (path.dirname(file) !== this.backupsDir) throw badRequest(BACKUP_MESSAGES.invalidFilename);
+    const stat = await fs.promises.lstat(file).catch(() => undefined);
+    if (!stat?.isFile()) throw notFound(BACKUP_MESSAGES.notFound);
+    return { file, info: { filename, date: stat.mtime.toISOString(), size: stat.size } };
+  }
+
+  /**
+   * Moves a finished temporary file to the first free name, never replacing an existing backup
+   * (a hard link fails when the name is taken).
+   */
+  private async place(temp: string, candidates: string[]): Promise<string> {
+    for (const name of candidates) {
+      const target = path.join(this.backupsDir, name);
+      try {
+        await fs.promises.link(temp, target);
+        await fs.promises.unlink(temp);
+        return name;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') continue;
+        // File systems without hard links: rename when the name is free.
+        if (
+          await fs.promises.stat(target).then(
+            () => true,
+            () => false,
+          )
+        )
+          continue;
+        await fs.promises.rename(temp, target);
+        return name;
+      }
+    }
+    throw conflict(BACKUP_MESSAGES.busy);
+  }
+
+  async create(actor: AdminRow, meta: RequestMeta): Promise<TBackupInfo> {
+    const created = await this.exclusive(async () => {
+      await fs.promises.mkdir(this.backupsDir, { recursive: true });
+      const work = await this.newWorkDir('create');
+      const temp = path.join(this.backupsDir, `.create-${newId()}.part`);
+      try {
+        const createdAt = this.ctx.clock.now();
+        const exported = await this.exportDatabase(path.join(work, 'db'));
+        const files = await this.collectFiles();
+        const manifest: BackupManifest = {
+          format: BACKUP_FORMAT,
+          version: BACKUP_FORMAT_VERSION,
+          created_at: createdAt.toISOString(),
+          app_version: this.ctx.config.version,
+          dialect: this.ctx.database.dialect,
+          migrations: exported.migrations,
+          tables: exported.tables,
+          files: files.length,
+        };
+        const zip = new yazl.ZipFile();
+        zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), MANIFEST_ENTRY);
+        for (const table of Object.keys(exported.tables)) {
+          zip.addFile(path.join(work, 'db', `${table}.jsonl`), `db/${table}.jsonl`);
+        }
+        // Ring files are encrypted and images are compressed already: stored as they are.
+        for (const file of files) zip.addFile(file.absolute, file.name, { compress: false });
+        zip.end();
+        await pipeline(zip.outputStream, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+        const filename = await this.place(
+          temp,
+          Array.from({ length: 50 }, (_, attempt) => backupFileName(createdAt, 'securering-backup', attempt)),
+        );
+        return { info: await this.info(filename), tables: exported.tables, files: files.length };
+      } finally {
+        await fs.promises.rm(work, { recursive: true, force: true });
+        await fs.promises.rm(temp, { force: true });
+      }
+    });
+    await this.audit(actor, meta, 'Sauvegarde créée', {
+      filename: created.info.filename,
+      size: created.info.size,
+      rows: Object.values(created.tables).reduce((sum, n) => sum + n, 0),
+      files: created.files,
+    });
+    return created.info;
+  }
+
+  /**
+   * Writes every table to `<dir>/<table>.jsonl` within one read transaction (a snapshot on
+   * PostgreSQL), so the export is consistent across tables; rows are read by pages.
+   */
+  private async exportDatabase(
+    dir: string,
+  ): Promise<{ migrations: string[]; tables: Record<string, number> }> {
+    await fs.promises.mkdir(dir, { recursive: true });
+    const migrations = await this.repo.appliedMigrations();
+    const builder = this.ctx.db.transaction();
+    const transaction =
+      this.ctx.database.dialect === 'postgres' ? builder.setIsolationLevel('repeatable read') : builder;
+    const tables = await transaction.execute(async (trx) => {
+      const counts: Record<string, number> = {};
+      for (const shape of await this.repo.tablesInDependencyOrder(trx)) {
+        const out = fs.createWriteStream(path.join(dir, `${shape.name}.jsonl`), { flags: 'wx', mode: 0o600 });
+        let count = 0;
+        try {
+          for await (const page of this.repo.pages(trx, shape)) {
+            const chunk = page.map((row) => `${JSON.stringify(row)}\n`).join('');
+            count += page.length;
+            if (!out.write(chunk)) await once(out, 'drain');
+          }
+        } finally {
+          out.end();
+          await once(out, 'close');
+        }
+        counts[shape.name] = count;
+      }
+      return counts;
+    });
+    return { migrations, tables };
+  }
+
+  /** Every regular file under the Ring files and uploads folders, with its name in the archive. */
+  private async collectFiles(): Promise<Array<{ absolute: string; name: string }>> {
+    const found: Array<{ absolute: string; name: string }> = [];
+    for (const root of FILE_ROOTS) {
+      const base = this.liveFolder(root);
+      const walk = async (dir: string, relative: string[]): Promise<void> => {
+        const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of entries) {
+          const parts = [...relative, entry.name];
+          if (entry.isDirectory()) await walk(path.join(dir, entry.name), parts);
+          else if (entry.isFile()) {
+            const name = `files/${root}/${parts.join('/')}`;
+            // A name a restore would refuse is left out rather than making the whole backup unusable.
+            if (classifyEntryName(name).kind !== 'file') {
+              this.ctx.logger.warn({ name }, 'backup: file name left out of the archive');
+              continue;
+            }
+            found.push({ absolute: path.join(dir, entry.name), name });
+          }
+          // Links and special files are never followed.
+        }
+      };
+      await walk(base, []);
+    }
+    return found;
+  }
+
+  async upload(actor: AdminRow, meta: RequestMeta, upload: UploadedBackup): Promise<TBackupInfo> {
+    if (!hasZipExtension(upload.filename)) {
+      upload.stream.resume();
+      throw badRequest(BACKUP_MESSAGES.zipOnly);
+    }
+    await fs.promises.mkdir(this.backupsDir, { recursive: true });
+    const temp = path.join(this.backupsDir, `.upload-${newId()}.part`);
+    let filename: string;
+    try {
+      try {
+        await pipeline(upload.stream, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      } catch (error) {
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+          throw new AppError(413, BACKUP_MESSAGES.tooLarge);
+        throw error;
+      }
+      if (upload.stream.truncated) throw new AppError(413, BACKUP_MESSAGES.tooLarge);
+      try {
+        (await BackupArchive.open(temp)).close();
+      } catch (error) {
+        if (error instanceof BackupArchiveError)
+          await this.refused(actor, meta, error, {
+            action: 'upload',
+            original_name: upload.filename.slice(0, 200),
+          });
+        throw error;
+      }
+      filename = await this.place(temp, uploadNameCandidates(upload.filename, this.ctx.clock.now()));
+    } finally {
+      await fs.promises.rm(temp, { force: true });
+    }
+    const info = await this.info(filename);
+    await this.audit(actor, meta, 'Sauvegarde envoyée', {
+      filename,
+      size: info.size,
+      original_name: upload.filename.slice(0, 200),
+    });
+    return info;
+  }
+
+  async remove(actor: AdminRow, meta: RequestMeta, filename: string): Promise<void> {
+    const { file, info } = await this.resolve(filename);
+    await fs.promises.unlink(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw notFound(BACKUP_MESSAGES.notFound);
+      throw error;
+    });
+    await this.audit(actor, meta, 'Sauvegarde supprimée', { filename, size: info.size });
+  }
+
+  /**
+   * Replaces the whole database and the file folders with the backup's. All-or-nothing: the
+   * archive is checked in full first, files are extracted aside, the tables are replaced in one
+   * transaction, and the folders are swapped only once it has committed.
+   */
+  async restore(actor: AdminRow, meta: RequestMeta, filename: string): Promise<void> {
+    const { file } = await this.resolve(filename);
+    const summary = await this.exclusive(async () => {
+      let archive: BackupArchive;
+      try {
+        archive = await BackupArchive.open(file);
+      } catch (error) {
+        if (error instanceof BackupArchiveError)
+          await this.refused(actor, meta, error, { action: 'restore', filename });
+        throw error;
+      }
+      let work: string | undefined;
+      try {
+        const plan = await this.checkRestorable(archive).catch(async (error: unknown) => {
+          if (error instanceof BackupArchiveError)
+            await this.refused(actor, meta, error, { action: 'restore', filename });
+          throw error;
+        });
+        work = await this.newWorkDir('restore');
+        const staged = path.join(work, 'new');
+        const files = await archive.extractFiles(staged).catch(async (error: unknown) => {
+          if (error instanceof BackupArchiveError)
+            await this.refused(actor, meta, error, { action: 'restore', filename });
+          throw error;
+        });
+
+        try {
+          await this.ctx.db.transaction().execute(async (trx) => {
+            await this.repo.lockForRestore(
+              trx,
+              plan.tables.map((t) => t.name),
+            );
+            for (const table of [...plan.tables].reverse()) await this.repo.deleteAll(trx, table.name);
+            for (const table of plan.tables) {
+              const columns = plan.columns.get(table.name);
+              if (!columns) continue;
+              let batch: Row[] = [];
+              for await (const row of archive.rows(table.name)) {
+                batch.push(row);
+                if (batch.length >= INSERT_BATCH_ROWS) {
+                  await this.repo.insertRows(trx, table.name, columns, batch);
+                  batch = [];
+                }
+              }
+              await this.repo.insertRows(trx, table.name, columns, batch);
+            }
+          });
+        } catch (error) {
+          // Rolled back: the database is as it was, the staged files are dropped below.
+          await this.ctx.systemLog.error('admin', 'Échec de la restauration d’une sauvegarde', {
+            userId: actor.id,
+            ip: meta.ip,
+            userAgent: meta.userAgent,
+            details: { filename, error: (error as Error).message?.slice(0, 500) },
+          });
+          if (error instanceof BackupArchiveError) throw badRequest(error.publicMessage);
+          if (isDataError(error)) throw badRequest(BACKUP_MESSAGES.inconsistent);
+          throw new AppError(500, BACKUP_MESSAGES.restoreFailed);
+        }
+
+        try {
+          await this.swapFolders(staged, path.join(work, 'old'));
+        } catch (error) {
+          this.ctx.logger.error({ err: error }, 'backup: restored database but could not swap file folders');
+          await this.ctx.systemLog.error('admin', 'Sauvegarde restaurée sans ses fichiers', {
+            userId: actor.id,
+            ip: meta.ip,
+            userAgent: meta.userAgent,
+            details: { filename, error: (error as Error).message?.slice(0, 500) },
+          });
+          throw new AppError(500, BACKUP_MESSAGES.filesNotSwapped);
+        }
+        return {
+          rows: Object.values(archive.manifest.tables).reduce((sum, n) => sum + n, 0),
+          files,
+          created_at: archive.manifest.created_at,
+        };
+      } finally {
+        archive.close();
+        if (work) await fs.promises.rm(work, { recursive: true, force: true });
+      }
+    });
+    // Written after the commit, so the entry stays next to the restored log.
+    await this.audit(actor, meta, 'Sauvegarde restaurée', {
+      filename,
+      backup_created_at: summary.created_at,
+      rows: summary.rows,
+      files: summary.files,
+    });
+  }
+
+  /**
+   * Everything that can be checked before a write: the backup's migrations against the live ones,
+   * its tables and columns against the live schema, and every row of every table file.
+   */
+  private async checkRestorable(
+    archive: BackupArchive,
+  ): Promise<{ tables: TableShape[]; columns: Map<string, string[]> }> {
+    const { manifest } = archive;
+    const current = await this.repo.appliedMigrations();
+    const compatibility = checkMigrations(manifest.migrations, current);
+    if (compatibility === 'newer') throw badRequest(BACKUP_MESSAGES.newerVersion);
+    if (compatibility === 'mismatch')
+      throw new BackupArchiveError(BACKUP_MESSAGES.notSecureRing, 'migrations do not match');
+    const tables = await this.repo.tablesInDependencyOrder();
+    const live = new Map(tables.map((t) => [t.name, t]));
+    for (const name of Object.keys(manifest.tables)) {
+      if (!live.has(name))
+        throw new BackupArchiveError(BACKUP_MESSAGES.notSecureRing, `unknown table ${name}`);
+    }
+    // Same schema version: the backup must carry every table. An older one may lack later tables.
+    if (manifest.migrations.length === current.length) {
+      for (const table of tables) {
+        if (!(table.name in manifest.tables))
+          throw new BackupArchiveError(BACKUP_MESSAGES.notSecureRing, `missing table ${table.name}`);
+      }
+    }
+    const columns = new Map<string, string[]>();
+    for (const table of tables) {
+      const expected = manifest.tables[table.name];
+      if (expected === undefined) continue;
+      const known = new Set(table.columns);
+      let first: string[] | undefined;
+      let firstKey = '';
+      let count = 0;
+      for await (const row of archive.rows(table.name)) {
+        const keys = Object.keys(row);
+        if (!first) {
+          first = keys;
+          firstKey = [...keys].sort().join(',');
+          const unknown = keys.find((k) => !known.has(k));
+          if (unknown)
+            throw new BackupArchiveError(
+              BACKUP_MESSAGES.unreadableData,
+              `${table.name}: unknown column ${unknown}`,
+            );
+        } else if ([...keys].sort().join(',') !== firstKey) {
+          throw new BackupArchiveError(
+            BACKUP_MESSAGES.unreadableData,
+            `${table.name}: rows with different columns`,
+          );
+        }
+        count++;
+      }
+      if (count !== expected) {
+        throw new BackupArchiveError(
+          BACKUP_MESSAGES.unreadableData,
+          `${table.name}: ${count} rows, manifest says ${expected}`,
+        );
+      }
+      columns.set(table.name, first ?? []);
+    }
+    return { tables, columns };
+  }
+
+  /**
+   * Puts the restored folders in place of the live ones: each live folder is moved aside, the
+   * restored one moved in, and the old one removed with the work folder. A folder that cannot be
+   * renamed (a mount point) has its content replaced instead.
+   */
+  private async swapFolders(staged: string, aside: string): Promise<void> {
+    await fs.promises.mkdir(aside, { recursive: true });
+    for (const root of FILE_ROOTS) {
+      const live = this.liveFolder(root);
+      const restored = path.join(staged, root);
+      await fs.promises.mkdir(path.dirname(live), { recursive: true });
+      try {
+        const exists = await fs.promises.lstat(live).then(
+          () => true,
+          () => false,
+        );
+        if (exists) await fs.promises.rename(live, path.join(aside, root));
+        await fs.promises.rename(restored, live);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EXDEV' && code !== 'EBUSY' && code !== 'EPERM') throw error;
+        await fs.promises.mkdir(live, { recursive: true });
+        for (const child of await fs.promises.readdir(live))
+          await fs.promises.rm(path.join(live, child), { recursive: true, force: true });
+        await fs.promises.cp(restored, live, { recursive: true });
+      }
+    }
+  }
+}
+
+/** A row the database refuses (constraint, type): the archive's data, not the server, is at fault. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || /^2[23][0-9A-Z]{3}$/.test(code)
+  );
+}

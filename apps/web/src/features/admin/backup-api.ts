@@ -1,0 +1,142 @@
+import {
+  BACKUP_MESSAGES,
+  BACKUP_RESTORE_ABORT_MS,
+  MESSAGES,
+  ZBackupCreateResponse,
+  ZBackupListResponse,
+  ZBackupMessageResponse,
+  ZBackupUploadResponse,
+} from '@securering/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, apiRequest, clearSession, getToken, SESSION_EXPIRED_EVENT } from '@/lib/api-client';
+import type { RestoreOutcome } from './backup-format';
+
+const PATH = '/api/admin/backup.php';
+
+export const backupKeys = { all: ['admin', 'backups'] as const };
+
+export function getBackupsQueryOptions() {
+  return queryOptions({
+    queryKey: backupKeys.all,
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest(`${PATH}?action=list`, {
+          auth: 'admin',
+          schema: ZBackupListResponse,
+          signal,
+          fallbackError: BACKUP_MESSAGES.loadFailed,
+        })
+      ).backups,
+  });
+}
+
+export const useBackups = () => useQuery(getBackupsQueryOptions());
+
+export function useCreateBackup() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      apiRequest(PATH, {
+        method: 'POST',
+        auth: 'admin',
+        body: { action: 'create' },
+        schema: ZBackupCreateResponse,
+        fallbackError: BACKUP_MESSAGES.createFailed,
+      }),
+    onSettled: () => client.invalidateQueries({ queryKey: backupKeys.all }),
+  });
+}
+
+/** Multipart upload: the action first, then the file, as the server reads them in that order. */
+export function useUploadBackup() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.append('action', 'upload');
+      form.append('backup_file', file, file.name);
+      return apiRequest(PATH, {
+        method: 'POST',
+        auth: 'admin',
+        body: form,
+        schema: ZBackupUploadResponse,
+        fallbackError: BACKUP_MESSAGES.uploadFailed,
+      });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: backupKeys.all }),
+  });
+}
+
+export function useDeleteBackup() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (filename: string) =>
+      apiRequest(`${PATH}?filename=${encodeURIComponent(filename)}`, {
+        method: 'DELETE',
+        auth: 'admin',
+        schema: ZBackupMessageResponse,
+        fallbackError: BACKUP_MESSAGES.deleteFailed,
+      }),
+    onSettled: () => client.invalidateQueries({ queryKey: backupKeys.all }),
+  });
+}
+
+/**
+ * Starts a restore (spec 3 §4). The request is cut client-side after 1.2 s: the server carries on
+ * regardless, and the page reloads a little later (4 s instead of 3 s).
+ */
+export async function restoreBackup(filename: string): Promise<RestoreOutcome> {
+  const controller = new AbortController();
+  const timer = window.setTimeout(() => controller.abort(), BACKUP_RESTORE_ABORT_MS);
+  try {
+    await apiRequest(PATH, {
+      method: 'POST',
+      auth: 'admin',
+      body: { action: 'restore', filename },
+      schema: ZBackupMessageResponse,
+      signal: controller.signal,
+    });
+    return 'restored';
+  } catch (error) {
+    if (controller.signal.aborted && error instanceof DOMException && error.name === 'AbortError')
+      return 'cut';
+    throw error;
+  } finally {
+    window.clearTimeout(timer);
+  }
+}
+
+/** Downloads a backup with the admin bearer (a plain link could not send it) and saves it. */
+export async function downloadBackup(filename: string): Promise<void> {
+  const token = getToken('admin');
+  if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
+  let response: Response;
+  try {
+    response = await fetch(`${PATH}?action=download&filename=${encodeURIComponent(filename)}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+  } catch {
+    throw new ApiError(BACKUP_MESSAGES.downloadFailed, 0);
+  }
+  if (response.status === 401) {
+    clearSession('admin');
+    window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: 'admin' }));
+    throw new ApiError(MESSAGES.sessionExpired, 401);
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as { error?: string } | null;
+    throw new ApiError(body?.error ?? BACKUP_MESSAGES.downloadFailed, response.status, body);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  try {
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = filename;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } finally {
+    // Give the browser time to start the save before the blob goes.
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+}

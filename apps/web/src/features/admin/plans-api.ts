@@ -1,0 +1,95 @@
+import {
+  ZAdminPlansResponse,
+  ZDeleteAdminPlanResponse,
+  ZSaveAdminPlanResponse,
+  type PlanEditorPayload,
+} from '@securering/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, apiRequest } from '@/lib/api-client';
+
+export const plansKeys = {
+  all: ['admin', 'plans'] as const,
+};
+
+/** Every plan, inactive ones included (GET /api/admin/plans.php). */
+export function getAdminPlansQueryOptions() {
+  return queryOptions({
+    queryKey: plansKeys.all,
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest('/api/admin/plans.php', {
+          auth: 'admin',
+          schema: ZAdminPlansResponse,
+          signal,
+          fallbackError: 'Impossible de charger les données.',
+        })
+      ).data,
+  });
+}
+
+export const useAdminPlans = () => useQuery(getAdminPlansQueryOptions());
+
+/** The server's message, or a network message when it could not be reached. */
+export function plansProblem(error: unknown, fallback: string): string {
+  if (error instanceof ApiError) {
+    return error.kind === 'network' ? 'Erreur de communication avec le serveur.' : error.message || fallback;
+  }
+  return fallback;
+}
+
+/** After a change: the admin list, the public plans and the manual-subscription selector. */
+function useInvalidatePlans() {
+  const client = useQueryClient();
+  return () =>
+    Promise.all([
+      client.invalidateQueries({ queryKey: plansKeys.all }),
+      client.invalidateQueries({ queryKey: ['plans', 'public'] }),
+      client.invalidateQueries({ queryKey: ['admin', 'customers', 'active-plans'] }),
+    ]);
+}
+
+/** POST (new plan) or PUT (with the id). */
+export function useSavePlan() {
+  const invalidate = useInvalidatePlans();
+  return useMutation({
+    mutationFn: (payload: PlanEditorPayload) =>
+      apiRequest('/api/admin/plans.php', {
+        method: payload.id ? 'PUT' : 'POST',
+        auth: 'admin',
+        body: payload,
+        schema: ZSaveAdminPlanResponse,
+        fallbackError: 'Impossible de sauvegarder le plan.',
+      }),
+    onSuccess: () => invalidate(),
+  });
+}
+
+/** The card's switches: PUT with only the id and the flag. */
+export function useTogglePlan() {
+  const invalidate = useInvalidatePlans();
+  return useMutation({
+    mutationFn: (input: { id: string; active: boolean } | { id: string; popular: boolean }) =>
+      apiRequest('/api/admin/plans.php', {
+        method: 'PUT',
+        auth: 'admin',
+        body: input,
+        schema: ZSaveAdminPlanResponse,
+        fallbackError: 'Impossible de sauvegarder le plan.',
+      }),
+    onSettled: () => invalidate(),
+  });
+}
+
+export function useDeletePlan() {
+  const invalidate = useInvalidatePlans();
+  return useMutation({
+    mutationFn: (id: string) =>
+      apiRequest(`/api/admin/plans.php?id=${encodeURIComponent(id)}`, {
+        method: 'DELETE',
+        auth: 'admin',
+        schema: ZDeleteAdminPlanResponse,
+        fallbackError: 'Impossible de supprimer le plan.',
+      }),
+    onSuccess: () => invalidate(),
+  });
+}
