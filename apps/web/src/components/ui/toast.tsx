@@ -20,12 +20,14 @@ type Notify = (toast: {
 }) => void;
 const ToastContext = createContext<Notify | null>(null);
 
+// A burst of actions must not bury the page under notifications.
+const MAX_VISIBLE_TOASTS = 3;
 let nextId = 1;
 
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ToastItem[]>([]);
   const notify = useCallback<Notify>(({ title, description, variant = 'info', duration = 4000 }) => {
-    setToasts((current) => [...current.slice(-4), { id: nextId++, title, description, variant, duration }]);
+    setToasts((current) => [...current.slice(-(MAX_VISIBLE_TOASTS - 1)), { id: nextId++, title, description, variant, duration }]);
   }, []);
   const value = useMemo(() => notify, [notify]);
   return (

@@ -228,7 +228,10 @@ function CustomerInfoForm({
       }
     }
     // Spec 3 §5: the create form asks for the password in its own words.
-    if (creating && !form.password) found.password = M.passwordRequiredForCreate;
+    if (creating && !form.password) {
+      found.password = M.passwordRequiredForCreate;
+      notify({ title: M.passwordRequired, description: M.passwordRequiredForCreate, variant: 'error' });
+    }
     if (!parsed.success || Object.keys(found).length > 0) {
       setErrors(found);
       if (Object.keys(found).length === 0) setProblem(parsed.error?.issues[0]?.message ?? 'Requête invalide');

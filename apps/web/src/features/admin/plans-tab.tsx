@@ -147,7 +147,7 @@ function PlanCard({
   const popular = pending && 'popular' in pending ? pending.popular : plan.popular;
 
   return (
-    <Card className={plan.active ? undefined : 'opacity-75'} aria-label={`Plan ${plan.name}`}>
+    <Card role="article" className={plan.active ? undefined : 'opacity-75'} aria-label={`Plan ${plan.name}`}>
       <CardHeader>
         <div className="flex items-start justify-between gap-2">
           <CardTitle>{plan.name}</CardTitle>

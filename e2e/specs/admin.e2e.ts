@@ -1,0 +1,182 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, trackPageErrors } from '../support/browser';
+import { E2E_ADMIN } from '../support/server';
+import { useSuite } from '../support/suite';
+
+const CUSTOMER = { first: 'Marc', last: 'Leroy', email: 'marc.leroy@example.com', password: 'Client-Pass-1' };
+
+async function adminSignIn(page: Page, url: string, username: string, password: string): Promise<void> {
+  await page.goto(`${url}/admin`);
+  await page.getByLabel('Nom d’utilisateur').fill(username);
+  await page.getByLabel('Mot de passe', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+}
+
+describe('[ADMIN] the back office on real data', () => {
+  const suite = useSuite();
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    page = await suite.page(1400, 900);
+    errors = trackPageErrors(page);
+  });
+
+  it('[ADMIN] signs in, with the spec message for wrong credentials, and sees the console', async () => {
+    await page.goto(`${suite.server.url}/admin`);
+    await page.getByLabel('Nom d’utilisateur').fill(E2E_ADMIN.username);
+    await page.getByLabel('Mot de passe', { exact: true }).fill('pas-le-bon');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByText('Identifiants invalides').waitFor();
+    await screenshot(page, 'admin-login');
+    await adminSignIn(page, suite.server.url, E2E_ADMIN.username, E2E_ADMIN.password);
+    await page.getByText('Système opérationnel').waitFor();
+    const cards = page.getByRole('region', { name: 'Indicateurs' });
+    await cards.getByText('comptes au total').waitFor();
+    for (const tab of ['Dashboard', 'Clients', 'Emails', 'Plans', 'Paiements', 'Transactions', 'Sauvegarde', 'Site', 'Rings', 'Admins', 'Logs']) {
+      expect(await page.getByRole('tab', { name: tab, exact: true }).isVisible()).toBe(true);
+    }
+    await screenshot(page, 'admin-dashboard');
+  });
+
+  it('[ADMIN] creates a plan that the public site lists', async () => {
+    await page.getByRole('tab', { name: 'Plans', exact: true }).click();
+    await page.getByRole('button', { name: 'Nouveau plan' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Nom du plan').fill('Équipe Pro');
+    await dialog.getByLabel('Prix (€ / mois)').fill('49,90');
+    await dialog.getByLabel('Utilisateurs max').fill('25');
+    await dialog.getByLabel('Rings max').fill('5');
+    await dialog.getByLabel('Espace disque', { exact: true }).fill('100');
+    await screenshot(page, 'admin-plan-editor');
+    await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByRole('article', { name: 'Plan Équipe Pro' }).waitFor();
+    await screenshot(page, 'admin-plans');
+    const plans = (await (await fetch(`${suite.server.url}/api/subscriptions/plans.php`)).json()) as { data: Array<{ name: string; price: number; features: string[] }> };
+    const created = plans.data.find((p) => p.name === 'Équipe Pro');
+    expect(created).toMatchObject({ price: 49.9 });
+    expect(created!.features).toEqual(expect.arrayContaining(['Rings: 5', 'Espace disque: 100 Go']));
+  });
+
+  it('[ADMIN] creates a customer with a manual subscription to that plan', async () => {
+    await page.getByRole('tab', { name: 'Clients', exact: true }).click();
+    await page.getByRole('button', { name: 'Nouveau client' }).click();
+    const card = page.getByRole('region', { name: 'Nouveau client' });
+    await card.getByRole('button', { name: 'Créer le client' }).click();
+    await page.getByText('Mot de passe requis').first().waitFor();
+    await card.getByText('Veuillez saisir un mot de passe pour créer le client').waitFor();
+    await card.getByLabel('Prénom').fill(CUSTOMER.first);
+    await card.getByLabel('Nom', { exact: true }).fill(CUSTOMER.last);
+    await card.getByLabel('Email', { exact: true }).fill(CUSTOMER.email);
+    await card.getByLabel('Mot de passe', { exact: true }).fill(CUSTOMER.password);
+    await card.getByRole('button', { name: 'Créer le client' }).click();
+    const editor = page.getByRole('region', { name: `Client ${CUSTOMER.first} ${CUSTOMER.last}` });
+    await editor.waitFor();
+    await editor.getByRole('tab', { name: 'Abonnements' }).click();
+    await editor.getByRole('button', { name: 'Nouvel abonnement' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Créer l’abonnement' }).click();
+    await dialog.getByText('Veuillez sélectionner un plan').waitFor();
+    const planSelect = dialog.getByLabel('Plan', { exact: true });
+    const planId = await planSelect.locator('option', { hasText: 'Équipe Pro' }).getAttribute('value');
+    await planSelect.selectOption(planId!);
+    await screenshot(page, 'admin-manual-subscription');
+    await dialog.getByRole('button', { name: 'Créer l’abonnement' }).click();
+    const subscriptions = editor.getByRole('region', { name: 'Abonnements du client' });
+    await subscriptions.getByText('Équipe Pro').waitFor();
+    await subscriptions.getByText('Actif').first().waitFor();
+    await screenshot(page, 'admin-client-subscriptions');
+
+    // The customer can sign in to the customer space with it.
+    const res = await fetch(`${suite.server.url}/api/auth/customer-login.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: CUSTOMER.email, password: CUSTOMER.password }),
+    });
+    const login = (await res.json()) as { token: string };
+    const dashboard = (await (await fetch(`${suite.server.url}/api/customer/dashboard-data.php`, { headers: { Authorization: `Bearer ${login.token}` } })).json()) as {
+      data: { subscription: { plan: string; status: string } };
+    };
+    expect(dashboard.data.subscription).toMatchObject({ plan: 'Équipe Pro', status: 'active' });
+  });
+
+  it('[ADMIN] creates an admin with only the Plans module, who then sees only Dashboard and Plans', async () => {
+    await page.getByRole('tab', { name: 'Admins', exact: true }).click();
+    await page.getByRole('button', { name: 'Nouvel administrateur' }).click();
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Nom d’utilisateur').fill('plans.only');
+    await form.getByLabel('Email').fill('plans@example.com');
+    await form.getByLabel('Mot de passe', { exact: true }).fill('Plans-Only-1');
+    await form.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByRole('cell', { name: 'plans.only', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Permissions de plans.only' }).click();
+    const permissions = page.getByRole('dialog');
+    await permissions.getByRole('switch', { name: 'Tout le module Plans' }).click();
+    await screenshot(page, 'admin-permissions');
+    await permissions.getByRole('button', { name: 'Enregistrer les permissions' }).click();
+    await page.getByText('Permissions mises à jour').first().waitFor();
+
+    const other = await suite.page(1400, 900);
+    await adminSignIn(other, suite.server.url, 'plans.only', 'Plans-Only-1');
+    await other.getByRole('tab', { name: 'Plans', exact: true }).waitFor();
+    const tabs = await other.getByRole('tab').allTextContents();
+    expect(tabs.map((t) => t.trim())).toEqual(['Dashboard', 'Plans']);
+    await screenshot(other, 'admin-plans-only');
+  });
+
+  it('[ADMIN] changes the site colours and the public site shows them', async () => {
+    await page.getByRole('tab', { name: 'Site', exact: true }).click();
+    await page.getByRole('tab', { name: 'Apparence' }).click();
+    await page.getByLabel('Couleur principale', { exact: true }).fill('#dc2626');
+    await page.getByText('Aperçu — #dc2626 / #64748b').waitFor();
+    await screenshot(page, 'admin-site-appearance');
+    await page.getByRole('button', { name: 'Enregistrer les couleurs' }).click();
+    await page.getByText('Paramètres enregistrés').first().waitFor();
+
+    const visitor = await suite.page();
+    await visitor.goto(`${suite.server.url}/`);
+    const button = visitor.getByRole('banner').getByRole('link', { name: 'Accès Ring' });
+    await button.waitFor();
+    await expect
+      .poll(() => button.evaluate((el) => getComputedStyle(el).backgroundColor))
+      .toBe('rgb(220, 38, 38)');
+  });
+
+  it('[ADMIN] makes a backup, deletes the customer, restores, and the customer is back', async () => {
+    await page.getByRole('tab', { name: 'Sauvegarde', exact: true }).click();
+    await page.getByRole('button', { name: 'Créer une sauvegarde' }).click();
+    const restoreButton = page.getByRole('button', { name: /^Restaurer securering-backup-/ });
+    await restoreButton.first().waitFor();
+    await screenshot(page, 'admin-backups');
+
+    await page.getByRole('tab', { name: 'Clients', exact: true }).click();
+    await page.getByRole('button', { name: `Supprimer ${CUSTOMER.first} ${CUSTOMER.last}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Supprimer' }).click();
+    await page.getByRole('button', { name: `Supprimer ${CUSTOMER.first} ${CUSTOMER.last}` }).waitFor({ state: 'detached' });
+    const gone = await fetch(`${suite.server.url}/api/auth/customer-login.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: CUSTOMER.email, password: CUSTOMER.password }),
+    });
+    expect(gone.status).toBe(401);
+
+    await page.getByRole('tab', { name: 'Sauvegarde', exact: true }).click();
+    await restoreButton.first().click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restaurer' }).click();
+    // The console reloads by itself a few seconds after a restore.
+    await page.waitForEvent('load', { timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+    await page.getByRole('tab', { name: 'Clients', exact: true }).click();
+    await page.getByRole('button', { name: `Modifier ${CUSTOMER.first} ${CUSTOMER.last}` }).waitFor();
+    const back = await fetch(`${suite.server.url}/api/auth/customer-login.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: CUSTOMER.email, password: CUSTOMER.password }),
+    });
+    expect(back.status).toBe(200);
+    await screenshot(page, 'admin-after-restore');
+    expect(errors.filter((e) => !/Failed to load resource|status of 4\d\d/.test(e))).toEqual([]);
+  });
+});
