@@ -1,0 +1,173 @@
+// Shared helpers for the benchmark scripts: start the built server as `npm start` runs it, give it
+// a throw-away database, fire requests with bounded concurrency and summarise latencies.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-1' };
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * Starts `apps/server/dist/main.js` with IP rate limits off (a benchmark is one IP sending
+ * thousands of requests) and waits for /healthz.
+ */
+export async function startServer({ dataDir, databaseUrl = '' }) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      PUBLIC_URL: url,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: '',
+      ADMIN_USERNAME: BENCH_ADMIN.username,
+      ADMIN_PASSWORD: BENCH_ADMIN.password,
+      RATE_LIMIT_PUBLIC_PER_MIN: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited during start:\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server not ready after 60 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs `body` against a fresh database: SQLite in a temporary DATA_DIR, or a new PostgreSQL
+ * database created next to `adminUrl` and dropped afterwards.
+ */
+export async function withDatabase(kind, adminUrl, body) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-bench-'));
+  let databaseUrl = '';
+  const name = `securering_bench_${process.pid}_${Date.now()}`;
+  if (kind === 'postgres') {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+  }
+  try {
+    return await body({ dataDir, databaseUrl });
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (kind === 'postgres') {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  }
+}
+
+/** The databases to run on: SQLite always, PostgreSQL when BENCH_DATABASE_URL is set. */
+export function databaseKinds() {
+  return process.env.BENCH_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export async function json(url, { method = 'GET', token, body } = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+export async function adminToken(url) {
+  return (await json(`${url}/api/admin/auth/login.php`, { method: 'POST', body: BENCH_ADMIN })).token;
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * Sends `count` requests with at most `concurrency` in flight and returns throughput and
+ * latency percentiles in milliseconds. Any failed request aborts the run: a benchmark of errors
+ * measures nothing.
+ */
+export async function measure(count, concurrency, send) {
+  const latencies = [];
+  let next = 0;
+  const started = performance.now();
+  async function worker() {
+    while (next < count) {
+      next += 1;
+      const t0 = performance.now();
+      const res = await send();
+      if (!res.ok) throw new Error(`request failed: ${res.status} ${(await res.text()).slice(0, 200)}`);
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    count,
+    concurrency,
+    rps: count / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`;
+}
+
+export function table(headers, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
