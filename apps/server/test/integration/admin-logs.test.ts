@@ -283,7 +283,7 @@ describe('admin logs API', () => {
     expect((await allRows()).map((r) => r.message)).toContain('récent');
   });
 
-  it('switches logging off and on: info skipped while off, errors always kept', async () => {
+  it('switches logging off and on: info skipped while off, errors and admin audit always kept', async () => {
     const off = await post({ action: 'toggle_logging', enabled: false });
     expect(off.statusCode).toBe(200);
     expect(ZToggleLoggingResponse.parse(off.json())).toMatchObject({
@@ -292,7 +292,7 @@ describe('admin logs API', () => {
     });
     expect(await t.ctx.settings.getValue('system', 'logging_enabled')).toBe('0');
     expect((await page()).logging_enabled).toBe(false);
-    // The switch itself was audited before it took effect.
+    // The switch itself is audited even though it turned logging off.
     const audit = (await allRows()).find((r) => r.message === LOG_MESSAGES.loggingDisabled);
     expect(audit).toMatchObject({ category: 'admin', user_id: rootId });
 
@@ -305,9 +305,14 @@ describe('admin logs API', () => {
     expect(messages).not.toContain('avertissement ignoré');
     expect(messages).toEqual(expect.arrayContaining(['erreur conservée', 'critique conservée']));
 
-    // With logging off, a deletion's info audit line is skipped too: that is the switch's meaning.
+    // Admin writes stay recorded while logging is off: the switch cannot hide what an admin does.
     await post({ action: 'clear_logs', category: 'system' });
-    expect((await allRows()).some((r) => r.message === 'Logs supprimés')).toBe(false);
+    expect((await allRows()).find((r) => r.message === 'Logs supprimés')).toMatchObject({
+      category: 'admin',
+      user_id: rootId,
+    });
+    await t.ctx.systemLog.info('system', 'info toujours ignorée');
+    expect((await allRows()).map((r) => r.message)).not.toContain('info toujours ignorée');
 
     const on = await post({ action: 'toggle_logging', enabled: '1' });
     expect(on.json()).toMatchObject({ logging_enabled: true, message: LOG_MESSAGES.loggingEnabled });

@@ -24,6 +24,7 @@ import { MINUTE_MS } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { hashPassword } from '../../lib/passwords';
 import { storagePaths } from '../../lib/storage-paths';
+import { newCustomerRow } from '../customers/customer.policy';
 import { CustomerRepository, type CustomerRow } from '../customers/customer.repository';
 import { storageGb } from '../plans/plan.policy';
 import { PlanRepository } from '../plans/plan.repository';
@@ -94,20 +95,6 @@ export class AdminCustomersService {
     return this.ctx.clock.now().toISOString();
   }
 
-  private async audit(
-    actor: AdminsTable,
-    meta: RequestMeta,
-    message: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details,
-    });
-  }
-
   private async target(id: string): Promise<CustomerRow> {
     const customer = await this.customers.findById(id);
     if (!customer) throw notFound(M.notFound);
@@ -130,19 +117,7 @@ export class AdminCustomersService {
   async create(actor: AdminsTable, input: CreateInput, meta: RequestMeta): Promise<TAdminCustomer> {
     if (await this.customers.findByEmail(input.email)) throw conflict(M.emailTaken);
     const now = this.nowIso();
-    const row: CustomerRow = {
-      id: newId(),
-      email: input.email,
-      password_hash: await hashPassword(input.password),
-      first_name: input.first_name,
-      last_name: input.last_name,
-      company: input.company,
-      phone: input.phone,
-      country: input.country,
-      address_line1: input.address_line1,
-      address_line2: input.address_line2,
-      city: input.city,
-      postal_code: input.postal_code,
+    const row = newCustomerRow(input, await hashPassword(input.password), now, {
       email_verified: input.email_verified ? 1 : 0,
       email_verified_at: input.email_verified ? now : null,
       is_active: input.is_active ? 1 : 0,
@@ -152,16 +127,17 @@ export class AdminCustomersService {
       // The customer accepts the terms itself; an account made by an admin has not yet.
       accepted_terms_at: null,
       accepted_privacy_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+    });
     try {
       await this.customers.insert(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(M.emailTaken);
       throw error;
     }
-    await this.audit(actor, meta, 'Client créé', { customer_id: row.id, email: row.email });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Client créé', {
+      customer_id: row.id,
+      email: row.email,
+    });
     return this.present(row.id);
   }
 
@@ -222,7 +198,7 @@ export class AdminCustomersService {
         this.ctx.realtime.disconnectMember(memberId);
       }
     }
-    await this.audit(actor, meta, 'Client modifié', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Client modifié', {
       customer_id: target.id,
       fields: Object.keys(changes).filter(
         (k) => k !== 'password_hash' && k !== 'updated_at' && k !== 'email_verified_at',
@@ -262,7 +238,7 @@ export class AdminCustomersService {
         details: { customer_id: target.id, ring_ids: leftovers },
       });
     }
-    await this.audit(actor, meta, 'Client supprimé avec ses Rings', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Client supprimé avec ses Rings', {
       customer_id: target.id,
       email: target.email,
       rings: footprint.ringIds.length,
@@ -367,7 +343,7 @@ export class AdminCustomersService {
         await this.rings.updatePlanForCustomer(customerId, plan.slug, plan.storage_bytes, nowIso, trx);
       return ids;
     });
-    await this.audit(actor, meta, 'Abonnement manuel créé', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Abonnement manuel créé', {
       customer_id: customerId,
       subscription_id: row.id,
       plan_id: plan.id,

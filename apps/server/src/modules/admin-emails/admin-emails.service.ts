@@ -57,15 +57,6 @@ export class AdminEmailsService {
     this.templates = new EmailTemplateRepository(ctx.db);
   }
 
-  private audit(actor: AdminRow, meta: RequestMeta, message: string, details: Record<string, unknown>) {
-    return this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details,
-    });
-  }
-
   async list(): Promise<TEmailTemplate[]> {
     return (await this.templates.findAll()).map(toEmailTemplate);
   }
@@ -99,7 +90,7 @@ export class AdminEmailsService {
       throw error;
     }
     const updated = { ...current, ...changes } as EmailTemplateRow;
-    await this.audit(actor, meta, 'Modèle d’email modifié', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Modèle d’email modifié', {
       template_id: current.id,
       name: updated.name,
       ...(name !== current.name ? { previous_name: current.name } : {}),
@@ -134,7 +125,10 @@ export class AdminEmailsService {
       if (isUniqueViolation(error)) throw conflict(EMAIL_MESSAGES.nameTaken);
       throw error;
     }
-    await this.audit(actor, meta, 'Modèle d’email créé', { template_id: row.id, name: row.name });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Modèle d’email créé', {
+      template_id: row.id,
+      name: row.name,
+    });
     return toEmailTemplate(row);
   }
 
@@ -164,7 +158,10 @@ export class AdminEmailsService {
       await this.templates.insertMissing([row]);
       row = (await this.templates.findByName(name)) ?? row;
     }
-    await this.audit(actor, meta, 'Modèle d’email réinitialisé', { template_id: row.id, name });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Modèle d’email réinitialisé', {
+      template_id: row.id,
+      name,
+    });
     return { message: templateRestoredMessage(name), template: toEmailTemplate(row) };
   }
 
@@ -239,7 +236,7 @@ Envoyé le ${sentAt} (UTC).`;
       });
       throw new AppError(502, `${EMAIL_MESSAGES.testFailedPrefix}${reason}`);
     }
-    await this.audit(actor, meta, 'Email de test envoyé', details);
+    await this.ctx.systemLog.adminAction(actor, meta, 'Email de test envoyé', details);
     return testEmailSentMessage(input.email);
   }
 }

@@ -36,15 +36,6 @@ export class AdminPlansService {
     this.repo = new AdminPlansRepository(ctx.db);
   }
 
-  private async audit(actor: AdminRow, meta: RequestMeta, message: string, details: Record<string, unknown>) {
-    await this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip ?? null,
-      userAgent: meta.userAgent ?? null,
-      details,
-    });
-  }
-
   private async target(id: string): Promise<PlansTable> {
     const plan = await this.plans.findById(id);
     if (!plan) throw withMessage(404, ADMIN_PLAN_MESSAGES.notFound);
@@ -79,7 +70,7 @@ export class AdminPlansService {
       updated_at: nowIso,
     };
     await this.repo.insert(row);
-    await this.audit(actor, meta, 'Plan créé', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Plan créé', {
       plan_id: row.id,
       slug: row.slug,
       name: row.name,
@@ -98,7 +89,11 @@ export class AdminPlansService {
     const fields = changedColumns(current, changes);
     const next: PlansTable = { ...current, ...changes, updated_at: this.ctx.clock.now().toISOString() };
     await this.repo.update(current.id, { ...changes, updated_at: next.updated_at });
-    await this.audit(actor, meta, 'Plan modifié', { plan_id: current.id, name: next.name, fields });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Plan modifié', {
+      plan_id: current.id,
+      name: next.name,
+      fields,
+    });
     return this.view(next);
   }
 
@@ -115,6 +110,10 @@ export class AdminPlansService {
       if (isForeignKeyViolation(error)) throw withMessage(409, ADMIN_PLAN_MESSAGES.inUse);
       throw error;
     }
-    await this.audit(actor, meta, 'Plan supprimé', { plan_id: plan.id, slug: plan.slug, name: plan.name });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Plan supprimé', {
+      plan_id: plan.id,
+      slug: plan.slug,
+      name: plan.name,
+    });
   }
 }

@@ -46,16 +46,11 @@ export class AdminRealtimeService {
     const settings = await loadRealtimeSettings(this.ctx);
     const before = await this.ctx.realtime.status();
     this.ctx.realtime.restart({ pingIntervalMs: settings.heartbeatMs });
-    await this.ctx.systemLog.info('admin', 'Redémarrage du service temps réel demandé', {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details: {
-        reason: input.reason,
-        requested_at: input.at ?? null,
-        sockets_closed: before.sockets,
-        heartbeat_ms: settings.heartbeatMs,
-      },
+    await this.ctx.systemLog.adminAction(actor, meta, 'Redémarrage du service temps réel demandé', {
+      reason: input.reason,
+      requested_at: input.at ?? null,
+      sockets_closed: before.sockets,
+      heartbeat_ms: settings.heartbeatMs,
     });
   }
 }

@@ -25,17 +25,12 @@ export async function adminTransactionsRoutes(app: FastifyInstance, ctx: AppCont
       const { admin } = adminCaller(request);
       const meta = requestMeta(request);
       // Exporting customer data is recorded like a write.
-      await ctx.systemLog.info('admin', 'Export des transactions (CSV)', {
-        userId: admin.id,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-        details: {
-          count,
-          gateway: query.gateway ?? 'all',
-          status: query.status ?? 'all',
-          from: query.from,
-          to: query.to,
-        },
+      await ctx.systemLog.adminAction(admin, meta, 'Export des transactions (CSV)', {
+        count,
+        gateway: query.gateway ?? 'all',
+        status: query.status ?? 'all',
+        from: query.from,
+        to: query.to,
       });
       const filename = transactionsCsvFilename(ctx.clock.now());
       return reply

@@ -48,20 +48,6 @@ export class AdminUsersService {
       .length;
   }
 
-  private async audit(
-    actor: AdminRow,
-    meta: RequestMeta,
-    message: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details,
-    });
-  }
-
   async list(): Promise<TAdminPublic[]> {
     return (await this.ctx.admins.findAll()).map(toAdminPublic);
   }
@@ -95,7 +81,7 @@ export class AdminUsersService {
         updated_at: nowIso,
       })),
     );
-    await this.audit(actor, meta, 'Permissions d’un administrateur modifiées', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Permissions d’un administrateur modifiées', {
       admin_id: target.id,
       granted: input.permissions.filter((p) => p.granted).map((p) => `${p.module_name}:${p.permission_type}`),
     });
@@ -126,7 +112,7 @@ export class AdminUsersService {
       if (isUniqueViolation(error)) throw conflict(ADMIN_MESSAGES.usernameTaken);
       throw error;
     }
-    await this.audit(actor, meta, 'Administrateur créé', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Administrateur créé', {
       admin_id: admin.id,
       username: admin.username,
       role: admin.role,
@@ -171,7 +157,7 @@ export class AdminUsersService {
     // A new password or a deactivation ends the other admin's open sessions at once.
     if (!self && (input.password || input.is_active === false))
       await this.ctx.sessions.revokeAllFor('admin', target.id);
-    await this.audit(actor, meta, 'Administrateur modifié', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Administrateur modifié', {
       admin_id: target.id,
       fields: Object.keys(changes).filter((k) => k !== 'password_hash' && k !== 'updated_at'),
       password_changed: Boolean(input.password),
@@ -188,7 +174,7 @@ export class AdminUsersService {
       throw forbidden(ADMIN_MESSAGES.lastSuper);
     await this.ctx.sessions.revokeAllFor('admin', target.id);
     await this.ctx.admins.delete(target.id);
-    await this.audit(actor, meta, 'Administrateur supprimé', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Administrateur supprimé', {
       admin_id: target.id,
       username: target.username,
     });

@@ -63,32 +63,19 @@ export class BackupService {
     );
   }
 
-  private async audit(
-    actor: AdminRow,
-    meta: RequestMeta,
-    message: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details,
-    });
-  }
-
   private async refused(
     actor: AdminRow,
     meta: RequestMeta,
     error: BackupArchiveError,
     details: Record<string, unknown>,
   ): Promise<never> {
-    await this.ctx.systemLog.warning('admin', 'Archive de sauvegarde refusée', {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details: { ...details, reason: error.detail },
-    });
+    await this.ctx.systemLog.adminAction(
+      actor,
+      meta,
+      'Archive de sauvegarde refusée',
+      { ...details, reason: error.detail },
+      'warning',
+    );
     throw badRequest(error.publicMessage);
   }
 
@@ -220,7 +207,7 @@ export class BackupService {
         await fs.promises.rm(temp, { force: true });
       }
     });
-    await this.audit(actor, meta, 'Sauvegarde créée', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde créée', {
       filename: created.info.filename,
       size: created.info.size,
       rows: Object.values(created.tables).reduce((sum, n) => sum + n, 0),
@@ -322,7 +309,7 @@ export class BackupService {
       await fs.promises.rm(temp, { force: true });
     }
     const info = await this.info(filename);
-    await this.audit(actor, meta, 'Sauvegarde envoyée', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde envoyée', {
       filename,
       size: info.size,
       original_name: upload.filename.slice(0, 200),
@@ -336,7 +323,7 @@ export class BackupService {
       if (error.code === 'ENOENT') throw notFound(BACKUP_MESSAGES.notFound);
       throw error;
     });
-    await this.audit(actor, meta, 'Sauvegarde supprimée', { filename, size: info.size });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde supprimée', { filename, size: info.size });
   }
 
   /**
@@ -393,12 +380,13 @@ export class BackupService {
           });
         } catch (error) {
           // Rolled back: the database is as it was, the staged files are dropped below.
-          await this.ctx.systemLog.error('admin', 'Échec de la restauration d’une sauvegarde', {
-            userId: actor.id,
-            ip: meta.ip,
-            userAgent: meta.userAgent,
-            details: { filename, error: (error as Error).message?.slice(0, 500) },
-          });
+          await this.ctx.systemLog.adminAction(
+            actor,
+            meta,
+            'Échec de la restauration d’une sauvegarde',
+            { filename, error: (error as Error).message?.slice(0, 500) },
+            'error',
+          );
           if (error instanceof BackupArchiveError) throw badRequest(error.publicMessage);
           if (isDataError(error)) throw badRequest(BACKUP_MESSAGES.inconsistent);
           throw new AppError(500, BACKUP_MESSAGES.restoreFailed);
@@ -408,12 +396,13 @@ export class BackupService {
           await this.swapFolders(staged, path.join(work, 'old'));
         } catch (error) {
           this.ctx.logger.error({ err: error }, 'backup: restored database but could not swap file folders');
-          await this.ctx.systemLog.error('admin', 'Sauvegarde restaurée sans ses fichiers', {
-            userId: actor.id,
-            ip: meta.ip,
-            userAgent: meta.userAgent,
-            details: { filename, error: (error as Error).message?.slice(0, 500) },
-          });
+          await this.ctx.systemLog.adminAction(
+            actor,
+            meta,
+            'Sauvegarde restaurée sans ses fichiers',
+            { filename, error: (error as Error).message?.slice(0, 500) },
+            'error',
+          );
           throw new AppError(500, BACKUP_MESSAGES.filesNotSwapped);
         }
         return {
@@ -427,7 +416,7 @@ export class BackupService {
       }
     });
     // Written after the commit, so the entry stays next to the restored log.
-    await this.audit(actor, meta, 'Sauvegarde restaurée', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde restaurée', {
       filename,
       backup_created_at: summary.created_at,
       rows: summary.rows,

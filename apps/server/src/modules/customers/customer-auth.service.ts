@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { RequestMeta } from '../sessions/session.service';
-import { toCustomerProfile } from './customer.policy';
+import { newCustomerRow, toCustomerProfile } from './customer.policy';
 import { CustomerRepository, type CustomerRow } from './customer.repository';
 
 export const VERIFICATION_TTL_MS = DAY_MS;
@@ -64,19 +64,7 @@ export class CustomerAuthService {
     }
 
     const now = ctx.clock.now().toISOString();
-    const customer: CustomerRow = {
-      id: newId(),
-      email: input.email,
-      password_hash: await hashPassword(input.password),
-      first_name: input.first_name,
-      last_name: input.last_name,
-      company: input.company,
-      phone: input.phone,
-      country: input.country,
-      address_line1: input.address_line1,
-      address_line2: input.address_line2,
-      city: input.city,
-      postal_code: input.postal_code,
+    const customer = newCustomerRow(input, await hashPassword(input.password), now, {
       email_verified: 0,
       email_verified_at: null,
       is_active: 1,
@@ -85,9 +73,7 @@ export class CustomerAuthService {
       paypal_customer_id: null,
       accepted_terms_at: now,
       accepted_privacy_at: now,
-      created_at: now,
-      updated_at: now,
-    };
+    });
     try {
       await this.customers.insert(customer);
     } catch (error) {

@@ -71,11 +71,9 @@ export async function settingsRoutes(app: FastifyInstance, ctx: AppContext): Pro
       if (Object.keys(values).length === 0) throw badRequest('Aucun paramètre à enregistrer');
       const changed = await settings.save(category, values);
       const meta = requestMeta(request);
-      await ctx.systemLog.info('admin', `Paramètres « ${category} » modifiés`, {
-        userId: admin.id,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-        details: { category, keys: changed },
+      await ctx.systemLog.adminAction(admin, meta, `Paramètres « ${category} » modifiés`, {
+        category,
+        keys: changed,
       });
       if (category === 'maintenance' && changed.includes('maintenance_mode')) {
         const on = await settings.isFlagOn('maintenance', 'maintenance_mode');

@@ -48,15 +48,6 @@ export class AdminLogsService {
     this.repo = new SystemLogRepository(ctx.db);
   }
 
-  private audit(actor: AdminRow, meta: RequestMeta, message: string, details: Record<string, unknown>) {
-    return this.ctx.systemLog.info('admin', message, {
-      userId: actor.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      details,
-    });
-  }
-
   loggingEnabled(): Promise<boolean> {
     return this.ctx.settings.isFlagOn('system', 'logging_enabled');
   }
@@ -78,15 +69,11 @@ export class AdminLogsService {
     return { logs: page.logs.map(toEntry), total: page.total, logging_enabled: loggingEnabled };
   }
 
-  /**
-   * Turning logging off is audited before the switch (afterwards the info line would be skipped);
-   * turning it on is audited after it.
-   */
+  /** The switch silences info and warning entries; admin audit entries are kept either way. */
   async setLogging(actor: AdminRow, enabled: boolean, meta: RequestMeta): Promise<string> {
     const message = enabled ? LOG_MESSAGES.loggingEnabled : LOG_MESSAGES.loggingDisabled;
-    if (!enabled) await this.audit(actor, meta, message, { logging_enabled: false });
     await this.ctx.settings.save('system', { logging_enabled: enabled ? '1' : '0' });
-    if (enabled) await this.audit(actor, meta, message, { logging_enabled: true });
+    await this.ctx.systemLog.adminAction(actor, meta, message, { logging_enabled: enabled });
     return message;
   }
 
@@ -97,7 +84,7 @@ export class AdminLogsService {
   ): Promise<{ deleted: number; message: string }> {
     const category = filter.category === 'all' ? undefined : filter.category;
     const deleted = await this.repo.deleteWhere({ category, level: filter.level });
-    await this.audit(actor, meta, 'Logs supprimés', {
+    await this.ctx.systemLog.adminAction(actor, meta, 'Logs supprimés', {
       category: filter.category,
       ...(filter.level ? { level: filter.level } : {}),
       deleted,
@@ -113,7 +100,7 @@ export class AdminLogsService {
   ): Promise<{ deleted: number; message: string }> {
     const before = new Date(this.ctx.clock.now().getTime() - days * DAY_MS).toISOString();
     const deleted = await this.repo.deleteWhere({ before });
-    await this.audit(actor, meta, 'Logs anciens purgés', { days, before, deleted });
+    await this.ctx.systemLog.adminAction(actor, meta, 'Logs anciens purgés', { days, before, deleted });
     return { deleted, message: logsPurgedMessage(deleted, days) };
   }
 }

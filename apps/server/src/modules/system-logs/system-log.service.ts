@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { LogCategory, LogLevel } from '@securering/contract';
 import type { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import type { RequestMeta } from '../sessions/session.service';
 import type { SystemLogRepository } from './system-log.repository';
 
 export interface LogEvent {
@@ -41,9 +42,19 @@ export class SystemLogService {
     private readonly isLoggingEnabled: () => Promise<boolean>,
   ) {}
 
-  async write(event: LogEvent): Promise<void> {
+  /**
+   * `audit` entries ignore the logging switch: they are the record of what admins did, and an
+   * admin who could switch logging off must not be able to act unrecorded.
+   */
+  async write(event: LogEvent, { audit = false }: { audit?: boolean } = {}): Promise<void> {
     try {
-      if ((event.level === 'info' || event.level === 'warning') && !(await this.isLoggingEnabled())) return;
+      if (
+        !audit &&
+        (event.level === 'info' || event.level === 'warning') &&
+        !(await this.isLoggingEnabled())
+      ) {
+        return;
+      }
       await this.repo.insert({
         id: newId(),
         level: event.level,
@@ -79,5 +90,27 @@ export class SystemLogService {
     extra: Omit<LogEvent, 'level' | 'category' | 'message'> = {},
   ) {
     return this.write({ level: 'error', category, message, ...extra });
+  }
+
+  /** Records an admin's write (or export) with who, from where and what; always kept. */
+  adminAction(
+    actor: { id: string },
+    meta: RequestMeta,
+    message: string,
+    details: Record<string, unknown>,
+    level: LogLevel = 'info',
+  ) {
+    return this.write(
+      {
+        level,
+        category: 'admin',
+        message,
+        details,
+        userId: actor.id,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      },
+      { audit: true },
+    );
   }
 }

@@ -58,15 +58,11 @@ export class UploadsService {
         );
     }
 
-    await this.ctx.systemLog.info(
-      'admin',
+    await this.ctx.systemLog.adminAction(
+      actor,
+      meta,
       type === 'logo' ? SITE_UPLOAD_MESSAGES.logoUpdated : SITE_UPLOAD_MESSAGES.faviconUpdated,
-      {
-        userId: actor.id,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-        details: { type, url, format: ext, size: content.length, replaced: replaced ?? null },
-      },
+      { type, url, format: ext, size: content.length, replaced: replaced ?? null },
     );
     return url;
   }
