@@ -144,6 +144,33 @@ describe('[ADMIN] the back office on real data', () => {
       .toBe('rgb(220, 38, 38)');
   });
 
+  it('[ADMIN] locks polling while the WebSocket is required, and saves the realtime settings', async () => {
+    await page.getByRole('tab', { name: 'Rings', exact: true }).click();
+    await page.getByText('Service temps réel').waitFor();
+    const wsRequired = page.getByRole('switch', { name: 'WebSocket obligatoire' });
+    const polling = page.getByRole('switch', { name: 'Repli en interrogation périodique (polling)' });
+    await wsRequired.waitFor();
+    expect(await wsRequired.getAttribute('aria-checked')).toBe('true');
+    expect(await polling.isDisabled()).toBe(true);
+    expect(await page.getByLabel('Intervalle initial de polling').isDisabled()).toBe(true);
+    await screenshot(page, 'admin-rings');
+
+    await wsRequired.click();
+    expect(await polling.isDisabled()).toBe(false);
+    await polling.click();
+    await page.getByLabel('Intervalle initial de polling').fill('30');
+    const realtime = page.locator('form', { hasText: 'Paramètres temps réel' });
+    await realtime.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('Paramètres enregistrés').first().waitFor();
+
+    await page.reload();
+    await page.getByRole('tab', { name: 'Rings', exact: true }).click();
+    await wsRequired.waitFor();
+    expect(await wsRequired.getAttribute('aria-checked')).toBe('false');
+    expect(await polling.getAttribute('aria-checked')).toBe('true');
+    expect(await page.getByLabel('Intervalle initial de polling').inputValue()).toBe('30');
+  });
+
   it('[ADMIN] makes a backup, deletes the customer, restores, and the customer is back', async () => {
     await page.getByRole('tab', { name: 'Sauvegarde', exact: true }).click();
     await page.getByRole('button', { name: 'Créer une sauvegarde' }).click();

@@ -1,13 +1,11 @@
 import { getSettingDefinition, type SettingKind } from '@securering/contract';
-import { Save } from 'lucide-react';
-import { Button } from '@/components/ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
 import { Field, Label } from '@/components/ui/label';
 import { Switch } from '@/components/ui/switch';
 import type { SettingsMap } from '@/lib/site-settings';
 import { cn } from '@/lib/utils';
 import { useSettingsForm, validateSettings, type SettingField } from './site-api';
+import { SettingsFormCard } from './settings-form-card';
 
 const decimal = (n: number) => String(n).replace('.', ',');
 
@@ -108,56 +106,40 @@ export function RingsGeneralForm({ initial, canEdit }: { initial: SettingsMap; c
   const form = useSettingsForm('general', RING_FIELDS, initial);
   const disabled = !canEdit || form.saving;
   return (
-    <form
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit();
-      }}
+    <SettingsFormCard
+      title="Paramètres des Rings"
+      description="Rafraîchissement des espaces, stockage et liens vers les applications mobiles."
+      canEdit={canEdit}
+      saving={form.saving}
+      onSave={form.submit}
+      contentClassName="grid gap-4 md:grid-cols-2"
     >
-      <Card>
-        <CardHeader>
-          <CardTitle>Paramètres des Rings</CardTitle>
-          <CardDescription>
-            Rafraîchissement des espaces, stockage et liens vers les applications mobiles.
-          </CardDescription>
-        </CardHeader>
-        <CardContent className="grid gap-4 md:grid-cols-2">
-          <NumberInput
-            field={REFRESH}
-            value={form.values[REFRESH.key] ?? ''}
-            error={form.errors[REFRESH.key]}
-            disabled={disabled}
-            onChange={(v) => form.set(REFRESH.key, v)}
-          />
-          {[STORAGE_DIR, ...APP_LINKS].map((field) => {
-            const id = `rings-${field.key}`;
-            const error = form.errors[field.key];
-            return (
-              <Field key={field.key} id={id} label={field.label} error={error} hint={field.hint}>
-                <Input
-                  id={id}
-                  type={field.key.endsWith('_url') ? 'url' : 'text'}
-                  value={form.values[field.key] ?? ''}
-                  placeholder={field.key.endsWith('_url') ? 'https://…' : field.fallback}
-                  disabled={disabled}
-                  aria-invalid={error ? true : undefined}
-                  aria-describedby={error ? `${id}-error` : undefined}
-                  onChange={(e) => form.set(field.key, e.target.value)}
-                />
-              </Field>
-            );
-          })}
-        </CardContent>
-        {canEdit ? (
-          <CardFooter>
-            <Button type="submit" disabled={form.saving}>
-              <Save aria-hidden /> {form.saving ? 'Enregistrement…' : 'Enregistrer'}
-            </Button>
-          </CardFooter>
-        ) : null}
-      </Card>
-    </form>
+      <NumberInput
+        field={REFRESH}
+        value={form.values[REFRESH.key] ?? ''}
+        error={form.errors[REFRESH.key]}
+        disabled={disabled}
+        onChange={(v) => form.set(REFRESH.key, v)}
+      />
+      {[STORAGE_DIR, ...APP_LINKS].map((field) => {
+        const id = `rings-${field.key}`;
+        const error = form.errors[field.key];
+        return (
+          <Field key={field.key} id={id} label={field.label} error={error} hint={field.hint}>
+            <Input
+              id={id}
+              type={field.key.endsWith('_url') ? 'url' : 'text'}
+              value={form.values[field.key] ?? ''}
+              placeholder={field.key.endsWith('_url') ? 'https://…' : field.fallback}
+              disabled={disabled}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${id}-error` : undefined}
+              onChange={(e) => form.set(field.key, e.target.value)}
+            />
+          </Field>
+        );
+      })}
+    </SettingsFormCard>
   );
 }
 
@@ -209,80 +191,66 @@ export function RingsRealtimeForm({ initial, canEdit }: { initial: SettingsMap; 
   };
 
   return (
-    <form
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        handleSave();
-      }}
+    <SettingsFormCard
+      title="Paramètres temps réel"
+      description="Connexion des membres aux Rings : WebSocket et repli en polling."
+      canEdit={canEdit}
+      saving={form.saving}
+      onSave={handleSave}
+      contentClassName="space-y-4"
     >
-      <Card>
-        <CardHeader>
-          <CardTitle>Paramètres temps réel</CardTitle>
-          <CardDescription>Connexion des membres aux Rings : WebSocket et repli en polling.</CardDescription>
-        </CardHeader>
-        <CardContent className="space-y-4">
-          <SwitchRow
-            id="rings-ws_required"
-            label={WS_REQUIRED.label}
-            hint="Les clients doivent utiliser le WebSocket ; le polling est alors désactivé."
-            checked={wsRequired}
+      <SwitchRow
+        id="rings-ws_required"
+        label={WS_REQUIRED.label}
+        hint="Les clients doivent utiliser le WebSocket ; le polling est alors désactivé."
+        checked={wsRequired}
+        disabled={disabled}
+        onChange={(checked) => form.set('ws_required', checked ? '1' : '0')}
+      />
+      <div className="grid gap-4 md:grid-cols-2">
+        {WS_NUMBERS.map((field) => (
+          <NumberInput
+            key={field.key}
+            field={field}
+            value={form.values[field.key] ?? ''}
+            error={form.errors[field.key]}
             disabled={disabled}
-            onChange={(checked) => form.set('ws_required', checked ? '1' : '0')}
+            onChange={(v) => form.set(field.key, v)}
           />
-          <div className="grid gap-4 md:grid-cols-2">
-            {WS_NUMBERS.map((field) => (
-              <NumberInput
-                key={field.key}
-                field={field}
-                value={form.values[field.key] ?? ''}
-                error={form.errors[field.key]}
-                disabled={disabled}
-                onChange={(v) => form.set(field.key, v)}
-              />
-            ))}
-          </div>
-          <fieldset
-            disabled={pollingDisabled}
-            aria-describedby={wsRequired ? 'rings-polling-locked' : undefined}
-            className="space-y-4 rounded-lg border border-slate-200 p-4"
-          >
-            <legend className="px-1 font-semibold">Polling</legend>
-            {wsRequired ? (
-              <p id="rings-polling-locked" className="text-sm text-slate-500">
-                Désactivé tant que le WebSocket est obligatoire.
-              </p>
-            ) : null}
-            <SwitchRow
-              id="rings-polling_enabled"
-              label={POLLING_ENABLED.label}
-              hint="Interroge le serveur à intervalle croissant quand le WebSocket n’est pas disponible."
-              checked={form.values.polling_enabled === '1'}
-              disabled={pollingDisabled}
-              onChange={(checked) => form.set('polling_enabled', checked ? '1' : '0')}
-            />
-            <div className="grid gap-4 md:grid-cols-3">
-              {POLLING_NUMBERS.map((field) => (
-                <NumberInput
-                  key={field.key}
-                  field={field}
-                  value={form.values[field.key] ?? ''}
-                  error={form.errors[field.key]}
-                  disabled={pollingDisabled}
-                  onChange={(v) => form.set(field.key, v)}
-                />
-              ))}
-            </div>
-          </fieldset>
-        </CardContent>
-        {canEdit ? (
-          <CardFooter>
-            <Button type="submit" disabled={form.saving}>
-              <Save aria-hidden /> {form.saving ? 'Enregistrement…' : 'Enregistrer'}
-            </Button>
-          </CardFooter>
+        ))}
+      </div>
+      <fieldset
+        disabled={pollingDisabled}
+        aria-describedby={wsRequired ? 'rings-polling-locked' : undefined}
+        className="space-y-4 rounded-lg border border-slate-200 p-4"
+      >
+        <legend className="px-1 font-semibold">Polling</legend>
+        {wsRequired ? (
+          <p id="rings-polling-locked" className="text-sm text-slate-500">
+            Désactivé tant que le WebSocket est obligatoire.
+          </p>
         ) : null}
-      </Card>
-    </form>
+        <SwitchRow
+          id="rings-polling_enabled"
+          label={POLLING_ENABLED.label}
+          hint="Interroge le serveur à intervalle croissant quand le WebSocket n’est pas disponible."
+          checked={form.values.polling_enabled === '1'}
+          disabled={pollingDisabled}
+          onChange={(checked) => form.set('polling_enabled', checked ? '1' : '0')}
+        />
+        <div className="grid gap-4 md:grid-cols-3">
+          {POLLING_NUMBERS.map((field) => (
+            <NumberInput
+              key={field.key}
+              field={field}
+              value={form.values[field.key] ?? ''}
+              error={form.errors[field.key]}
+              disabled={pollingDisabled}
+              onChange={(v) => form.set(field.key, v)}
+            />
+          ))}
+        </div>
+      </fieldset>
+    </SettingsFormCard>
   );
 }

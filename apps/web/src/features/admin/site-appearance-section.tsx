@@ -4,16 +4,17 @@ import {
   checkSiteImageFile,
   type SiteImageType,
 } from '@securering/contract';
-import { ImageUp, Save } from 'lucide-react';
+import { ImageUp } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { useToast } from '@/components/ui/toast';
 import { DEFAULT_GENERAL, type SettingsMap } from '@/lib/site-settings';
 import { useSettingsForm, useUploadSiteImage, type SettingField } from './site-api';
+import { SettingsFormCard } from './settings-form-card';
 
 const COLOR_FIELDS: SettingField[] = [
   { key: 'primary_color', label: 'Couleur principale', fallback: DEFAULT_GENERAL.primary_color! },
@@ -44,74 +45,61 @@ export function SiteAppearanceSection({ initial, canEdit }: { initial: SettingsM
 
   return (
     <div className="space-y-6">
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          form.submit();
-        }}
+      <SettingsFormCard
+        title="Couleurs"
+        description="L’aperçu suit vos choix avant l’enregistrement."
+        canEdit={canEdit}
+        saving={form.saving}
+        onSave={form.submit}
+        saveLabel="Enregistrer les couleurs"
+        contentClassName="grid gap-6 lg:grid-cols-2"
       >
-        <Card>
-          <CardHeader>
-            <CardTitle>Couleurs</CardTitle>
-            <CardDescription>L’aperçu suit vos choix avant l’enregistrement.</CardDescription>
-          </CardHeader>
-          <CardContent className="grid gap-6 lg:grid-cols-2">
-            <div className="space-y-4">
-              {COLOR_FIELDS.map((field) => {
-                const id = `site-${field.key}`;
-                const error = form.errors[field.key];
-                return (
-                  <div key={field.key} className="space-y-1.5">
-                    <Label htmlFor={id}>{field.label}</Label>
-                    <div className="flex items-center gap-2">
-                      <input
-                        type="color"
-                        aria-label={`${field.label} (sélecteur)`}
-                        value={shown(field.key)}
-                        disabled={!canEdit || form.saving}
-                        onChange={(e) => form.set(field.key, e.target.value)}
-                        className="h-10 w-14 cursor-pointer rounded-md border border-slate-300 bg-white p-1 disabled:cursor-not-allowed"
-                      />
-                      <Input
-                        id={id}
-                        value={form.values[field.key] ?? ''}
-                        maxLength={7}
-                        placeholder={field.fallback}
-                        disabled={!canEdit || form.saving}
-                        aria-invalid={error ? true : undefined}
-                        aria-describedby={error ? `${id}-error` : undefined}
-                        onChange={(e) => form.set(field.key, e.target.value.trim())}
-                        className="max-w-32 font-mono"
-                      />
-                    </div>
-                    {error ? (
-                      <p id={`${id}-error`} role="alert" className="text-sm text-red-600">
-                        {error}
-                      </p>
-                    ) : (
-                      <p className="text-xs text-slate-500">Format #rrggbb (défaut {field.fallback}).</p>
-                    )}
-                  </div>
-                );
-              })}
-            </div>
-            <ColourPreview
-              primary={primary}
-              secondary={secondary}
-              siteName={siteName}
-              logo={initial.logo ?? ''}
-            />
-          </CardContent>
-          {canEdit ? (
-            <CardFooter>
-              <Button type="submit" disabled={form.saving}>
-                <Save aria-hidden /> {form.saving ? 'Enregistrement…' : 'Enregistrer les couleurs'}
-              </Button>
-            </CardFooter>
-          ) : null}
-        </Card>
-      </form>
+        <div className="space-y-4">
+          {COLOR_FIELDS.map((field) => {
+            const id = `site-${field.key}`;
+            const error = form.errors[field.key];
+            return (
+              <div key={field.key} className="space-y-1.5">
+                <Label htmlFor={id}>{field.label}</Label>
+                <div className="flex items-center gap-2">
+                  <input
+                    type="color"
+                    aria-label={`${field.label} (sélecteur)`}
+                    value={shown(field.key)}
+                    disabled={!canEdit || form.saving}
+                    onChange={(e) => form.set(field.key, e.target.value)}
+                    className="h-10 w-14 cursor-pointer rounded-md border border-slate-300 bg-white p-1 disabled:cursor-not-allowed"
+                  />
+                  <Input
+                    id={id}
+                    value={form.values[field.key] ?? ''}
+                    maxLength={7}
+                    placeholder={field.fallback}
+                    disabled={!canEdit || form.saving}
+                    aria-invalid={error ? true : undefined}
+                    aria-describedby={error ? `${id}-error` : undefined}
+                    onChange={(e) => form.set(field.key, e.target.value.trim())}
+                    className="max-w-32 font-mono"
+                  />
+                </div>
+                {error ? (
+                  <p id={`${id}-error`} role="alert" className="text-sm text-red-600">
+                    {error}
+                  </p>
+                ) : (
+                  <p className="text-xs text-slate-500">Format #rrggbb (défaut {field.fallback}).</p>
+                )}
+              </div>
+            );
+          })}
+        </div>
+        <ColourPreview
+          primary={primary}
+          secondary={secondary}
+          siteName={siteName}
+          logo={initial.logo ?? ''}
+        />
+      </SettingsFormCard>
 
       <Card>
         <CardHeader>

@@ -1,10 +1,8 @@
-import { Save } from 'lucide-react';
-import { Button } from '@/components/ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input, Textarea } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import type { SettingsMap } from '@/lib/site-settings';
 import { useSettingsForm, type SettingField } from './site-api';
+import { SettingsFormCard } from './settings-form-card';
 
 type GeneralField = SettingField & {
   multiline?: boolean;
@@ -88,42 +86,26 @@ export function SiteGeneralSection({ initial, canEdit }: { initial: SettingsMap;
   };
 
   return (
-    <form
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit();
-      }}
+    <SettingsFormCard
+      title="Paramètres généraux"
+      description="Identité du site, coordonnées et liens vers les applications mobiles."
+      canEdit={canEdit}
+      saving={form.saving}
+      onSave={form.submit}
+      contentClassName="space-y-6"
     >
-      <Card>
-        <CardHeader>
-          <CardTitle>Paramètres généraux</CardTitle>
-          <CardDescription>
-            Identité du site, coordonnées et liens vers les applications mobiles.
-          </CardDescription>
-        </CardHeader>
-        <CardContent className="space-y-6">
-          <fieldset className="grid gap-4 md:grid-cols-2">
-            <legend className="mb-2 font-semibold">Identité</legend>
-            {IDENTITY.map(renderField)}
-          </fieldset>
-          <fieldset className="grid gap-4 md:grid-cols-2">
-            <legend className="mb-2 font-semibold">Contact</legend>
-            {CONTACT.map(renderField)}
-          </fieldset>
-          <fieldset className="grid gap-4 md:grid-cols-2">
-            <legend className="mb-2 font-semibold">Applications mobiles</legend>
-            {APPS.map(renderField)}
-          </fieldset>
-        </CardContent>
-        {canEdit ? (
-          <CardFooter>
-            <Button type="submit" disabled={form.saving}>
-              <Save aria-hidden /> {form.saving ? 'Enregistrement…' : 'Enregistrer'}
-            </Button>
-          </CardFooter>
-        ) : null}
-      </Card>
-    </form>
+      <fieldset className="grid gap-4 md:grid-cols-2">
+        <legend className="mb-2 font-semibold">Identité</legend>
+        {IDENTITY.map(renderField)}
+      </fieldset>
+      <fieldset className="grid gap-4 md:grid-cols-2">
+        <legend className="mb-2 font-semibold">Contact</legend>
+        {CONTACT.map(renderField)}
+      </fieldset>
+      <fieldset className="grid gap-4 md:grid-cols-2">
+        <legend className="mb-2 font-semibold">Applications mobiles</legend>
+        {APPS.map(renderField)}
+      </fieldset>
+    </SettingsFormCard>
   );
 }
