@@ -1,6 +1,5 @@
 import {
   ADMIN_ROLE_LABELS,
-  ZAdminPermissionsResponse,
   ZAdminsListResponse,
   type AdminRole,
   type TAdminPublic,
@@ -30,7 +29,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { ApiError, apiRequest } from '@/lib/api-client';
-import { useAdminSession } from '@/lib/auth/admin-session';
+import { adminPermissionsQueryOptions, useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateTimeShort } from '@/lib/dates';
 
 const adminsKey = ['admin', 'admins'] as const;
@@ -294,17 +293,10 @@ function AdminForm({ admin, onDone }: { admin: TAdminPublic | null; onDone: () =
 
 function PermissionsDialog({ admin, onDone }: { admin: TAdminPublic; onDone: () => void }) {
   const notify = useToast();
-  const loaded = useQuery({
-    queryKey: ['admin', 'permissions', admin.id],
-    queryFn: async ({ signal }) =>
-      (
-        await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(admin.id)}`, {
-          auth: 'admin',
-          schema: ZAdminPermissionsResponse,
-          signal,
-        })
-      ).permissions,
-  });
+  // The editor copies the grid once, so it must start from the server's current grid, never from
+  // a cached one that another admin may have changed since.
+  const loaded = useQuery({ ...adminPermissionsQueryOptions(admin.id), refetchOnMount: 'always' });
+  const fresh = loaded.isFetchedAfterMount && !loaded.isFetching;
   return (
     <DialogContent className="max-w-2xl">
       <DialogHeader>
@@ -313,7 +305,7 @@ function PermissionsDialog({ admin, onDone }: { admin: TAdminPublic; onDone: () 
           Les modifications s’appliquent immédiatement aux sessions ouvertes de cet administrateur.
         </DialogDescription>
       </DialogHeader>
-      {loaded.isPending ? <Spinner /> : null}
+      {!fresh && !loaded.isError ? <Spinner /> : null}
       {loaded.isError ? (
         <Alert variant="error" title="Erreur">
           {loaded.error instanceof ApiError && loaded.error.kind === 'network'
@@ -321,7 +313,7 @@ function PermissionsDialog({ admin, onDone }: { admin: TAdminPublic; onDone: () 
             : 'Impossible de charger les permissions.'}
         </Alert>
       ) : null}
-      {loaded.data ? (
+      {fresh && loaded.data ? (
         <PermissionsEditor
           admin={admin}
           initial={loaded.data}
@@ -345,6 +337,7 @@ function PermissionsEditor({
   onSaved: () => void;
 }) {
   const notify = useToast();
+  const client = useQueryClient();
   const [grid, setGrid] = useState(initial);
   const toggle = (module: string, type: string, granted: boolean) =>
     setGrid((g) =>
@@ -379,7 +372,10 @@ function PermissionsEditor({
           ),
         },
       }),
-    onSuccess: onSaved,
+    onSuccess: () => {
+      client.setQueryData(adminPermissionsQueryOptions(admin.id).queryKey, grid);
+      onSaved();
+    },
     onError: (error) =>
       notify({
         title: 'Erreur',

@@ -7,7 +7,7 @@ import {
   type PermissionType,
   type TAdminPublic,
 } from '@securering/contract';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
 import { logToServer } from '../client-log';
@@ -30,6 +30,21 @@ const AdminSessionContext = createContext<AdminSession | null>(null);
  * permission and fetches none; other admins read theirs from the server. The server checks every
  * call anyway: this only decides what the console shows.
  */
+/** One admin's permission grid; the session reads its own, the Admins tab edits others'. */
+export function adminPermissionsQueryOptions(adminId: string) {
+  return queryOptions({
+    queryKey: ['admin', 'permissions', adminId],
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(adminId)}`, {
+          auth: 'admin',
+          schema: ZAdminPermissionsResponse,
+          signal,
+        })
+      ).permissions,
+  });
+}
+
 export function AdminSessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const [token, setToken] = useState<string | null>(() => getToken('admin'));
@@ -54,15 +69,7 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
 
   const needsPermissions = Boolean(token && admin && admin.role !== 'super_admin');
   const permissions = useQuery({
-    queryKey: ['admin', 'own-permissions', admin?.id],
-    queryFn: async ({ signal }) =>
-      (
-        await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(admin!.id)}`, {
-          auth: 'admin',
-          schema: ZAdminPermissionsResponse,
-          signal,
-        })
-      ).permissions,
+    ...adminPermissionsQueryOptions(admin?.id ?? ''),
     enabled: needsPermissions,
     staleTime: 60_000,
   });
