@@ -99,6 +99,12 @@ describe('admin logs API', () => {
     expect((await post({ action: 'explode' }, otherModuleToken)).statusCode).toBe(403);
     expect((await post({ action: 'clear_logs', category: 'all' }, otherModuleToken)).statusCode).toBe(403);
     expect((await list('', viewToken)).statusCode).toBe(200);
+    // A name inherited from Object.prototype is an unknown action like any other.
+    for (const action of ['constructor', 'toString', '__proto__']) {
+      const res = await post({ action }, viewToken);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe(LOG_MESSAGES.unknownAction);
+    }
 
     await insert();
     for (const payload of [
@@ -177,6 +183,20 @@ describe('admin logs API', () => {
 
     expect((await list('?category=nope')).json().error).toBe(LOG_MESSAGES.unknownCategory);
     expect((await list('?level=debug')).json().error).toBe(LOG_MESSAGES.unknownLevel);
+  });
+
+  it('searches accented text ignoring case on every database', async () => {
+    await insert({ category: 'auth', level: 'warning', message: 'Échec de connexion client' });
+    await insert({ category: 'payment', level: 'error', message: 'Paiement : échec du prélèvement' });
+    await insert({ category: 'auth', level: 'info', message: 'Connexion client' });
+
+    // SQLite's lower() leaves "É" as is: a capital accented term must still find both entries.
+    const found = await page(`?search=${encodeURIComponent('Échec')}`);
+    expect(found.total).toBe(2);
+    expect(found.logs.map((l) => l.message).sort()).toEqual([
+      'Paiement : échec du prélèvement',
+      'Échec de connexion client',
+    ]);
   });
 
   it('returns parsed details, the IP, the user agent and who the user is', async () => {

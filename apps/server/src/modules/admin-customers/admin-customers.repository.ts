@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/database';
 import type { CustomersTable, DB, PaymentsTable, PlansTable, SubscriptionsTable } from '../../db/schema';
+import { containsIgnoringCase } from '../../db/text-search';
 
 /** A customer row with the figures the back office list shows beside it. */
 export type CustomerListRow = CustomersTable & {
@@ -28,11 +29,6 @@ export type PaymentWithSubscription = PaymentsTable & {
 export interface CustomerFootprint {
   ringIds: string[];
   memberIds: string[];
-}
-
-/** `%term%` for LIKE, with the wildcards of the term itself escaped (ESCAPE '\' on both dialects). */
-function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The back office's reads and writes on customers and what hangs off them (all SQL lives here). */
@@ -73,11 +69,7 @@ export class AdminCustomersRepository {
     nowIso: string,
   ): Promise<{ rows: CustomerListRow[]; total: number }> {
     const base = this.db.selectFrom('customers').$if(search.length > 0, (qb) => {
-      // SQLite's lower() folds ASCII only: the term as typed is tried too, so "Éloïse" finds "Éloïse".
-      const lowered = likePattern(search.toLowerCase());
-      const asTyped = likePattern(search);
-      const like = (expr: RawBuilder<unknown>) =>
-        sql<boolean>`(lower(${expr}) like ${lowered} escape '\\' or ${expr} like ${asTyped} escape '\\')`;
+      const like = (expr: RawBuilder<unknown>) => containsIgnoringCase(expr, search);
       return qb.where(
         () =>
           sql<boolean>`(${sql.join(

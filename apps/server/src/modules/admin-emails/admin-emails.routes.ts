@@ -4,13 +4,31 @@ import {
   ZEmailTestRequest,
   ZResetEmailTemplateRequest,
   ZUpdateEmailTemplateRequest,
+  type PermissionType,
 } from '@securering/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { badRequest, parseInput } from '../../lib/app-error';
 import { adminCaller, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from '../admins/admin.guard';
 import { AdminEmailsService } from './admin-emails.service';
+
+/** The action a POST names; absent (or empty) means "create a template". */
+const postAction = (request: FastifyRequest): unknown =>
+  (request.body as { action?: unknown } | null | undefined)?.action;
+
+const isUnknownAction = (action: unknown): boolean =>
+  action !== undefined && action !== null && action !== '' && action !== 'reset_default';
+
+/**
+ * The right a POST needs: a reset needs edit, a new template create. An unknown action changes
+ * nothing; it is still only answered to admins of the module (view).
+ */
+function postPermission(request: FastifyRequest): PermissionType {
+  const action = postAction(request);
+  if (isUnknownAction(action)) return 'view';
+  return action === 'reset_default' ? 'edit' : 'create';
+}
 
 /** Email templates and the SMTP test email (spec 3 §2.5, §7 Email). */
 export async function adminEmailsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -30,15 +48,10 @@ export async function adminEmailsRoutes(app: FastifyInstance, ctx: AppContext): 
 
   // POST carries either a reset (edit right) or a new template (create right): the token is
   // checked first, then the right the action needs, then the input.
-  app.post(PATH, { preHandler: requireAdmin(ctx) }, async (request) => {
-    const action = (request.body as { action?: unknown } | null | undefined)?.action;
+  app.post(PATH, { preHandler: requireAdmin(ctx, 'email_management', postPermission) }, async (request) => {
+    const action = postAction(request);
+    if (isUnknownAction(action)) throw badRequest(EMAIL_MESSAGES.unknownAction);
     const reset = action === 'reset_default';
-    if (action !== undefined && action !== null && action !== '' && !reset) {
-      // An unknown action changes nothing; it is still only answered to admins of the module.
-      await requireAdmin(ctx, 'email_management', 'view')(request);
-      throw badRequest(EMAIL_MESSAGES.unknownAction);
-    }
-    await requireAdmin(ctx, 'email_management', reset ? 'edit' : 'create')(request);
     const { admin } = adminCaller(request);
     const meta = requestMeta(request);
     if (reset) {

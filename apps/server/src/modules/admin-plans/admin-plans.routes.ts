@@ -2,8 +2,6 @@ import {
   ADMIN_PLAN_MESSAGES,
   ZDeleteAdminPlanRequest,
   ZSaveAdminPlanRequest,
-  type AdminModule,
-  type PermissionType,
   type TAdminPlansResponse,
   type TSaveAdminPlanResponse,
 } from '@securering/contract';
@@ -11,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { AppError, parseInput } from '../../lib/app-error';
 import { adminCaller, requestMeta } from '../../plugins/auth';
-import { requireAdmin } from '../admins/admin.guard';
+import { requireAdmin, type RequiredPermission } from '../admins/admin.guard';
 import { AdminPlansService } from './admin-plans.service';
 
 /** The old console reads plan errors from `message`: every error here carries it beside `error`. */
@@ -33,12 +31,9 @@ const hasId = (body: unknown): boolean => {
 
 export async function adminPlansRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const service = new AdminPlansService(ctx);
-  const guard = (type: PermissionType | ((request: FastifyRequest) => PermissionType)) => {
-    const module: AdminModule = 'plans';
-    return async (request: FastifyRequest) =>
-      withMessage(() =>
-        requireAdmin(ctx, module, typeof type === 'function' ? type(request) : type)(request),
-      );
+  const guard = (type: RequiredPermission) => {
+    const check = requireAdmin(ctx, 'plans', type);
+    return async (request: FastifyRequest) => withMessage(() => check(request));
   };
 
   const list = async (): Promise<TAdminPlansResponse> => ({ success: true, data: await service.list() });

@@ -10,7 +10,7 @@ import type { AppContext } from '../../app-context';
 import { forbidden, parseInput } from '../../lib/app-error';
 import { adminCaller, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from './admin.guard';
-import { hasAdminPermission } from './admin.policy';
+import { adminMay } from './admin.policy';
 import { ADMIN_MESSAGES, AdminUsersService } from './admin-users.service';
 
 export async function adminUsersRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -20,12 +20,7 @@ export async function adminUsersRoutes(app: FastifyInstance, ctx: AppContext): P
   app.get('/api/admin/permissions.php', { preHandler: requireAdmin(ctx) }, async (request) => {
     const { admin_id } = parseInput(ZAdminPermissionsQuery, request.query);
     const { admin } = adminCaller(request);
-    if (
-      admin_id !== admin.id &&
-      !(await hasAdminPermission(admin, { module: 'admin_management', type: 'view' }, (a, m, t) =>
-        ctx.admins.isGranted(a, m, t),
-      ))
-    ) {
+    if (admin_id !== admin.id && !(await adminMay(ctx.admins, admin, 'admin_management', 'view'))) {
       throw forbidden();
     }
     return { success: true, admin_id, permissions: await service.permissions(admin_id) };

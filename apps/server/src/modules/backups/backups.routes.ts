@@ -48,39 +48,33 @@ export async function backupRoutes(app: FastifyInstance, ctx: AppContext): Promi
       .send(fs.createReadStream(file));
   });
 
-  app.post(
-    PATH,
-    {
-      preHandler: async (request) => requireAdmin(ctx, 'backup', postPermission(request))(request),
-    },
-    async (request) => {
-      const admin = adminCaller(request).admin;
-      const meta = requestMeta(request);
-      if (request.isMultipart()) {
-        const part = await request.file({ limits: { fileSize: BACKUP_MAX_UPLOAD_BYTES } });
-        if (!part) throw badRequest(BACKUP_MESSAGES.fileRequired);
-        const action = fieldValue(part.fields as Record<string, unknown>, 'action');
-        if (part.fieldname !== 'backup_file' || (action !== undefined && action !== 'upload')) {
-          part.file.resume();
-          throw badRequest(
-            part.fieldname !== 'backup_file' ? BACKUP_MESSAGES.fileRequired : BACKUP_MESSAGES.unknownAction,
-          );
-        }
-        const backup = await service.upload(admin, meta, {
-          filename: part.filename ?? '',
-          stream: part.file,
-        });
-        return { success: true, backup, message: BACKUP_MESSAGES.uploaded };
+  app.post(PATH, { preHandler: requireAdmin(ctx, 'backup', postPermission) }, async (request) => {
+    const admin = adminCaller(request).admin;
+    const meta = requestMeta(request);
+    if (request.isMultipart()) {
+      const part = await request.file({ limits: { fileSize: BACKUP_MAX_UPLOAD_BYTES } });
+      if (!part) throw badRequest(BACKUP_MESSAGES.fileRequired);
+      const action = fieldValue(part.fields as Record<string, unknown>, 'action');
+      if (part.fieldname !== 'backup_file' || (action !== undefined && action !== 'upload')) {
+        part.file.resume();
+        throw badRequest(
+          part.fieldname !== 'backup_file' ? BACKUP_MESSAGES.fileRequired : BACKUP_MESSAGES.unknownAction,
+        );
       }
-      const input = parseInput(ZBackupPostRequest, request.body);
-      if (input.action === 'create') {
-        const backup = await service.create(admin, meta);
-        return { success: true, backup, message: BACKUP_MESSAGES.created };
-      }
-      await service.restore(admin, meta, input.filename);
-      return { success: true, message: BACKUP_MESSAGES.restored };
-    },
-  );
+      const backup = await service.upload(admin, meta, {
+        filename: part.filename ?? '',
+        stream: part.file,
+      });
+      return { success: true, backup, message: BACKUP_MESSAGES.uploaded };
+    }
+    const input = parseInput(ZBackupPostRequest, request.body);
+    if (input.action === 'create') {
+      const backup = await service.create(admin, meta);
+      return { success: true, backup, message: BACKUP_MESSAGES.created };
+    }
+    await service.restore(admin, meta, input.filename);
+    return { success: true, message: BACKUP_MESSAGES.restored };
+  });
 
   app.delete(PATH, { preHandler: requireAdmin(ctx, 'backup', 'delete') }, async (request) => {
     // The spec sends the name in the query; a JSON body is accepted too.

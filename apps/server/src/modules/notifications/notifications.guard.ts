@@ -3,8 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { AppError, unauthorized } from '../../lib/app-error';
 import { extractBearer } from '../../plugins/auth';
+import { customerCallerOf } from '../customers/customer.guard';
 import { CustomerRepository } from '../customers/customer.repository';
-import { loadActiveMembership } from '../rings/ring.guard';
+import { ringCallerOf } from '../rings/ring.guard';
 import type { NotificationOwnerType } from './notification-settings.repository';
 
 export interface NotificationOwner {
@@ -24,17 +25,13 @@ export function requireCustomerOrMember(ctx: AppContext) {
 
     const customerSession = await ctx.sessions.verify('customer', token);
     if (customerSession) {
-      const customer = await customers.findById(customerSession.subject_id);
-      if (!customer || customer.is_active !== 1) throw unauthorized(MESSAGES.sessionExpired);
-      request.caller = { kind: 'customer', session: customerSession, customer };
+      request.caller = await customerCallerOf(customers, customerSession);
       return;
     }
 
     const ringSession = await ctx.sessions.verify('ring', token);
     if (ringSession) {
-      const membership = await loadActiveMembership(ctx, ringSession.subject_id);
-      if (!membership) throw unauthorized(MESSAGES.sessionExpired);
-      request.caller = { kind: 'ring', session: ringSession, ...membership };
+      request.caller = await ringCallerOf(ctx, ringSession);
       return;
     }
 

@@ -2,7 +2,7 @@ import { MESSAGES } from '@securering/contract';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { unauthorized } from '../../lib/app-error';
-import { requireSession } from '../../plugins/auth';
+import { requireSession, type RingCaller } from '../../plugins/auth';
 import { CustomerRepository } from '../customers/customer.repository';
 import type { SessionRow } from '../sessions/session.repository';
 import { SubscriptionRepository } from '../subscriptions/subscription.repository';
@@ -36,12 +36,17 @@ export async function loadActiveMembership(
   return { member, ring };
 }
 
+/** The caller behind a live Ring session, while its membership is active and the Ring serviceable. */
+export async function ringCallerOf(ctx: AppContext, session: SessionRow): Promise<RingCaller> {
+  const membership = await loadActiveMembership(ctx, session.subject_id);
+  if (!membership) throw unauthorized(MESSAGES.sessionExpired);
+  return { kind: 'ring', session, ...membership };
+}
+
 /** preHandler for Ring room routes: a live Ring session of an active member of a serviceable Ring. */
 export function requireRingMember(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     const session: SessionRow = await requireSession(ctx.sessions, request, 'ring');
-    const membership = await loadActiveMembership(ctx, session.subject_id);
-    if (!membership) throw unauthorized(MESSAGES.sessionExpired);
-    request.caller = { kind: 'ring', session, ...membership };
+    request.caller = await ringCallerOf(ctx, session);
   };
 }

@@ -13,8 +13,9 @@ import type { AppContext } from '../../app-context';
 import { badRequest, forbidden, parseInput } from '../../lib/app-error';
 import { adminCaller, extractBearer, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from '../admins/admin.guard';
-import { hasAdminPermission } from '../admins/admin.policy';
+import { adminGrants, adminMay } from '../admins/admin.policy';
 import { SETTINGS_CATEGORY_MODULE } from './settings.policy';
+import { publicSettingsOf } from './settings.service';
 
 export async function settingsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { settings } = ctx;
@@ -34,14 +35,13 @@ export async function settingsRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await requireAdmin(ctx)(request);
     const { admin } = adminCaller(request);
     const full = await settings.read('admin', category);
-    const publicData = await settings.read('public', category);
+    const publicData = publicSettingsOf(full);
+    // One read of the admin's rights serves every category.
+    const may = await adminGrants(ctx.admins, admin);
     const data: TSettingsData = {};
     for (const cat of Object.keys(full)) {
       const module = SETTINGS_CATEGORY_MODULE[cat as SettingsCategory];
-      const mayView = await hasAdminPermission(admin, { module, type: 'view' }, (a, m, t) =>
-        ctx.admins.isGranted(a, m, t),
-      );
-      const value = mayView ? full[cat] : publicData[cat];
+      const value = (await may(module, 'view')) ? full[cat] : publicData[cat];
       if (value) data[cat] = value;
     }
     return { success: true, data };
@@ -61,13 +61,7 @@ export async function settingsRoutes(app: FastifyInstance, ctx: AppContext): Pro
       }
       if (!isSettingsCategory(category)) throw badRequest(MESSAGES.unknownSettingsCategory);
       const module = SETTINGS_CATEGORY_MODULE[category];
-      if (
-        !(await hasAdminPermission(admin, { module, type: 'edit' }, (a, m, t) =>
-          ctx.admins.isGranted(a, m, t),
-        ))
-      ) {
-        throw forbidden(MESSAGES.noEditRight);
-      }
+      if (!(await adminMay(ctx.admins, admin, module, 'edit'))) throw forbidden(MESSAGES.noEditRight);
       if (Object.keys(values).length === 0) throw badRequest('Aucun paramètre à enregistrer');
       const changed = await settings.save(category, values);
       const meta = requestMeta(request);

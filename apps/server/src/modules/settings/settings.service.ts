@@ -31,6 +31,23 @@ function checkCategoryRules(category: SettingsCategory, merged: Record<string, s
 }
 
 /**
+ * The part of an admin read a public read returns: the public keys only, in the same order, and
+ * no category left without one. `publicSettingsOf(await read('admin', c))` equals
+ * `await read('public', c)` (public keys are never secrets, so their values are the same).
+ */
+export function publicSettingsOf(adminData: TSettingsData): TSettingsData {
+  const data: TSettingsData = {};
+  for (const [cat, values] of Object.entries(adminData)) {
+    const out: Record<string, { setting_value: string }> = {};
+    for (const [key, value] of Object.entries(values)) {
+      if (getSettingDefinition(cat, key)?.visibility === 'public') out[key] = value;
+    }
+    if (Object.keys(out).length > 0) data[cat] = out;
+  }
+  return data;
+}
+
+/**
  * Settings by category and key. Public reads get public keys only; admin reads also get admin keys
  * and, for secrets, a marker instead of the value. Saving the marker keeps the stored secret.
  */
@@ -87,7 +104,7 @@ export class SettingsService {
     const current = await this.getCategory(category);
     const updates: Record<string, string> = {};
     for (const [rawKey, rawValue] of Object.entries(input)) {
-      const key = KEY_ALIASES[rawKey] ?? rawKey;
+      const key = Object.hasOwn(KEY_ALIASES, rawKey) ? KEY_ALIASES[rawKey]! : rawKey;
       const def = getSettingDefinition(category, key);
       if (!def) throw badRequest(`${MESSAGES.unknownSettingKey} : ${rawKey}`);
       if (def.visibility === 'secret' && rawValue === SECRET_MARKER) continue;

@@ -1,6 +1,8 @@
+import { TECHNICAL_LOG_PREFIX } from '@securering/contract';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database';
 import type { SystemLogsTable } from '../../db/schema';
+import { containsIgnoringCase } from '../../db/text-search';
 
 type Level = SystemLogsTable['level'];
 
@@ -21,38 +23,14 @@ export interface LogPageFilter extends LogFilter {
 /** A log row with who its user_id names: an admin's username or a customer's email. */
 export type SystemLogRowWithUser = SystemLogRow & { user_label: string | null };
 
-/** Escapes LIKE wildcards so a search for "50%" matches the text, not a pattern. */
-function likeContains(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+/** LIKE pattern of the request start/end entries (the prefix holds no LIKE wildcard). */
+const TECHNICAL_LOG_PATTERN = `${TECHNICAL_LOG_PREFIX}%`;
 
 export class SystemLogRepository {
   constructor(private readonly db: Database) {}
 
   async insert(row: SystemLogRow): Promise<void> {
     await this.db.insertInto('system_logs').values(row).execute();
-  }
-
-  async find(
-    filter: LogFilter,
-    limit: number,
-    offset: number,
-  ): Promise<{ logs: SystemLogRow[]; total: number }> {
-    let query = this.db.selectFrom('system_logs');
-    if (filter.category) query = query.where('category', '=', filter.category);
-    if (filter.level) query = query.where('level', '=', filter.level);
-    if (filter.hideTechnical) query = query.where('message', 'not like', 'Requête %');
-    const [logs, count] = await Promise.all([
-      query
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute(),
-      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { logs, total: Number(count.n) };
   }
 
   /** One page for the back office, newest first, with the user each entry names. */
@@ -64,10 +42,9 @@ export class SystemLogRepository {
     let query = this.db.selectFrom('system_logs');
     if (filter.category) query = query.where('system_logs.category', '=', filter.category);
     if (filter.level) query = query.where('system_logs.level', '=', filter.level);
-    if (filter.hideTechnical) query = query.where('system_logs.message', 'not like', 'Requête %');
+    if (filter.hideTechnical) query = query.where('system_logs.message', 'not like', TECHNICAL_LOG_PATTERN);
     if (filter.search) {
-      const pattern = likeContains(filter.search);
-      query = query.where(sql<boolean>`lower(${sql.ref('system_logs.message')}) like ${pattern} escape '\\'`);
+      query = query.where(containsIgnoringCase(sql.ref('system_logs.message'), filter.search));
     }
     const [rows, count] = await Promise.all([
       query
@@ -100,17 +77,5 @@ export class SystemLogRepository {
     if (filter.before) query = query.where('created_at', '<', filter.before);
     const result = await query.executeTakeFirst();
     return Number(result.numDeletedRows);
-  }
-
-  async countSince(
-    sinceIso: string,
-    filter: { levels?: Level[]; category?: string; message?: string },
-  ): Promise<number> {
-    let query = this.db.selectFrom('system_logs').where('created_at', '>=', sinceIso);
-    if (filter.levels?.length) query = query.where('level', 'in', filter.levels);
-    if (filter.category) query = query.where('category', '=', filter.category);
-    if (filter.message) query = query.where('message', '=', filter.message);
-    const row = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return Number(row.n);
   }
 }
