@@ -4,7 +4,7 @@ import { buildApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
-import path from 'node:path';
+import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
 
 /** config → database → migrate → seed → listen, then graceful shutdown on SIGTERM/SIGINT. */
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = openDatabase({
     databaseUrl: config.databaseUrl,
-    sqlitePath: path.join(config.dataDir, 'securering.sqlite'),
+    sqlitePath: storagePaths.sqliteFile(config),
   });
   await migrateToLatest(database.db);
 

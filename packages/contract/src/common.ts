@@ -18,6 +18,3 @@ export const zLooseBoolean = z.union([z.boolean(), z.number(), z.string()]).tran
   if (typeof v === 'number') return v !== 0;
   return ['1', 'true', 'on', 'yes'].includes(v.trim().toLowerCase());
 });
-
-/** Trimmed string; empty strings stay empty (callers decide if they are required). */
-export const zTrimmed = z.string().transform((s) => s.trim());

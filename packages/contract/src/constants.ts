@@ -40,7 +40,6 @@ export const ADMIN_MODULES = [
   { name: 'system_logs', label: 'Logs' },
 ] as const;
 export type AdminModule = (typeof ADMIN_MODULES)[number]['name'];
-export const ADMIN_MODULE_NAMES = ADMIN_MODULES.map((m) => m.name) as AdminModule[];
 
 export const PERMISSION_TYPES = [
   { type: 'view', label: 'Consulter' },
@@ -85,9 +84,7 @@ export const COOKIES = {
 } as const;
 
 export const CONSENT_DAYS = 365;
-export const MOBILE_BREAKPOINT_PX = 768;
 export const BACK_TO_TOP_THRESHOLD_PX = 300;
-export const GENERAL_ROOM_ID = 'room:general';
 
 /** Shown in place of a stored secret; sending it back on save keeps the stored value. */
 export const SECRET_MARKER = '********';

@@ -25,7 +25,3 @@ export class ManualClock implements Clock {
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
-
-export function isoAt(clock: Clock, offsetMs = 0): string {
-  return new Date(clock.now().getTime() + offsetMs).toISOString();
-}

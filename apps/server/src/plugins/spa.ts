@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { MESSAGES, isSpaRoute } from '@securering/contract';
+import { MESSAGES, escapeHtml, isSpaRoute } from '@securering/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
-import { escapeHtml } from '../modules/email/template-renderer';
 
 /** Fills the page head from settings so titles, descriptions and link previews work without JS. */
 export function renderIndexHtml(

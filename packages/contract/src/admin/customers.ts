@@ -141,6 +141,9 @@ const password = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** A customer's id, in a body or in the path; anything unusable reads as an unknown customer. */
+const customerId = z.string({ error: M.notFound }).trim().min(1, M.notFound).max(64, M.notFound);
+
 const customerFields = {
   company: text(150),
   phone: text(50),
@@ -171,19 +174,11 @@ export type TCreateAdminCustomerRequest = z.input<typeof ZCreateAdminCustomerReq
  */
 export const ZUpdateAdminCustomerRequest = z
   .object({
-    id: z.string({ error: M.notFound }).trim().min(1, M.notFound).max(64, M.notFound),
+    id: customerId,
     first_name: firstName.optional(),
     last_name: lastName.optional(),
     email: email.optional(),
-    company: text(150).optional(),
-    phone: text(50).optional(),
-    country: text(100).optional(),
-    address_line1: text(255).optional(),
-    address_line2: text(255).optional(),
-    city: text(100).optional(),
-    postal_code: text(20).optional(),
-    stripe_customer_id: providerRef.optional(),
-    paypal_customer_id: providerRef.optional(),
+    ...z.object(customerFields).partial().shape,
     email_verified: zLooseBoolean.optional(),
     is_active: zLooseBoolean.optional(),
     password: z.string().max(200, M.textTooLong).nullish(),
@@ -203,7 +198,7 @@ export type TUpdateAdminCustomerRequest = z.input<typeof ZUpdateAdminCustomerReq
 
 /** DELETE /api/admin/customers.php */
 export const ZDeleteAdminCustomerRequest = z.object({
-  id: z.string({ error: M.notFound }).trim().min(1, M.notFound).max(64, M.notFound),
+  id: customerId,
 });
 
 export const ZAdminCustomerResponse = successOf({ data: ZAdminCustomer, message: z.string() });
@@ -212,7 +207,7 @@ export const ZDeleteAdminCustomerResponse = successOf({ message: z.string() });
 
 /** :id in /api/admin/customers/:id/… */
 export const ZAdminCustomerParams = z.object({
-  id: z.string({ error: M.notFound }).trim().min(1, M.notFound).max(64, M.notFound),
+  id: customerId,
 });
 
 // ───────────────────────────── subscriptions ─────────────────────────────

@@ -221,6 +221,7 @@ export type TEmailTestRequest = z.input<typeof ZEmailTestRequest>;
 
 export const ZEmailTestResponse = successOf({ message: z.string() });
 
+/** `{{ name }}` placeholders; names are letters, digits and underscores. */
 const PLACEHOLDER = /\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g;
 
 /** Sample values for a preview: known names get a realistic French value, others their own name. */
@@ -249,7 +250,7 @@ export function sampleTemplateVariables(
   };
   const out: Record<string, string> = {};
   for (const name of names) {
-    if (known[name] !== undefined) out[name] = known[name];
+    if (Object.hasOwn(known, name)) out[name] = known[name]!;
     else if (name.endsWith('_url')) out[name] = `https://www.example.com/${name.replace(/_url$/, '')}`;
     else out[name] = `[${name}]`;
   }
@@ -264,7 +265,7 @@ export function templatePlaceholders(...sources: string[]): string[] {
   return [...names];
 }
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -273,15 +274,18 @@ function escapeHtml(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
-/** Same substitution as the server's mails: unknown names become empty, values escaped in HTML. */
-export function renderTemplatePreview(
-  source: string,
-  variables: Record<string, string>,
-  mode: 'html' | 'text',
-): string {
-  return source.replace(PLACEHOLDER, (_m, name: string) => {
-    const value = variables[name];
-    if (value === undefined) return '';
-    return mode === 'html' ? escapeHtml(value) : value;
+export type TemplateVariables = Record<string, string | number | null | undefined>;
+
+/**
+ * Replaces placeholders, for the server's mails and the back-office preview alike: unknown, null
+ * and undefined names become empty; `html` escapes values for an HTML body.
+ */
+export function renderTemplate(source: string, variables: TemplateVariables, mode: 'html' | 'text'): string {
+  return source.replace(PLACEHOLDER, (_match, name: string) => {
+    // hasOwn: a placeholder such as {{constructor}} is unknown, not an Object.prototype member.
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
+    if (value === null || value === undefined) return '';
+    const text = String(value);
+    return mode === 'html' ? escapeHtml(text) : text;
   });
 }

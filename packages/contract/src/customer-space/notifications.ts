@@ -6,7 +6,6 @@ export type Ringtone = (typeof RINGTONES)[number];
 export const MESSAGE_SOUNDS = ['subtle', 'mention', 'dm', 'ephemeral'] as const;
 export type MessageSound = (typeof MESSAGE_SOUNDS)[number];
 export const MUTE_PRESETS_MINUTES = [15, 30, 60, 240] as const;
-export const VIBRATION_PATTERN_MS = [500, 200, 500, 200, 500, 200] as const;
 
 const volume = z.coerce
   .number({ message: 'Volume invalide' })

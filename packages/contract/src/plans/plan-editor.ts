@@ -2,7 +2,7 @@
  * The plan editor rules of the back office (spec 3 §5), as pure functions shared by the admin
  * console (live validation, feature lines kept in sync) and the server (the same rules on save).
  */
-import { ENCRYPTION_LEVELS, SUPPORT_LEVELS, type EncryptionLevel, type SupportLevel } from '../constants';
+import { ENCRYPTION_LEVELS, type EncryptionLevel, type SupportLevel } from '../constants';
 
 /** Base 1024: 1 Go = 1 GiB, 1 To = 1 TiB (spec 3 §9). */
 export const PLAN_GIB = 1024 ** 3;
@@ -323,10 +323,6 @@ export function supportLevelFromFeatures(lines: readonly string[], current: Supp
 /** Orders a set of levels the canonical way (basic → military), dropping unknown ones. */
 export function sortEncryptionLevels(levels: readonly string[]): EncryptionLevel[] {
   return ENCRYPTION_LEVELS.filter((level) => levels.includes(level));
-}
-
-export function isSupportLevel(value: string): value is SupportLevel {
-  return (SUPPORT_LEVELS as readonly string[]).includes(value);
 }
 
 // ---------------------------------------------------------------------------------------------

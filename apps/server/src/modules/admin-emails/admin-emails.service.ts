@@ -2,6 +2,8 @@ import {
   EMAIL_MESSAGES,
   SECRET_MARKER,
   emailTemplateKindOf,
+  escapeHtml,
+  templatePlaceholders,
   templateRestoredMessage,
   testEmailSentMessage,
   type TEmailTemplate,
@@ -18,7 +20,6 @@ import { smtpSettingsFrom } from '../../providers/mail/mail-transport';
 import type { AdminRow } from '../admins/admin.repository';
 import { DEFAULT_TEMPLATES } from '../email/default-templates';
 import { EmailTemplateRepository, type EmailTemplateRow } from '../email/email-template.repository';
-import { escapeHtml, listPlaceholders } from '../email/template-renderer';
 import type { RequestMeta } from '../sessions/session.service';
 
 /** Test emails an admin may send per minute (each one opens an SMTP connection). */
@@ -78,7 +79,7 @@ export class AdminEmailsService {
       body_html: input.body_html,
       body_text: input.body_text,
       variables: JSON.stringify(
-        input.variables ?? listPlaceholders(input.subject, input.body_html, input.body_text),
+        input.variables ?? templatePlaceholders(input.subject, input.body_html, input.body_text),
       ),
       ...(input.is_active === undefined ? {} : { is_active: input.is_active ? 1 : 0 }),
       updated_at: this.ctx.clock.now().toISOString(),
@@ -113,7 +114,7 @@ export class AdminEmailsService {
       body_html: input.body_html,
       body_text: input.body_text,
       variables: JSON.stringify(
-        input.variables ?? listPlaceholders(input.subject, input.body_html, input.body_text),
+        input.variables ?? templatePlaceholders(input.subject, input.body_html, input.body_text),
       ),
       is_active: input.is_active === false ? 0 : 1,
       created_at: now,

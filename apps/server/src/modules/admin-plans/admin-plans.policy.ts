@@ -35,9 +35,6 @@ export type PlanValues = Omit<PlansTable, 'id' | 'slug' | 'sort_order' | 'create
 /** Limits above this are typing mistakes. */
 const MAX_LIMIT = 1_000_000;
 
-/** A rule broken by the input: 400 with the French message in `error` and `message`. */
-const invalid = (message: string) => badRequest(message, { message });
-
 /** The admin form of a plan, with its subscription counts. */
 export function toAdminPlan(row: PlansTable, counts: PlanSubscriptionCounts | undefined): TAdminPlan {
   const pub = toPublicPlan(row);
@@ -112,16 +109,16 @@ export function defaultPlanValues(name: string): PlanValues {
 }
 
 function priceCents(value: string | number | null | undefined, message: string): number {
-  if (!isPlanDecimal(value)) throw invalid(message);
+  if (!isPlanDecimal(value)) throw badRequest(message);
   const euros = parsePlanDecimal(value);
-  if (euros > PLAN_MAX_PRICE_EUROS) throw invalid(message);
+  if (euros > PLAN_MAX_PRICE_EUROS) throw badRequest(message);
   return eurosToCents(euros);
 }
 
 function limit(value: string | number | null | undefined, message: string): number {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(message);
+  if (typeof value === 'number' && !Number.isFinite(value)) throw badRequest(message);
   const n = parsePlanLimit(value);
-  if (n > MAX_LIMIT) throw invalid(message);
+  if (n > MAX_LIMIT) throw badRequest(message);
   return n;
 }
 
@@ -143,7 +140,7 @@ function storageBytes(input: SavePlanInput): number | undefined {
   } else {
     return undefined;
   }
-  if (bytes === null) throw invalid(PLAN_EDITOR_MESSAGES.diskInvalid);
+  if (bytes === null) throw badRequest(PLAN_EDITOR_MESSAGES.diskInvalid);
   return bytes;
 }
 
@@ -163,8 +160,8 @@ export function resolvePlanValues(
   const changes: Partial<PlanValues> = {};
   if (input.name !== undefined || creating) {
     const name = (input.name ?? '').trim().replace(/\s+/g, ' ');
-    if (!name) throw invalid(PLAN_EDITOR_MESSAGES.nameRequired);
-    if (name.length > PLAN_NAME_MAX) throw invalid(PLAN_EDITOR_MESSAGES.nameTooLong);
+    if (!name) throw badRequest(PLAN_EDITOR_MESSAGES.nameRequired);
+    if (name.length > PLAN_NAME_MAX) throw badRequest(PLAN_EDITOR_MESSAGES.nameTooLong);
     changes.name = name;
   }
   if (input.price !== undefined)
@@ -180,7 +177,7 @@ export function resolvePlanValues(
   if (bytes !== undefined) changes.storage_bytes = bytes;
   if (input.encryption_levels !== undefined) {
     const levels = sortEncryptionLevels(input.encryption_levels);
-    if (levels.length === 0) throw invalid(PLAN_EDITOR_MESSAGES.encryptionRequired);
+    if (levels.length === 0) throw badRequest(PLAN_EDITOR_MESSAGES.encryptionRequired);
     changes.encryption_levels = JSON.stringify(levels);
   }
   if (input.support_level !== undefined) changes.support_level = input.support_level;
@@ -206,7 +203,7 @@ export function resolvePlanValues(
       }),
     );
     const featureError = validatePlanFeatures(lines);
-    if (featureError) throw invalid(featureError);
+    if (featureError) throw badRequest(featureError);
     changes.features = JSON.stringify(lines);
     changes.ephemeral_allowed = flag(ephemeralFromFeatures(lines));
     changes.support_level = supportLevelFromFeatures(lines, merged.support_level);

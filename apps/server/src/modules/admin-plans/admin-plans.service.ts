@@ -1,7 +1,7 @@
 import { ADMIN_PLAN_MESSAGES, type TAdminPlan } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import type { PlansTable } from '../../db/schema';
-import { AppError } from '../../lib/app-error';
+import { badRequest, conflict, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import type { AdminRow } from '../admins/admin.repository';
 import { PlanRepository } from '../plans/plan.repository';
@@ -17,9 +17,6 @@ import {
   type SavePlanInput,
 } from './admin-plans.policy';
 import { AdminPlansRepository, isForeignKeyViolation } from './admin-plans.repository';
-
-/** An error of this module, with its French text in both `error` and `message` (spec 3 §7). */
-const withMessage = (status: number, message: string) => new AppError(status, message, { message });
 
 function valuesOf(row: PlansTable): PlanValues {
   const { id: _id, slug: _slug, sort_order: _order, created_at: _c, updated_at: _u, ...values } = row;
@@ -38,7 +35,7 @@ export class AdminPlansService {
 
   private async target(id: string): Promise<PlansTable> {
     const plan = await this.plans.findById(id);
-    if (!plan) throw withMessage(404, ADMIN_PLAN_MESSAGES.notFound);
+    if (!plan) throw notFound(ADMIN_PLAN_MESSAGES.notFound);
     return plan;
   }
 
@@ -85,7 +82,7 @@ export class AdminPlansService {
     const values = valuesOf(current);
     const changes: Partial<PlansTable> = resolvePlanValues(input, values, false);
     if (input.sort_order !== undefined) changes.sort_order = input.sort_order;
-    if (Object.keys(changes).length === 0) throw withMessage(400, ADMIN_PLAN_MESSAGES.nothingToSave);
+    if (Object.keys(changes).length === 0) throw badRequest(ADMIN_PLAN_MESSAGES.nothingToSave);
     const fields = changedColumns(current, changes);
     const next: PlansTable = { ...current, ...changes, updated_at: this.ctx.clock.now().toISOString() };
     await this.repo.update(current.id, { ...changes, updated_at: next.updated_at });
@@ -101,13 +98,13 @@ export class AdminPlansService {
   async remove(actor: AdminRow, id: string, meta: RequestMeta): Promise<void> {
     const plan = await this.target(id);
     if ((await this.repo.countSubscriptions(plan.id)) > 0) {
-      throw withMessage(409, ADMIN_PLAN_MESSAGES.inUse);
+      throw conflict(ADMIN_PLAN_MESSAGES.inUse);
     }
     try {
       await this.repo.delete(plan.id);
     } catch (error) {
       // A subscription created meanwhile: the foreign key refuses the deletion.
-      if (isForeignKeyViolation(error)) throw withMessage(409, ADMIN_PLAN_MESSAGES.inUse);
+      if (isForeignKeyViolation(error)) throw conflict(ADMIN_PLAN_MESSAGES.inUse);
       throw error;
     }
     await this.ctx.systemLog.adminAction(actor, meta, 'Plan supprimé', {

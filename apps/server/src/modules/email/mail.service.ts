@@ -1,3 +1,4 @@
+import { renderTemplate, type TemplateVariables } from '@securering/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock';
 import { MINUTE_MS } from '../../lib/clock';
@@ -13,7 +14,7 @@ import type { SettingsService } from '../settings/settings.service';
 import type { SystemLogService } from '../system-logs/system-log.service';
 import type { EmailTemplateRepository } from './email-template.repository';
 import type { OutboxRepository, OutboxRow } from './outbox.repository';
-import { extractLinks, renderTemplate, type TemplateVariables } from './template-renderer';
+import { extractLinks } from './extract-links';
 
 export const MAX_SEND_ATTEMPTS = 5;
 const LOCK_MS = 2 * MINUTE_MS;

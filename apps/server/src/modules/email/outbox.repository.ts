@@ -50,13 +50,4 @@ export class OutboxRepository {
   async update(id: string, changes: Partial<OutboxRow>): Promise<void> {
     await this.db.updateTable('email_outbox').set(changes).where('id', '=', id).execute();
   }
-
-  findRecent(limit: number): Promise<OutboxRow[]> {
-    return this.db
-      .selectFrom('email_outbox')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .limit(limit)
-      .execute();
-  }
 }

@@ -88,14 +88,6 @@ export class RingRepository {
     await trx.insertInto('ring_members').values(row).execute();
   }
 
-  async updateMember(
-    id: string,
-    changes: Partial<Omit<RingMemberRow, 'id' | 'ring_id' | 'created_at'>>,
-    trx: Database = this.db,
-  ): Promise<void> {
-    await trx.updateTable('ring_members').set(changes).where('id', '=', id).execute();
-  }
-
   /** Deletes an invitation nobody used yet: true when a row went. */
   async deleteUnusedMember(id: string): Promise<boolean> {
     const result = await this.db

@@ -1,4 +1,4 @@
-import { renderTemplatePreview, sampleTemplateVariables, templatePlaceholders } from '@securering/contract';
+import { renderTemplate, sampleTemplateVariables, templatePlaceholders } from '@securering/contract';
 
 export interface PreviewSource {
   subject: string;
@@ -17,8 +17,8 @@ export function renderEmailPreview(source: PreviewSource, siteName: string) {
   ];
   const values = sampleTemplateVariables(names, siteName);
   return {
-    subject: renderTemplatePreview(source.subject, values, 'text'),
-    html: renderTemplatePreview(source.body_html, values, 'html'),
-    text: renderTemplatePreview(source.body_text, values, 'text'),
+    subject: renderTemplate(source.subject, values, 'text'),
+    html: renderTemplate(source.body_html, values, 'html'),
+    text: renderTemplate(source.body_text, values, 'text'),
   };
 }
