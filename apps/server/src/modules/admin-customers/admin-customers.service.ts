@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import {
   ADMIN_CUSTOMER_MESSAGES,
   centsToEuros,
-  computePaymentStatus,
   computeSubscriptionStatus,
   daysRemaining,
   formatEuros,
@@ -30,6 +29,7 @@ import { storageGb } from '../plans/plan.policy';
 import { PlanRepository } from '../plans/plan.repository';
 import { RingRepository } from '../rings/ring.repository';
 import type { RequestMeta } from '../sessions/session.service';
+import { toPaymentListing } from '../subscriptions/payment.policy';
 import type { SubscriptionRow } from '../subscriptions/subscription.repository';
 import {
   AdminCustomersRepository,
@@ -363,21 +363,17 @@ export class AdminCustomersService {
     const now = this.ctx.clock.now();
     const rows = await this.repo.findPayments(customerId);
     const data: TAdminCustomerPayment[] = rows.map((p) => {
-      const amount = centsToEuros(p.amount_cents);
+      const { amount, plan_name, computed_status } = toPaymentListing(p, now);
       return {
         id: p.id,
         created_at: p.created_at,
-        plan_name: p.plan_name || p.current_plan_name || '',
+        plan_name,
         billing_cycle: p.billing_cycle === 'yearly' ? 'annual' : 'monthly',
         amount,
         amount_formatted: formatEuros(amount),
         currency: p.currency,
         payment_provider: p.provider,
-        computed_status: computePaymentStatus(
-          p.status,
-          p.sub_status && p.sub_expires_at ? { status: p.sub_status, expires_at: p.sub_expires_at } : null,
-          now,
-        ),
+        computed_status,
         failure_reason: p.failure_reason,
         payment_type: p.payment_type,
         transaction_id: p.transaction_id,

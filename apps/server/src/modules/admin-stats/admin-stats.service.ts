@@ -1,7 +1,8 @@
-import type { TAdminStats } from '@securering/contract';
+import { centsToEuros, type TAdminStats } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import { DAY_MS, HOUR_MS } from '../../lib/clock';
 import { storagePaths } from '../../lib/storage-paths';
+import { fillDays, lastUtcDays, windowOf } from '../../lib/utc-days';
 import { AdminStatsRepository } from './admin-stats.repository';
 import { CachedValue, directorySize, newestFileTime } from './disk-usage';
 
@@ -12,29 +13,23 @@ const RECENT_ACTIVITY = 10;
 /** Failed sign-ins of every audience are logged as auth warnings starting with this. */
 const FAILED_LOGIN_PREFIX = 'Échec de connexion';
 
-const euros = (cents: number) => Math.round(cents) / 100;
 const monthKey = (ms: number) => new Date(ms).toISOString().slice(0, 7);
-const dayKey = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The UTC calendar windows the figures use, from one instant. */
 export function statsWindows(now: Date) {
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth();
-  const todayStart = Date.UTC(y, m, now.getUTCDate());
   const months = Array.from({ length: REVENUE_MONTHS }, (_, i) =>
     Date.UTC(y, m - (REVENUE_MONTHS - 1 - i), 1),
   );
-  const days = Array.from(
-    { length: NEW_CUSTOMER_DAYS },
-    (_, i) => todayStart - (NEW_CUSTOMER_DAYS - 1 - i) * DAY_MS,
-  );
+  const days = lastUtcDays(now, NEW_CUSTOMER_DAYS);
   return {
     nowIso: now.toISOString(),
     monthStartIso: new Date(Date.UTC(y, m, 1)).toISOString(),
     months: months.map(monthKey),
     firstMonthIso: new Date(months[0]!).toISOString(),
-    days: days.map(dayKey),
-    firstDayIso: new Date(days[0]!).toISOString(),
+    days,
+    firstDayIso: windowOf(days).fromIso,
     last24hIso: new Date(now.getTime() - 24 * HOUR_MS).toISOString(),
     last30dIso: new Date(now.getTime() - 30 * DAY_MS).toISOString(),
   };
@@ -88,7 +83,6 @@ export class AdminStatsService {
     ]);
 
     const revenue = new Map(revenueRows.map((r) => [r.month, r.cents]));
-    const newCustomers = new Map(customerRows.map((r) => [r.day, r.count]));
     const conversion =
       totalCustomers > 0 ? Math.min(100, Math.round((active.customers / totalCustomers) * 1000) / 10) : 0;
 
@@ -96,8 +90,8 @@ export class AdminStatsService {
       totalCustomers,
       activeSubscriptions: active.subscriptions,
       conversionRate: conversion,
-      monthlyRevenue: euros(month.cents),
-      totalRevenue: euros(total.cents),
+      monthlyRevenue: centsToEuros(month.cents),
+      totalRevenue: centsToEuros(total.cents),
       transactionsThisMonth: month.count,
       activeRings,
       messagesLastMonth,
@@ -108,8 +102,8 @@ export class AdminStatsService {
       failedLogins24h,
       lastBackupAt: lastBackup ? lastBackup.toISOString() : null,
       https: this.ctx.config.publicUrl.startsWith('https://'),
-      revenueByMonth: w.months.map((key) => ({ month: key, amount: euros(revenue.get(key) ?? 0) })),
-      newCustomersByDay: w.days.map((key) => ({ date: key, count: newCustomers.get(key) ?? 0 })),
+      revenueByMonth: w.months.map((key) => ({ month: key, amount: centsToEuros(revenue.get(key) ?? 0) })),
+      newCustomersByDay: fillDays(w.days, customerRows),
       recentActivity,
     };
   }

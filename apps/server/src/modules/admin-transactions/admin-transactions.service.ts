@@ -1,11 +1,11 @@
 import {
   TRANSACTIONS_DEFAULT_LIMIT,
-  centsToEuros,
-  computePaymentStatus,
   type TAdminTransaction,
   type TAdminTransactionsQuery,
 } from '@securering/contract';
 import type { AppContext } from '../../app-context';
+import { nextUtcDayIso } from '../../lib/utc-days';
+import { toPaymentListing } from '../subscriptions/payment.policy';
 import { transactionsToCsv } from './admin-transactions.csv';
 import {
   AdminTransactionsRepository,
@@ -13,17 +13,13 @@ import {
   type TransactionRow,
 } from './admin-transactions.repository';
 
-const DAY_MS = 86_400_000;
-
 /** Query filters to repository filters: UTC days, the `to` day included. */
 export function toFilters(query: TAdminTransactionsQuery): TransactionFilters {
   return {
     provider: query.gateway && query.gateway !== 'all' ? query.gateway : undefined,
     status: query.status && query.status !== 'all' ? query.status : undefined,
     fromIso: query.from ? new Date(`${query.from}T00:00:00.000Z`).toISOString() : undefined,
-    beforeIso: query.to
-      ? new Date(Date.parse(`${query.to}T00:00:00.000Z`) + DAY_MS).toISOString()
-      : undefined,
+    beforeIso: query.to ? nextUtcDayIso(query.to) : undefined,
   };
 }
 
@@ -40,25 +36,20 @@ export class AdminTransactionsService {
   }
 
   private toTransaction(row: TransactionRow, now: Date): TAdminTransaction & { reference: string } {
+    const listing = toPaymentListing(row, now);
     return {
       id: row.id,
       customer_id: row.customer_id,
       customer_name: customerName(row),
       customer_email: row.email,
-      amount: centsToEuros(row.amount_cents),
+      amount: listing.amount,
       currency: row.currency.toUpperCase(),
       payment_provider: row.provider,
       transaction_id: row.transaction_id,
       status: row.status,
-      computed_status: computePaymentStatus(
-        row.status,
-        row.sub_status && row.sub_expires_at
-          ? { status: row.sub_status, expires_at: row.sub_expires_at }
-          : null,
-        now,
-      ),
+      computed_status: listing.computed_status,
       created_at: row.created_at,
-      plan_name: row.plan_name || row.current_plan_name || '',
+      plan_name: listing.plan_name,
       billing_cycle: row.billing_cycle === 'yearly' ? 'yearly' : 'monthly',
       reference: row.transaction_id ?? row.provider_order_id ?? '',
     };

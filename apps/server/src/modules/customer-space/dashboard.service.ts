@@ -9,11 +9,10 @@ import {
 import type { AppContext } from '../../app-context';
 import type { CustomerRow } from '../customers/customer.repository';
 import { toCustomerProfile } from '../customers/customer.policy';
-import { parseEncryptionLevels, storageGb } from '../plans/plan.policy';
-import { PlanRepository } from '../plans/plan.repository';
+import { storageGb } from '../plans/plan.policy';
 import { toRingCustomerView, toRingUser } from '../rings/ring.policy';
 import { RingRepository } from '../rings/ring.repository';
-import { SubscriptionRepository } from '../subscriptions/subscription.repository';
+import { entitlementsOf, findSubscriptionWithPlan } from '../subscriptions/entitlements';
 
 /** Everything /client shows on load: profile, subscription, the selected Ring and its users. */
 export class DashboardService {
@@ -23,32 +22,32 @@ export class DashboardService {
     this.rings = new RingRepository(ctx.db);
   }
 
-  async planView(customer: CustomerRow): Promise<TCustomerPlanView | null> {
+  /**
+   * The current subscription, or the latest one once it lapsed, with its plan. `ringsOwned` is the
+   * number of Rings the customer owns (the caller has them loaded already).
+   */
+  async planView(customer: CustomerRow, ringsOwned: number): Promise<TCustomerPlanView | null> {
     const now = this.ctx.clock.now();
-    const subscriptions = new SubscriptionRepository(this.ctx.db);
-    const subscription =
-      (await subscriptions.findCurrent(customer.id, now.toISOString())) ??
-      (await subscriptions.findLatest(customer.id));
-    if (!subscription) return null;
-    const plan = await new PlanRepository(this.ctx.db).findById(subscription.plan_id);
-    if (!plan) return null;
+    const found = await findSubscriptionWithPlan(this.ctx, customer.id, now.toISOString(), {
+      orLatest: true,
+    });
+    if (!found) return null;
+    const { subscription, plan } = found;
+    const entitlements = entitlementsOf(subscription, plan);
     const computed = computeSubscriptionStatus(subscription, now);
-    const [currentUsers, ringsOwned] = await Promise.all([
-      this.rings.countSeats(customer.id),
-      this.rings.findRingsByCustomer(customer.id),
-    ]);
+    const currentUsers = await this.rings.countSeats(customer.id);
     return {
       subscription_id: subscription.id,
       plan_id: plan.id,
       plan: plan.name,
       plan_slug: plan.slug,
       price: centsToEuros(plan.price_cents),
-      maxUsers: plan.max_users,
-      maxRings: plan.max_rings,
+      maxUsers: entitlements.maxUsers,
+      maxRings: entitlements.maxRings,
       currentUsers,
-      ringsOwned: ringsOwned.length,
+      ringsOwned,
       features: parseFeatures(plan.features),
-      videoEnabled: subscription.video_enabled === 1 || plan.video_option_cents === 0,
+      videoEnabled: entitlements.video,
       status: computed === 'active' ? 'active' : 'inactive',
       computed_status: computed,
       billing_cycle: subscription.billing_cycle,
@@ -57,10 +56,10 @@ export class DashboardService {
       nextBilling: computed === 'active' && subscription.auto_renew === 1 ? subscription.expires_at : null,
       auto_renew: subscription.auto_renew === 1,
       days_remaining: computed === 'active' ? daysRemaining(subscription.expires_at, now) : 0,
-      encryption_levels: parseEncryptionLevels(plan.encryption_levels),
-      ephemeral_allowed: plan.ephemeral_allowed === 1,
-      disk_space: storageGb(plan.storage_bytes),
-      storage_bytes: plan.storage_bytes,
+      encryption_levels: entitlements.encryptionLevels,
+      ephemeral_allowed: entitlements.ephemeralAllowed,
+      disk_space: storageGb(entitlements.storageBytes),
+      storage_bytes: entitlements.storageBytes,
       support_level: plan.support_level,
       priority_support: plan.support_level === 'priority' || plan.support_level === 'dedicated',
       payment_provider: subscription.provider,
@@ -74,7 +73,7 @@ export class DashboardService {
     const members = ring ? await this.rings.findMembers(ring.id) : [];
     return {
       customer: toCustomerProfile(customer),
-      subscription: await this.planView(customer),
+      subscription: await this.planView(customer, rings.length),
       ring: ring ? toRingCustomerView(ring, await this.rings.storageUsed(ring.id), members.length) : null,
       rings: rings.map((r) => ({ id: r.id, name: r.name })),
       ringUsers: members.map(toRingUser),

@@ -1,17 +1,9 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database';
 
-/** One UTC day ('YYYY-MM-DD') and its count; days without activity are absent. */
-export interface DayCountRow {
-  day: string;
-  count: number;
-}
+import type { DayCountRow, TimeWindow } from '../../lib/utc-days';
 
-/** A half-open time range [fromIso, toIso) of ISO-8601 UTC text, compared as strings. */
-export interface TimeWindow {
-  fromIso: string;
-  toIso: string;
-}
+export type { DayCountRow, TimeWindow };
 
 // Times are ISO-8601 text, so the first 10 characters are the UTC day on both dialects. The
 // expressions are raw text (no bound parameters) so PostgreSQL sees the select and the group by

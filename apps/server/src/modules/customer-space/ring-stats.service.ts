@@ -1,40 +1,15 @@
 import { RING_MESSAGES, type TRingStats } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import { notFound } from '../../lib/app-error';
-import { DAY_MS } from '../../lib/clock';
+import { fillDays, lastUtcDays, windowOf } from '../../lib/utc-days';
 import type { CustomerRow } from '../customers/customer.repository';
 import { RingRepository } from '../rings/ring.repository';
-import { RingStatsRepository, type DayCountRow, type TimeWindow } from './ring-stats.repository';
+import { RingStatsRepository } from './ring-stats.repository';
 
 /** The periods the "Statistiques" tab offers, in days. */
 export const RING_STATS_PERIODS = [7, 30, 90] as const;
 export type RingStatsPeriod = (typeof RING_STATS_PERIODS)[number];
 export const DEFAULT_RING_STATS_PERIOD: RingStatsPeriod = 30;
-
-/** The last `days` UTC days ending with the day of `now`, oldest first, as 'YYYY-MM-DD'. */
-export function lastUtcDays(now: Date, days: number): string[] {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) =>
-    new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10),
-  );
-}
-
-/** From the first listed day at 00:00 UTC up to (excluding) the day after the last one. */
-export function windowOf(days: string[]): TimeWindow {
-  const first = days[0];
-  const last = days[days.length - 1];
-  if (!first || !last) throw new Error('A statistics window needs at least one day');
-  return {
-    fromIso: `${first}T00:00:00.000Z`,
-    toIso: new Date(Date.parse(`${last}T00:00:00.000Z`) + DAY_MS).toISOString(),
-  };
-}
-
-/** One entry per day, in the order of `days`; days without a row count 0. */
-export function fillDays(days: string[], rows: DayCountRow[]): Array<{ date: string; count: number }> {
-  const byDay = new Map(rows.map((r) => [r.day, r.count]));
-  return days.map((date) => ({ date, count: byDay.get(date) ?? 0 }));
-}
 
 const sum = (series: Array<{ count: number }>) => series.reduce((total, d) => total + d.count, 0);
 

@@ -21,10 +21,17 @@ import {
   loadNowPaymentsSettings,
   loadPaypalSettings,
   loadStripeSettings,
+  type NowPaymentsSettings,
+  type PaypalSettings,
+  type StripeSettings,
 } from '../../providers/payments/payment-settings';
-import { completedCapture, PaypalGateway } from '../../providers/payments/paypal-gateway';
+import {
+  captureConfirmation,
+  completedCapture,
+  PaypalGateway,
+} from '../../providers/payments/paypal-gateway';
 import { ProviderError } from '../../providers/payments/provider-error';
-import { StripeGateway } from '../../providers/payments/stripe-gateway';
+import { sessionConfirmation, StripeGateway } from '../../providers/payments/stripe-gateway';
 import type { CustomerRow } from '../customers/customer.repository';
 import { CustomerRepository } from '../customers/customer.repository';
 import { PlanRepository, type PlanRow } from '../plans/plan.repository';
@@ -36,6 +43,13 @@ export interface CheckoutInput {
   plan_id: string;
   billing_period: BillingCycle;
   video_option: boolean;
+}
+
+interface LoadedProviders {
+  available: TPaymentProviders;
+  stripe: StripeSettings;
+  paypal: PaypalSettings;
+  crypto: NowPaymentsSettings;
 }
 
 const FINALIZE_MESSAGES: Record<PaymentRow['status'], string> = {
@@ -62,6 +76,11 @@ export class CheckoutService {
   }
 
   async providers(): Promise<TPaymentProviders> {
+    return (await this.loadProviders()).available;
+  }
+
+  /** Every provider's settings, loaded once, and which providers they make available. */
+  private async loadProviders(): Promise<LoadedProviders> {
     const { settings, config } = this.ctx;
     const [stripe, paypal, crypto] = await Promise.all([
       loadStripeSettings(settings, config),
@@ -73,16 +92,16 @@ export class CheckoutService {
     const cr = crypto.enabled && Boolean(crypto.apiKey);
     // The local test provider exists only outside production, and only while no real one is on.
     const test = config.nodeEnv !== 'production' && !card && !pp && !cr;
-    return { card, paypal: pp, crypto: cr, test };
+    return { available: { card, paypal: pp, crypto: cr, test }, stripe, paypal, crypto };
   }
 
   async startStripe(customer: CustomerRow, input: CheckoutInput): Promise<TCheckoutResponse> {
     const { ctx } = this;
-    const settings = await loadStripeSettings(ctx.settings, ctx.config);
-    if (!(await this.providers()).card) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
+    const providers = await this.loadProviders();
+    if (!providers.available.card) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
     const { plan, quote } = await this.priced(customer, input);
     const payment = await this.createPendingPayment(customer, plan, quote, 'stripe', {});
-    const gateway = new StripeGateway(settings);
+    const gateway = new StripeGateway(providers.stripe);
     try {
       let stripeCustomerId = customer.stripe_customer_id;
       if (!stripeCustomerId) {
@@ -122,11 +141,12 @@ export class CheckoutService {
 
   async startPaypal(customer: CustomerRow, input: CheckoutInput): Promise<TCheckoutResponse> {
     const { ctx } = this;
-    if (!(await this.providers()).paypal) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
+    const providers = await this.loadProviders();
+    if (!providers.available.paypal) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
     const { plan, quote } = await this.priced(customer, input);
     const payment = await this.createPendingPayment(customer, plan, quote, 'paypal', {});
     try {
-      const gateway = new PaypalGateway(await loadPaypalSettings(ctx.settings, ctx.config));
+      const gateway = new PaypalGateway(providers.paypal);
       const order = await gateway.createOrder({
         paymentId: payment.id,
         amountCents: quote.amountCents,
@@ -151,13 +171,14 @@ export class CheckoutService {
     input: CheckoutInput & { currency: CryptoCurrency },
   ): Promise<TCryptoCheckoutResponse> {
     const { ctx } = this;
-    if (!(await this.providers()).crypto) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
+    const providers = await this.loadProviders();
+    if (!providers.available.crypto) throw forbidden(SUBSCRIPTION_MESSAGES.providerUnavailable);
     const { plan, quote } = await this.priced(customer, input);
     const payment = await this.createPendingPayment(customer, plan, quote, 'nowpayments', {
       crypto_currency: input.currency,
     });
     try {
-      const gateway = new NowPaymentsGateway(await loadNowPaymentsSettings(ctx.settings, ctx.config));
+      const gateway = new NowPaymentsGateway(providers.crypto);
       const amountEur = centsToEuros(quote.amountCents);
       const cryptoAmount = await gateway.estimate(amountEur, input.currency);
       const invoice = await gateway.createInvoice({
@@ -239,16 +260,7 @@ export class CheckoutService {
         return this.finalizeResponse(payment);
       }
       if (session.status === 'complete' && session.payment_status === 'paid') {
-        const result = await this.activation.complete(payment.id, {
-          transactionId:
-            typeof session.invoice === 'string' ? session.invoice : (session.invoice?.id ?? null),
-          providerSubscriptionId:
-            typeof session.subscription === 'string'
-              ? session.subscription
-              : (session.subscription?.id ?? null),
-          paidAmountCents: session.amount_total ?? undefined,
-          paidCurrency: session.currency ?? undefined,
-        });
+        const result = await this.activation.complete(payment.id, sessionConfirmation(session));
         payment = result.payment;
       } else if (session.status === 'expired') {
         await this.activation.fail(payment.id, 'Session de paiement expirée', 'cancelled');
@@ -273,11 +285,7 @@ export class CheckoutService {
         return undefined;
       });
       if (result?.capture) {
-        const activated = await this.activation.complete(payment.id, {
-          transactionId: result.capture.id,
-          paidAmountCents: Math.round(Number(result.capture.amount?.value ?? 'NaN') * 100),
-          paidCurrency: result.capture.amount?.currency_code,
-        });
+        const activated = await this.activation.complete(payment.id, captureConfirmation(result.capture));
         payment = activated.payment;
       } else if (result?.declined) {
         await this.activation.fail(payment.id, 'Paiement refusé par PayPal');

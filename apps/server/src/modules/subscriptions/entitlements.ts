@@ -17,18 +17,38 @@ export interface Entitlements {
   storageBytes: number;
 }
 
+/**
+ * The customer's current subscription (active and not past its end at `nowIso`) with its plan. With
+ * `orLatest`, a customer without one gets its most recent subscription instead, whatever its state.
+ * Undefined when there is no such subscription or its plan is gone (no further fallback then).
+ */
+export async function findSubscriptionWithPlan(
+  ctx: AppContext,
+  customerId: string,
+  nowIso: string,
+  { orLatest = false }: { orLatest?: boolean } = {},
+): Promise<{ subscription: SubscriptionRow; plan: PlanRow } | undefined> {
+  const subscriptions = new SubscriptionRepository(ctx.db);
+  const subscription =
+    (await subscriptions.findCurrent(customerId, nowIso)) ??
+    (orLatest ? await subscriptions.findLatest(customerId) : undefined);
+  if (!subscription) return undefined;
+  const plan = await new PlanRepository(ctx.db).findById(subscription.plan_id);
+  if (!plan) return undefined;
+  return { subscription, plan };
+}
+
 /** The entitlements of the active subscription, or undefined when the customer has none. */
 export async function getEntitlements(
   ctx: AppContext,
   customerId: string,
 ): Promise<Entitlements | undefined> {
-  const subscription = await new SubscriptionRepository(ctx.db).findCurrent(
-    customerId,
-    ctx.clock.now().toISOString(),
-  );
-  if (!subscription) return undefined;
-  const plan = await new PlanRepository(ctx.db).findById(subscription.plan_id);
-  if (!plan) return undefined;
+  const found = await findSubscriptionWithPlan(ctx, customerId, ctx.clock.now().toISOString());
+  return found && entitlementsOf(found.subscription, found.plan);
+}
+
+/** What a subscription to a plan allows, whatever the subscription's state. */
+export function entitlementsOf(subscription: SubscriptionRow, plan: PlanRow): Entitlements {
   return {
     subscription,
     plan,

@@ -32,15 +32,6 @@ export class PaymentRepository {
       .executeTakeFirst();
   }
 
-  findByCustomer(customerId: string): Promise<PaymentRow[]> {
-    return this.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('customer_id', '=', customerId)
-      .orderBy('created_at', 'desc')
-      .execute();
-  }
-
   async insert(row: PaymentRow, trx: Database = this.db): Promise<void> {
     await trx.insertInto('payments').values(row).execute();
   }

@@ -38,15 +38,6 @@ export class SubscriptionRepository {
       .executeTakeFirst();
   }
 
-  findByCustomer(customerId: string): Promise<SubscriptionRow[]> {
-    return this.db
-      .selectFrom('subscriptions')
-      .selectAll()
-      .where('customer_id', '=', customerId)
-      .orderBy('created_at', 'desc')
-      .execute();
-  }
-
   findByProviderRef(
     provider: string,
     providerSubscriptionId: string,

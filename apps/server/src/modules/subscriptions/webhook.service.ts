@@ -8,10 +8,16 @@ import {
   loadStripeSettings,
 } from '../../providers/payments/payment-settings';
 import { verifyNowPaymentsSignature } from '../../providers/payments/nowpayments-gateway';
-import { PaypalGateway, type PaypalWebhookHeaders } from '../../providers/payments/paypal-gateway';
+import {
+  captureConfirmation,
+  PaypalGateway,
+  type CaptureAmount,
+  type PaypalWebhookHeaders,
+} from '../../providers/payments/paypal-gateway';
 import {
   invoicePeriodEnd,
   invoiceSubscriptionId,
+  sessionConfirmation,
   StripeGateway,
   type StripeCheckoutSession,
   type StripeEvent,
@@ -91,16 +97,7 @@ export class WebhookService {
           ? await this.payments.findById(paymentId)
           : await this.payments.findByOrder('stripe', session.id);
         if (!payment || payment.provider !== 'stripe') return;
-        await this.activation.complete(payment.id, {
-          transactionId:
-            typeof session.invoice === 'string' ? session.invoice : (session.invoice?.id ?? null),
-          providerSubscriptionId:
-            typeof session.subscription === 'string'
-              ? session.subscription
-              : (session.subscription?.id ?? null),
-          paidAmountCents: session.amount_total ?? undefined,
-          paidCurrency: session.currency ?? undefined,
-        });
+        await this.activation.complete(payment.id, sessionConfirmation(session));
         return;
       }
       case 'checkout.session.async_payment_failed':
@@ -214,13 +211,7 @@ export class WebhookService {
       const payment = await this.payments.findByOrder('paypal', orderId);
       if (!payment || payment.status !== 'pending') return;
       const { capture } = await capturePaypalOrder(gateway, orderId);
-      if (capture) {
-        await this.activation.complete(payment.id, {
-          transactionId: capture.id,
-          paidAmountCents: Math.round(Number(capture.amount?.value ?? 'NaN') * 100),
-          paidCurrency: capture.amount?.currency_code,
-        });
-      }
+      if (capture) await this.activation.complete(payment.id, captureConfirmation(capture));
       return;
     }
     if (type === 'PAYMENT.CAPTURE.COMPLETED' || type === 'PAYMENT.CAPTURE.DENIED') {
@@ -236,12 +227,13 @@ export class WebhookService {
         await this.activation.fail(payment.id, 'Paiement refusé par PayPal');
         return;
       }
-      const amount = resource.amount as { value?: string; currency_code?: string } | undefined;
-      await this.activation.complete(payment.id, {
-        transactionId: String(resource.id ?? ''),
-        paidAmountCents: Math.round(Number(amount?.value ?? 'NaN') * 100),
-        paidCurrency: amount?.currency_code,
-      });
+      await this.activation.complete(
+        payment.id,
+        captureConfirmation({
+          id: String(resource.id ?? ''),
+          amount: resource.amount as CaptureAmount | undefined,
+        }),
+      );
     }
   }
 

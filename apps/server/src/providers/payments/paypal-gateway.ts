@@ -151,3 +151,30 @@ export function completedCapture(order: PaypalOrder): PaypalCapture | undefined 
   }
   return undefined;
 }
+
+/** A capture's amount as PayPal sends it (a decimal string such as "12.34"), fields possibly missing. */
+export interface CaptureAmount {
+  value?: string;
+  currency_code?: string;
+}
+
+/**
+ * PayPal's decimal amount string to cents. Missing or malformed amounts give NaN, which the
+ * activation reports as an amount mismatch (no decimal comma, unlike the contract's eurosToCents).
+ */
+export function providerAmountToCents(value: string | undefined): number {
+  return Math.round(Number(value ?? 'NaN') * 100);
+}
+
+/** What a completed capture confirms: its id and the amount actually captured. */
+export function captureConfirmation(capture: { id: string; amount?: CaptureAmount | undefined }): {
+  transactionId: string;
+  paidAmountCents: number;
+  paidCurrency: string | undefined;
+} {
+  return {
+    transactionId: capture.id,
+    paidAmountCents: providerAmountToCents(capture.amount?.value),
+    paidCurrency: capture.amount?.currency_code,
+  };
+}

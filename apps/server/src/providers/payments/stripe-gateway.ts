@@ -128,6 +128,22 @@ export function invoiceSubscriptionId(invoice: StripeInvoice): string | null {
   return null;
 }
 
+/** What a paid checkout session confirms: invoice, subscription and the amount actually charged. */
+export function sessionConfirmation(session: StripeCheckoutSession): {
+  transactionId: string | null;
+  providerSubscriptionId: string | null;
+  paidAmountCents: number | undefined;
+  paidCurrency: string | undefined;
+} {
+  return {
+    transactionId: typeof session.invoice === 'string' ? session.invoice : (session.invoice?.id ?? null),
+    providerSubscriptionId:
+      typeof session.subscription === 'string' ? session.subscription : (session.subscription?.id ?? null),
+    paidAmountCents: session.amount_total ?? undefined,
+    paidCurrency: session.currency ?? undefined,
+  };
+}
+
 /** End of the period an invoice pays for (seconds → Date), when Stripe says it. */
 export function invoicePeriodEnd(invoice: StripeInvoice): Date | null {
   const end = invoice.lines?.data?.[0]?.period?.end;
