@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock';
 import { buildTestApp, type TestApp } from '../build-test-app';
 
 describe('client log endpoint', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp();
+    // A fixed clock keeps every counted request in one rate-limit window.
+    t = await buildTestApp({ clock: new ManualClock('2026-11-22T10:00:30.000Z') });
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { ZPlansResponse } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { mailsTo } from '../factories';
 
@@ -7,6 +8,8 @@ describe('contact form and public plans', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp({
+      // A fixed clock keeps every counted request in one rate-limit window.
+      clock: new ManualClock('2026-11-22T10:00:30.000Z'),
       config: { rateLimits: { loginFailures: 10, loginWindowMs: 900_000, publicPerMinute: 5 } },
     });
   });
