@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
@@ -35,7 +36,19 @@ describe('[ADMIN] the back office on real data', () => {
     await page.getByText('Système opérationnel').waitFor();
     const cards = page.getByRole('region', { name: 'Indicateurs' });
     await cards.getByText('comptes au total').waitFor();
-    for (const tab of ['Dashboard', 'Clients', 'Emails', 'Plans', 'Paiements', 'Transactions', 'Sauvegarde', 'Site', 'Rings', 'Admins', 'Logs']) {
+    for (const tab of [
+      'Dashboard',
+      'Clients',
+      'Emails',
+      'Plans',
+      'Paiements',
+      'Transactions',
+      'Sauvegarde',
+      'Site',
+      'Rings',
+      'Admins',
+      'Logs',
+    ]) {
       expect(await page.getByRole('tab', { name: tab, exact: true }).isVisible()).toBe(true);
     }
     await screenshot(page, 'admin-dashboard');
@@ -54,7 +67,9 @@ describe('[ADMIN] the back office on real data', () => {
     await dialog.getByRole('button', { name: 'Enregistrer' }).click();
     await page.getByRole('article', { name: 'Plan Équipe Pro' }).waitFor();
     await screenshot(page, 'admin-plans');
-    const plans = (await (await fetch(`${suite.server.url}/api/subscriptions/plans.php`)).json()) as { data: Array<{ name: string; price: number; features: string[] }> };
+    const plans = (await (await fetch(`${suite.server.url}/api/subscriptions/plans.php`)).json()) as {
+      data: Array<{ name: string; price: number; features: string[] }>;
+    };
     const created = plans.data.find((p) => p.name === 'Équipe Pro');
     expect(created).toMatchObject({ price: 49.9 });
     expect(created!.features).toEqual(expect.arrayContaining(['Rings: 5', 'Espace disque: 100 Go']));
@@ -96,7 +111,11 @@ describe('[ADMIN] the back office on real data', () => {
       body: JSON.stringify({ email: CUSTOMER.email, password: CUSTOMER.password }),
     });
     const login = (await res.json()) as { token: string };
-    const dashboard = (await (await fetch(`${suite.server.url}/api/customer/dashboard-data.php`, { headers: { Authorization: `Bearer ${login.token}` } })).json()) as {
+    const dashboard = (await (
+      await fetch(`${suite.server.url}/api/customer/dashboard-data.php`, {
+        headers: { Authorization: `Bearer ${login.token}` },
+      })
+    ).json()) as {
       data: { subscription: { plan: string; status: string } };
     };
     expect(dashboard.data.subscription).toMatchObject({ plan: 'Équipe Pro', status: 'active' });
@@ -144,6 +163,19 @@ describe('[ADMIN] the back office on real data', () => {
       .toBe('rgb(220, 38, 38)');
   });
 
+  it('[ADMIN] exports the transactions as CSV', async () => {
+    await page.getByRole('tab', { name: 'Transactions', exact: true }).click();
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Exporter (CSV)' }).click(),
+    ]);
+    expect(csv.suggestedFilename()).toMatch(/\.csv$/);
+    const text = fs.readFileSync((await csv.path())!, 'utf8');
+    // French Excel: BOM, ';' separator, CRLF line ends.
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    expect(text.split('\r\n')[0]).toContain(';');
+  });
+
   it('[ADMIN] locks polling while the WebSocket is required, and saves the realtime settings', async () => {
     await page.getByRole('tab', { name: 'Rings', exact: true }).click();
     await page.getByText('Service temps réel').waitFor();
@@ -177,11 +209,23 @@ describe('[ADMIN] the back office on real data', () => {
     const restoreButton = page.getByRole('button', { name: /^Restaurer securering-backup-/ });
     await restoreButton.first().waitFor();
     await screenshot(page, 'admin-backups');
+    const [backupFile] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .getByRole('button', { name: /^Télécharger securering-backup-/ })
+        .first()
+        .click(),
+    ]);
+    expect(backupFile.suggestedFilename()).toMatch(/^securering-backup-\d{8}-\d{6}\.zip$/);
+    const zip = fs.readFileSync((await backupFile.path())!);
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
 
     await page.getByRole('tab', { name: 'Clients', exact: true }).click();
     await page.getByRole('button', { name: `Supprimer ${CUSTOMER.first} ${CUSTOMER.last}` }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Supprimer' }).click();
-    await page.getByRole('button', { name: `Supprimer ${CUSTOMER.first} ${CUSTOMER.last}` }).waitFor({ state: 'detached' });
+    await page
+      .getByRole('button', { name: `Supprimer ${CUSTOMER.first} ${CUSTOMER.last}` })
+      .waitFor({ state: 'detached' });
     const gone = await fetch(`${suite.server.url}/api/auth/customer-login.php`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -2,6 +2,7 @@ import { COOKIES, MESSAGES } from '@securering/contract';
 import type { z } from 'zod';
 import { logToServer } from './client-log';
 import { getCookie, removeCookie } from './cookies';
+import { saveBlob } from './save-blob';
 
 export type Audience = 'customer' | 'ring' | 'admin';
 
@@ -51,19 +52,23 @@ export interface RequestOptions<S extends z.ZodType | undefined> {
   signal?: AbortSignal;
   /** Message when the server gives none. */
   fallbackError?: string;
+  /** Message when the server cannot be reached. */
+  networkError?: string;
+  /** Extra headers (e.g. the realtime calls' X-Timestamp). */
+  headers?: Record<string, string>;
+  cache?: RequestCache;
+  accept?: string;
 }
 
 type Result<S> = S extends z.ZodType ? z.output<S> : unknown;
+type SendOptions = Omit<RequestOptions<undefined>, 'schema'>;
 
-/**
- * JSON calls to the SecureRing API. A 401 on an authenticated call clears that session and raises
- * "Session expirée"; failures of authenticated calls are also reported to the server log.
- */
-export async function apiRequest<S extends z.ZodType | undefined = undefined>(
-  path: string,
-  options: RequestOptions<S> = {},
-): Promise<Result<S>> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+/** Sends one call with the audience's bearer; an unreachable server becomes a `network` ApiError. */
+async function send(path: string, options: SendOptions): Promise<Response> {
+  const headers: Record<string, string> = {
+    Accept: options.accept ?? 'application/json',
+    ...options.headers,
+  };
   if (options.auth) {
     const token = getToken(options.auth);
     if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
@@ -75,42 +80,60 @@ export async function apiRequest<S extends z.ZodType | undefined = undefined>(
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-
-  let response: Response;
   try {
-    response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal });
+    return await fetch(path, {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      signal: options.signal,
+      ...(options.cache ? { cache: options.cache } : {}),
+    });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError('Erreur de connexion au serveur', 0);
+    throw new ApiError(options.networkError ?? 'Erreur de connexion au serveur', 0);
   }
+}
 
+/**
+ * Turns an error answer into an ApiError with the server's French message. A 401 on an
+ * authenticated call ends that session; other failures of authenticated calls are logged.
+ */
+function fail(path: string, response: Response, json: unknown, options: SendOptions): never {
+  if (response.status === 401 && options.auth) {
+    clearSession(options.auth);
+    window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: options.auth }));
+    throw new ApiError(MESSAGES.sessionExpired, 401, json);
+  }
+  const envelope = (json ?? {}) as { error?: string; message?: string };
+  const message =
+    envelope.error ??
+    envelope.message ??
+    options.fallbackError ??
+    `HTTP ${response.status}: Réponse vide du serveur`;
+  if (options.auth) {
+    logToServer('error', 'api', 'Échec d’une requête authentifiée', {
+      url: path,
+      error: message,
+      status: response.status,
+    });
+  }
+  throw new ApiError(message, response.status, json);
+}
+
+/** JSON calls to the SecureRing API, checked against the contract when a schema is given. */
+export async function apiRequest<S extends z.ZodType | undefined = undefined>(
+  path: string,
+  options: RequestOptions<S> = {},
+): Promise<Result<S>> {
+  const response = await send(path, options);
   let json: unknown;
   try {
     json = await response.json();
   } catch {
     json = undefined;
   }
-  const envelope = (json ?? {}) as { success?: boolean; error?: string; message?: string };
-
-  if (!response.ok || envelope.success === false) {
-    if (response.status === 401 && options.auth) {
-      clearSession(options.auth);
-      window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: options.auth }));
-      throw new ApiError(MESSAGES.sessionExpired, 401, json);
-    }
-    const message =
-      envelope.error ??
-      envelope.message ??
-      options.fallbackError ??
-      `HTTP ${response.status}: Réponse vide du serveur`;
-    if (options.auth) {
-      logToServer('error', 'api', 'Échec d’une requête authentifiée', {
-        url: path,
-        error: message,
-        status: response.status,
-      });
-    }
-    throw new ApiError(message, response.status, json);
+  if (!response.ok || (json as { success?: boolean } | undefined)?.success === false) {
+    fail(path, response, json, options);
   }
   if (options.schema) {
     const parsed = options.schema.safeParse(json);
@@ -129,4 +152,21 @@ export async function apiRequest<S extends z.ZodType | undefined = undefined>(
     return parsed.data as Result<S>;
   }
   return json as Result<S>;
+}
+
+/**
+ * Downloads a file the API serves behind a bearer (a plain link could not send it) and saves it
+ * under `filename`, or the name the answer's `Content-Disposition` gives when it is a function.
+ */
+export async function apiDownload(
+  path: string,
+  options: SendOptions & { filename: string | ((disposition: string | null) => string) },
+): Promise<void> {
+  const response = await send(path, options);
+  if (!response.ok) fail(path, response, await response.json().catch(() => undefined), options);
+  const name =
+    typeof options.filename === 'function'
+      ? options.filename(response.headers.get('Content-Disposition'))
+      : options.filename;
+  saveBlob(name, await response.blob());
 }

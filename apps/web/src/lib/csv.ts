@@ -1,3 +1,5 @@
+import { saveBlob } from './save-blob';
+
 /** Field separator: French Excel splits columns on ';' (',' is the decimal mark). */
 export const CSV_SEPARATOR = ';';
 const LINE_END = '\r\n';
@@ -21,20 +23,7 @@ export function toCsv(headers: string[], rows: CsvCell[][]): string {
   return BOM + lines.join('');
 }
 
-/** Saves a CSV document in the browser through a temporary download link. */
+/** Saves a CSV document in the browser. */
 export function downloadCsv(filename: string, csv: string): void {
-  const blob = new Blob([csv], { type: 'text/csv;charset=utf-8' });
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.style.display = 'none';
-  document.body.appendChild(link);
-  try {
-    link.click();
-  } finally {
-    link.remove();
-    // Revoke after the click has been handled, or some browsers cancel the download.
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-  }
+  saveBlob(filename, new Blob([csv], { type: 'text/csv;charset=utf-8' }));
 }

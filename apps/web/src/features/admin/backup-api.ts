@@ -1,14 +1,13 @@
 import {
   BACKUP_MESSAGES,
   BACKUP_RESTORE_ABORT_MS,
-  MESSAGES,
   ZBackupCreateResponse,
   ZBackupListResponse,
   ZBackupMessageResponse,
   ZBackupUploadResponse,
 } from '@securering/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiRequest, clearSession, getToken, SESSION_EXPIRED_EVENT } from '@/lib/api-client';
+import { apiDownload, apiRequest } from '@/lib/api-client';
 import type { RestoreOutcome } from './backup-format';
 
 const PATH = '/api/admin/backup.php';
@@ -106,37 +105,12 @@ export async function restoreBackup(filename: string): Promise<RestoreOutcome> {
   }
 }
 
-/** Downloads a backup with the admin bearer (a plain link could not send it) and saves it. */
-export async function downloadBackup(filename: string): Promise<void> {
-  const token = getToken('admin');
-  if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
-  let response: Response;
-  try {
-    response = await fetch(`${PATH}?action=download&filename=${encodeURIComponent(filename)}`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-  } catch {
-    throw new ApiError(BACKUP_MESSAGES.downloadFailed, 0);
-  }
-  if (response.status === 401) {
-    clearSession('admin');
-    window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: 'admin' }));
-    throw new ApiError(MESSAGES.sessionExpired, 401);
-  }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { error?: string } | null;
-    throw new ApiError(body?.error ?? BACKUP_MESSAGES.downloadFailed, response.status, body);
-  }
-  const url = URL.createObjectURL(await response.blob());
-  try {
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = filename;
-    document.body.append(link);
-    link.click();
-    link.remove();
-  } finally {
-    // Give the browser time to start the save before the blob goes.
-    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  }
+/** Downloads a backup with the admin bearer and saves it under its name. */
+export function downloadBackup(filename: string): Promise<void> {
+  return apiDownload(`${PATH}?action=download&filename=${encodeURIComponent(filename)}`, {
+    auth: 'admin',
+    filename,
+    fallbackError: BACKUP_MESSAGES.downloadFailed,
+    networkError: BACKUP_MESSAGES.downloadFailed,
+  });
 }

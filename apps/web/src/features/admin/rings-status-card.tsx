@@ -20,7 +20,8 @@ import { useToast } from '@/components/ui/toast';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateTimeShort } from '@/lib/dates';
 import { formatUptime } from './dashboard-format';
-import { RealtimeCallError, useRealtimeStatus, useRestartRealtime } from './rings-realtime-api';
+import { useRealtimeStatus, useRestartRealtime } from './rings-realtime-api';
+import { ApiError } from '@/lib/api-client';
 
 const seconds = (ms: number) =>
   `${new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 }).format(ms / 1000)} s`;
@@ -60,7 +61,7 @@ export function RingsStatusCard() {
           <Spinner label="Interrogation du service…" />
         ) : status.isError ? (
           <Alert variant="error" title={REALTIME_MESSAGES.unreachable}>
-            {status.error instanceof RealtimeCallError && status.error.kind === 'http'
+            {status.error instanceof ApiError && status.error.kind !== 'network'
               ? status.error.message
               : null}
           </Alert>
@@ -110,7 +111,7 @@ function RestartDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (o
         onOpenChange(false);
       },
       onError: (error) => {
-        if (error instanceof RealtimeCallError && error.kind === 'network') {
+        if (error instanceof ApiError && error.kind === 'network') {
           notify({ title: REALTIME_MESSAGES.network, variant: 'error' });
         } else {
           notify({ title: REALTIME_MESSAGES.restartFailed, description: error.message, variant: 'error' });

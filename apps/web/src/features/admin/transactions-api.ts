@@ -1,13 +1,11 @@
 import {
-  MESSAGES,
   ZAdminTransactionsResponse,
   formatAmount,
   type TransactionGateway,
   type TransactionStatus,
 } from '@securering/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '@/lib/api-client';
-import { logToServer } from '@/lib/client-log';
+import { apiDownload, apiRequest } from '@/lib/api-client';
 
 export interface TransactionFiltersState {
   gateway: TransactionGateway;
@@ -69,47 +67,11 @@ function filenameOf(disposition: string | null): string {
   return match?.[1] ?? `transactions-${new Date().toISOString().slice(0, 10)}.csv`;
 }
 
-/**
- * Downloads the server's CSV export with the admin bearer: fetch → blob → a temporary link.
- * Throws an ApiError with the French message on failure.
- */
-export async function downloadTransactionsCsv(filters: TransactionFiltersState): Promise<void> {
-  const token = getToken('admin');
-  if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
-  const path = `/api/admin/transactions.php${transactionsQueryString(filters, { format: 'csv' })}`;
-  let response: Response;
-  try {
-    response = await fetch(path, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/csv' } });
-  } catch {
-    throw new ApiError('Erreur de connexion au serveur', 0);
-  }
-  if (!response.ok) {
-    if (response.status === 401) {
-      clearSession('admin');
-      window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: 'admin' }));
-      throw new ApiError(MESSAGES.sessionExpired, 401);
-    }
-    const body = (await response.json().catch(() => ({}))) as { error?: string };
-    const message = body.error ?? `HTTP ${response.status}: Réponse vide du serveur`;
-    logToServer('error', 'api', 'Échec d’une requête authentifiée', {
-      url: path,
-      error: message,
-      status: response.status,
-    });
-    throw new ApiError(message, response.status, body);
-  }
-  const blob = await response.blob();
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filenameOf(response.headers.get('Content-Disposition'));
-  link.style.display = 'none';
-  document.body.appendChild(link);
-  try {
-    link.click();
-  } finally {
-    link.remove();
-    // Revoke after the click has been handled, or some browsers cancel the download.
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-  }
+/** Downloads the server's CSV export with the admin bearer; throws an ApiError on failure. */
+export function downloadTransactionsCsv(filters: TransactionFiltersState): Promise<void> {
+  return apiDownload(`/api/admin/transactions.php${transactionsQueryString(filters, { format: 'csv' })}`, {
+    auth: 'admin',
+    accept: 'text/csv',
+    filename: filenameOf,
+  });
 }
