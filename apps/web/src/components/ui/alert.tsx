@@ -1,6 +1,7 @@
-import { AlertCircle, CheckCircle2, Info } from 'lucide-react';
+import { AlertCircle, CheckCircle2, Info, RefreshCw } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { cn } from '@/lib/utils';
+import { Button } from './button';
 
 const STYLES = {
   error: 'border-red-200 bg-red-50 text-red-800',
@@ -32,5 +33,36 @@ export function Alert({
         {children ? <div>{children}</div> : null}
       </div>
     </div>
+  );
+}
+
+/**
+ * A query that failed to load: an error alert with an optional detail and a "Réessayer" button
+ * (with the refresh icon when `refreshIcon` is set).
+ */
+export function LoadError({
+  title = 'Impossible de charger les données.',
+  message,
+  onRetry,
+  refreshIcon = false,
+}: {
+  title?: ReactNode;
+  message?: ReactNode;
+  onRetry: () => void;
+  refreshIcon?: boolean;
+}) {
+  return (
+    <Alert variant="error" title={title}>
+      {message !== undefined ? <p>{message}</p> : null}
+      <Button variant="outline" size="sm" className="mt-2" onClick={onRetry}>
+        {refreshIcon ? (
+          <>
+            <RefreshCw aria-hidden /> Réessayer
+          </>
+        ) : (
+          'Réessayer'
+        )}
+      </Button>
+    </Alert>
   );
 }

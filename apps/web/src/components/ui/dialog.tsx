@@ -6,7 +6,6 @@ import { Button } from './button';
 
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
-export const DialogClose = DialogPrimitive.Close;
 
 const overlayClass = 'fixed inset-0 z-50 bg-slate-950/50 backdrop-blur-[1px]';
 

@@ -27,7 +27,10 @@ let nextId = 1;
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ToastItem[]>([]);
   const notify = useCallback<Notify>(({ title, description, variant = 'info', duration = 4000 }) => {
-    setToasts((current) => [...current.slice(-(MAX_VISIBLE_TOASTS - 1)), { id: nextId++, title, description, variant, duration }]);
+    setToasts((current) => [
+      ...current.slice(-(MAX_VISIBLE_TOASTS - 1)),
+      { id: nextId++, title, description, variant, duration },
+    ]);
   }, []);
   const value = useMemo(() => notify, [notify]);
   return (

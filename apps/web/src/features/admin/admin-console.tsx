@@ -1,5 +1,4 @@
 import { ADMIN_ROLE_LABELS, formatAmount, type AdminModule } from '@securering/contract';
-import { useQueryClient } from '@tanstack/react-query';
 import {
   Activity,
   ArrowLeft,
@@ -25,9 +24,8 @@ import { Label } from '@/components/ui/label';
 import { Switch } from '@/components/ui/switch';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useToast } from '@/components/ui/toast';
-import { apiRequest } from '@/lib/api-client';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { getSettingsQueryOptions, usePageTitle, useSettings } from '@/lib/site-settings';
+import { usePageTitle, useSettings } from '@/lib/site-settings';
 import { useAdminStats, useAppVersion, useSystemHealth } from './admin-api';
 import { AdminsTab } from './admins-tab';
 import { BackupTab } from './backup-tab';
@@ -38,6 +36,7 @@ import { LogsTab } from './logs-tab';
 import { PaymentsTab } from './payments-tab';
 import { PlansTab } from './plans-tab';
 import { RingsTab } from './rings-tab';
+import { useSaveSettings } from './settings-api';
 import { SiteTab } from './site-tab';
 import { TransactionsTab } from './transactions-tab';
 
@@ -179,33 +178,26 @@ function StatCard({ label, value, detail }: { label: string; value: string; deta
 function MaintenanceSwitch() {
   const session = useAdminSession();
   const notify = useToast();
-  const client = useQueryClient();
   const maintenance = useSettings('maintenance');
   const on = maintenance.data?.maintenance_mode === '1';
-  const [saving, setSaving] = useState(false);
-  const toggle = async (next: boolean) => {
+  const save = useSaveSettings();
+  const toggle = (next: boolean) => {
     if (!session.can('site_settings', 'edit')) {
       notify({ title: 'Vous n’avez pas les droits pour modifier ce paramètre', variant: 'error' });
       return;
     }
-    setSaving(true);
-    try {
-      await apiRequest('/api/admin/settings.php', {
-        method: 'POST',
-        auth: 'admin',
-        body: { category: 'maintenance', settings: { maintenance_mode: next ? '1' : '0' } },
-      });
-      await client.invalidateQueries({ queryKey: getSettingsQueryOptions('maintenance').queryKey });
-      notify({ title: next ? 'Mode maintenance activé' : 'Mode maintenance désactivé', variant: 'success' });
-    } catch (error) {
-      notify({
-        title: 'Erreur lors de la sauvegarde',
-        description: (error as Error).message,
-        variant: 'error',
-      });
-    } finally {
-      setSaving(false);
-    }
+    save.mutate(
+      { category: 'maintenance', settings: { maintenance_mode: next ? '1' : '0' } },
+      {
+        onSuccess: () =>
+          notify({
+            title: next ? 'Mode maintenance activé' : 'Mode maintenance désactivé',
+            variant: 'success',
+          }),
+        onError: (error) =>
+          notify({ title: 'Erreur lors de la sauvegarde', description: error.message, variant: 'error' }),
+      },
+    );
   };
   return (
     <div className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1">
@@ -215,8 +207,8 @@ function MaintenanceSwitch() {
       <Switch
         id="maintenance-switch"
         checked={on}
-        disabled={saving || maintenance.isPending}
-        onCheckedChange={(v) => void toggle(v)}
+        disabled={save.isPending || maintenance.isPending}
+        onCheckedChange={toggle}
       />
     </div>
   );

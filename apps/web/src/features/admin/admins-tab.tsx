@@ -29,17 +29,11 @@ import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { ApiError, apiRequest } from '@/lib/api-client';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { adminPermissionsQueryOptions, useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateTimeShort } from '@/lib/dates';
 
 const adminsKey = ['admin', 'admins'] as const;
-
-/** The server's message, or the spec's network message when the server could not be reached. */
-function problem(error: unknown, fallback: string): string {
-  if (error instanceof ApiError)
-    return error.kind === 'network' ? 'Erreur de communication avec le serveur.' : error.message || fallback;
-  return fallback;
-}
 
 /** "Admins": accounts table, create and edit dialogs, per-admin permissions. */
 export function AdminsTab() {
@@ -65,7 +59,7 @@ export function AdminsTab() {
     onError: (error) =>
       notify({
         title: 'Erreur',
-        description: problem(error, 'Erreur lors de la suppression.'),
+        description: apiErrorMessage(error, 'Erreur lors de la suppression.'),
         variant: 'error',
       }),
     onSettled: () => setDeleting(null),
@@ -215,7 +209,7 @@ function AdminForm({ admin, onDone }: { admin: TAdminPublic | null; onDone: () =
     onError: (error) =>
       notify({
         title: 'Erreur',
-        description: problem(
+        description: apiErrorMessage(
           error,
           admin ? 'Erreur lors de la modification.' : 'Erreur lors de la création.',
         ),
@@ -379,7 +373,7 @@ function PermissionsEditor({
     onError: (error) =>
       notify({
         title: 'Erreur',
-        description: problem(error, 'Erreur lors de la sauvegarde.'),
+        description: apiErrorMessage(error, 'Erreur lors de la sauvegarde.'),
         variant: 'error',
       }),
   });

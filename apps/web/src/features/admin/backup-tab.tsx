@@ -7,7 +7,7 @@ import {
 } from '@securering/contract';
 import { DatabaseBackup, Download, RefreshCw, RotateCcw, Trash2, Upload } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { ConfirmDialog } from '@/components/ui/dialog';
@@ -147,12 +147,11 @@ export function BackupTab() {
         <CardContent>
           {backups.isPending ? <Spinner /> : null}
           {backups.isError ? (
-            <Alert variant="error" title="Erreur">
-              <p>{backups.error.message || BACKUP_MESSAGES.loadFailed}</p>
-              <Button variant="outline" size="sm" className="mt-2" onClick={() => void backups.refetch()}>
-                Réessayer
-              </Button>
-            </Alert>
+            <LoadError
+              title="Erreur"
+              message={backups.error.message || BACKUP_MESSAGES.loadFailed}
+              onRetry={() => void backups.refetch()}
+            />
           ) : null}
           {backups.data && backups.data.length === 0 ? (
             <p className="text-sm text-slate-500">Aucune sauvegarde pour le moment.</p>

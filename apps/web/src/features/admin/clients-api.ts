@@ -12,7 +12,7 @@ import {
   type TUpdateAdminCustomerRequest,
 } from '@securering/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiRequest } from '@/lib/api-client';
+import { apiRequest } from '@/lib/api-client';
 import { logToServer } from '@/lib/client-log';
 import { getAdminStatsQueryOptions } from './admin-api';
 
@@ -32,18 +32,6 @@ function invalidateCustomers(client: ReturnType<typeof useQueryClient>) {
     client.invalidateQueries({ queryKey: clientsKeys.all }),
     client.invalidateQueries({ queryKey: getAdminStatsQueryOptions().queryKey }),
   ]);
-}
-
-/**
- * The message to show for a failed call: the server's text, "Erreur de connexion" when the server
- * could not be reached, otherwise the fallback.
- */
-export function errorText(error: unknown, fallback: string): string {
-  if (error instanceof ApiError) {
-    if (error.kind === 'network') return M.connectionError;
-    if (error.kind === 'http' && error.message) return error.message;
-  }
-  return fallback;
 }
 
 export function useAdminCustomers(search: string, page: number) {

@@ -18,8 +18,9 @@ import { PasswordInput } from '@/components/ui/password-input';
 import { Switch } from '@/components/ui/switch';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useToast } from '@/components/ui/toast';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { errorText, useSaveCustomer } from './clients-api';
+import { useSaveCustomer } from './clients-api';
 import { customerName, statusBadge } from './clients-labels';
 import { CustomerPayments } from './clients-payments';
 import { CustomerSubscriptions } from './clients-subscriptions';
@@ -250,7 +251,11 @@ function CustomerInfoForm({
         },
         onError: (error) =>
           setProblem(
-            errorText(error, creating ? 'Erreur lors de la création.' : 'Erreur lors de la modification.'),
+            apiErrorMessage(
+              error,
+              creating ? 'Erreur lors de la création.' : 'Erreur lors de la modification.',
+              M.connectionError,
+            ),
           ),
       },
     );

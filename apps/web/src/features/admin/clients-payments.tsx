@@ -1,11 +1,12 @@
 import { ADMIN_CUSTOMER_MESSAGES, formatEuros } from '@securering/contract';
 import { RefreshCw } from 'lucide-react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { formatDateTimeShort } from '@/lib/dates';
-import { errorText, useCustomerPayments } from './clients-api';
+import { useCustomerPayments } from './clients-api';
 import {
   BILLING_CYCLE_LABELS,
   PAYMENT_TYPE_LABELS,
@@ -23,12 +24,12 @@ export function CustomerPayments({ customerId }: { customerId: string }) {
   if (payments.isPending) return <Spinner label="Chargement des paiements…" />;
   if (payments.isError) {
     return (
-      <Alert variant="error" title={M.paymentsLoadFailed}>
-        <p>{errorText(payments.error, M.paymentsLoadFailed)}</p>
-        <Button variant="outline" size="sm" className="mt-2" onClick={() => void payments.refetch()}>
-          <RefreshCw aria-hidden /> Réessayer
-        </Button>
-      </Alert>
+      <LoadError
+        title={M.paymentsLoadFailed}
+        message={apiErrorMessage(payments.error, M.paymentsLoadFailed, M.connectionError)}
+        onRetry={() => void payments.refetch()}
+        refreshIcon
+      />
     );
   }
 

@@ -6,7 +6,7 @@ import {
 } from '@securering/contract';
 import { Plus, RefreshCw } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import {
@@ -22,14 +22,10 @@ import { Field, Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateLong } from '@/lib/dates';
-import {
-  errorText,
-  useActivePlans,
-  useCreateManualSubscription,
-  useCustomerSubscriptions,
-} from './clients-api';
+import { useActivePlans, useCreateManualSubscription, useCustomerSubscriptions } from './clients-api';
 import { BILLING_CYCLE_LABELS, PROVIDER_LABELS, formatMoney, subscriptionBadge } from './clients-labels';
 
 const M = ADMIN_CUSTOMER_MESSAGES;
@@ -65,12 +61,12 @@ export function CustomerSubscriptions({ customerId }: { customerId: string }) {
 
       {subscriptions.isPending ? <Spinner label="Chargement des abonnements…" /> : null}
       {subscriptions.isError ? (
-        <Alert variant="error" title={M.subscriptionsLoadFailed}>
-          <p>{errorText(subscriptions.error, M.subscriptionsLoadFailed)}</p>
-          <Button variant="outline" size="sm" className="mt-2" onClick={() => void subscriptions.refetch()}>
-            <RefreshCw aria-hidden /> Réessayer
-          </Button>
-        </Alert>
+        <LoadError
+          title={M.subscriptionsLoadFailed}
+          message={apiErrorMessage(subscriptions.error, M.subscriptionsLoadFailed, M.connectionError)}
+          onRetry={() => void subscriptions.refetch()}
+          refreshIcon
+        />
       ) : null}
       {subscriptions.data && subscriptions.data.length === 0 ? (
         <p className="py-4 text-center text-sm text-slate-500">Aucun abonnement pour ce client.</p>
@@ -209,7 +205,7 @@ function ManualSubscriptionForm({ customerId, onDone }: { customerId: string; on
           setForm(manualSubscriptionDefaults(new Date()));
           onDone();
         },
-        onError: (error) => setProblem(errorText(error, M.subscriptionCreateFailed)),
+        onError: (error) => setProblem(apiErrorMessage(error, M.subscriptionCreateFailed, M.connectionError)),
       },
     );
   };

@@ -1,18 +1,7 @@
 import { ADMIN_CUSTOMER_MESSAGES, type TAdminCustomer } from '@securering/contract';
-import {
-  ChevronLeft,
-  ChevronRight,
-  Eye,
-  Pencil,
-  Radio,
-  RefreshCw,
-  Search,
-  Trash2,
-  UserPlus,
-  X,
-} from 'lucide-react';
+import { ChevronLeft, ChevronRight, Eye, Pencil, Radio, Search, Trash2, UserPlus, X } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -21,9 +10,10 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { useToast } from '@/components/ui/toast';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateLong } from '@/lib/dates';
-import { errorText, useAdminCustomers, useDeleteCustomer } from './clients-api';
+import { useAdminCustomers, useDeleteCustomer } from './clients-api';
 import { CustomerEditor, type EditorTarget } from './clients-editor';
 import { customerName, formatMoney, statusBadge } from './clients-labels';
 
@@ -123,12 +113,15 @@ export function ClientsTab() {
 
           {customers.isPending ? <Spinner label="Chargement des clients…" /> : null}
           {customers.isError ? (
-            <Alert variant="error" title="Impossible de charger les données.">
-              <p>{errorText(customers.error, 'Impossible de charger les données.')}</p>
-              <Button variant="outline" size="sm" className="mt-2" onClick={() => void customers.refetch()}>
-                <RefreshCw aria-hidden /> Réessayer
-              </Button>
-            </Alert>
+            <LoadError
+              message={apiErrorMessage(
+                customers.error,
+                'Impossible de charger les données.',
+                M.connectionError,
+              )}
+              onRetry={() => void customers.refetch()}
+              refreshIcon
+            />
           ) : null}
 
           {customers.data ? (
@@ -285,7 +278,7 @@ export function ClientsTab() {
             onError: (error) =>
               notify({
                 title: 'Erreur',
-                description: errorText(error, 'Erreur lors de la suppression.'),
+                description: apiErrorMessage(error, 'Erreur lors de la suppression.', M.connectionError),
                 variant: 'error',
               }),
             onSettled: () => setToDelete(null),

@@ -1,10 +1,9 @@
 import { formatEuros, type TAdminStats } from '@securering/contract';
 import { Activity, CreditCard, Gauge, ShieldCheck } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { BarChart } from '@/components/ui/bar-chart';
-import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTimeShort } from '@/lib/dates';
@@ -24,13 +23,7 @@ export function DashboardTab() {
   const stats = useAdminStats();
   if (stats.isPending) return <Spinner label="Chargement du tableau de bord…" />;
   if (stats.isError) {
-    return (
-      <Alert variant="error" title="Impossible de charger les données.">
-        <Button variant="outline" size="sm" className="mt-2" onClick={() => void stats.refetch()}>
-          Réessayer
-        </Button>
-      </Alert>
-    );
+    return <LoadError onRetry={() => void stats.refetch()} />;
   }
   return <Dashboard stats={stats.data} />;
 }

@@ -2,19 +2,15 @@ import {
   ZEmailTemplateSavedResponse,
   ZEmailTemplatesResponse,
   ZEmailTestResponse,
-  ZGetSettingsResponse,
   ZResetEmailTemplateResponse,
-  ZSaveSettingsResponse,
   type TEmailTestRequest,
   type TUpdateEmailTemplateRequest,
 } from '@securering/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '@/lib/api-client';
-import { flattenCategory } from '@/lib/site-settings';
 
 export const emailsKeys = {
   templates: () => ['admin', 'emails', 'templates'] as const,
-  smtp: () => ['admin', 'emails', 'smtp'] as const,
 };
 
 export function getEmailTemplatesQueryOptions() {
@@ -31,37 +27,6 @@ export function getEmailTemplatesQueryOptions() {
 }
 
 export const useEmailTemplates = () => useQuery(getEmailTemplatesQueryOptions());
-
-/** The stored SMTP settings (the password comes back as the secret marker). */
-export function useSmtpSettings() {
-  return useQuery({
-    queryKey: emailsKeys.smtp(),
-    queryFn: async ({ signal }) => {
-      const res = await apiRequest('/api/admin/settings.php?category=smtp', {
-        auth: 'admin',
-        schema: ZGetSettingsResponse,
-        signal,
-        fallbackError: 'Impossible de charger les données.',
-      });
-      return flattenCategory(res.data, 'smtp');
-    },
-  });
-}
-
-export function useSaveSmtpSettings() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (settings: Record<string, string>) =>
-      apiRequest('/api/admin/settings.php', {
-        method: 'POST',
-        auth: 'admin',
-        body: { category: 'smtp', settings },
-        schema: ZSaveSettingsResponse,
-        fallbackError: 'Impossible de sauvegarder les paramètres.',
-      }),
-    onSuccess: () => client.invalidateQueries({ queryKey: emailsKeys.smtp() }),
-  });
-}
 
 export function useSendTestEmail() {
   return useMutation({

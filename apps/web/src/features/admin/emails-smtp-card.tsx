@@ -8,7 +8,7 @@ import {
 } from '@securering/contract';
 import { Save, Send } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input, NativeSelect } from '@/components/ui/input';
@@ -17,7 +17,8 @@ import { PasswordInput } from '@/components/ui/password-input';
 import { Spinner } from '@/components/ui/spinner';
 import { useToast } from '@/components/ui/toast';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { useSaveSmtpSettings, useSendTestEmail, useSmtpSettings } from './emails-api';
+import { useSendTestEmail } from './emails-api';
+import { SAVE_FAILED, useAdminSettings, useSaveSettings } from './settings-api';
 
 interface SmtpForm {
   host: string;
@@ -46,7 +47,7 @@ function formFrom(stored: Record<string, string>): SmtpForm {
 
 /** SMTP configuration (saved through the settings API) and the test email (spec 3 §2.5). */
 export function SmtpCard() {
-  const smtp = useSmtpSettings();
+  const smtp = useAdminSettings('smtp');
   return (
     <Card>
       <CardHeader>
@@ -57,11 +58,7 @@ export function SmtpCard() {
         {smtp.isPending ? (
           <Spinner />
         ) : smtp.isError ? (
-          <Alert variant="error" title="Impossible de charger les données.">
-            <Button variant="outline" size="sm" className="mt-2" onClick={() => void smtp.refetch()}>
-              Réessayer
-            </Button>
-          </Alert>
+          <LoadError onRetry={() => void smtp.refetch()} />
         ) : (
           // Keyed by the stored values: a save that changes them restarts the form from them.
           <SmtpForm key={JSON.stringify(smtp.data)} stored={smtp.data} />
@@ -77,7 +74,7 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
   const [form, setForm] = useState<SmtpForm>(() => formFrom(stored));
   const [testEmail, setTestEmail] = useState('');
   const [testError, setTestError] = useState<string | null>(null);
-  const save = useSaveSmtpSettings();
+  const save = useSaveSettings();
   const sendTest = useSendTestEmail();
   const notify = useToast();
 
@@ -98,16 +95,19 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
     };
     // The marker stands for the stored password: it is not sent back (spec 3 §5).
     if (form.password !== SECRET_MARKER) settings.password = form.password;
-    save.mutate(settings, {
-      onSuccess: (res) =>
-        notify({ title: 'Paramètres SMTP enregistrés', description: res.message, variant: 'success' }),
-      onError: (error) =>
-        notify({
-          title: 'Impossible de sauvegarder les paramètres.',
-          description: error.message,
-          variant: 'error',
-        }),
-    });
+    save.mutate(
+      { category: 'smtp', settings },
+      {
+        onSuccess: (res) =>
+          notify({ title: 'Paramètres SMTP enregistrés', description: res.message, variant: 'success' }),
+        onError: (error) =>
+          notify({
+            title: SAVE_FAILED,
+            description: error.message,
+            variant: 'error',
+          }),
+      },
+    );
   };
 
   const handleTest = (event: React.FormEvent) => {

@@ -1,7 +1,7 @@
 import { EMAIL_TEMPLATE_KIND_LABELS, type TEmailTemplate } from '@securering/contract';
 import { Eye, Pencil, Plus, RotateCcw } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -102,12 +102,7 @@ function TemplatesCard() {
         {templates.isPending ? (
           <Spinner />
         ) : templates.isError ? (
-          <Alert variant="error" title="Impossible de charger les données.">
-            <p>{templates.error.message}</p>
-            <Button variant="outline" size="sm" className="mt-2" onClick={() => void templates.refetch()}>
-              Réessayer
-            </Button>
-          </Alert>
+          <LoadError message={templates.error.message} onRetry={() => void templates.refetch()} />
         ) : (
           <>
             {announced > 0 && list.length === 0 ? (

@@ -10,7 +10,7 @@ import {
 } from '@securering/contract';
 import { ChevronLeft, ChevronRight, Copy, Eraser, RefreshCw, Search, Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -20,6 +20,7 @@ import { Field, Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
+import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { useClearLogs, useLogs, usePurgeLogs, useToggleLogging, type LogsFilter } from './logs-api';
 import { categoryLabel, formatDetails, formatLogTime, logEntryToText } from './logs-format';
@@ -94,18 +95,10 @@ export function LogsTab() {
     });
   };
 
-  const handleCopy = async (entry: TAdminLogEntry) => {
-    try {
-      await navigator.clipboard.writeText(logEntryToText(entry));
-      notify({ title: 'Entrée copiée', variant: 'success', duration: 2000 });
-    } catch {
-      notify({
-        title: 'Copie impossible',
-        description: 'Le presse-papiers n’est pas accessible.',
-        variant: 'error',
-      });
-    }
-  };
+  const copy = useCopyToClipboard(
+    { title: 'Entrée copiée', duration: 2000 },
+    { title: 'Copie impossible', description: 'Le presse-papiers n’est pas accessible.' },
+  );
 
   const filterLabel = [
     filter.category ? `catégorie « ${categoryLabel(filter.category)} »` : null,
@@ -237,12 +230,7 @@ export function LogsTab() {
           {logs.isPending ? (
             <Spinner />
           ) : logs.isError ? (
-            <Alert variant="error" title="Impossible de charger les données.">
-              <p>{logs.error.message}</p>
-              <Button variant="outline" size="sm" className="mt-2" onClick={() => void logs.refetch()}>
-                Réessayer
-              </Button>
-            </Alert>
+            <LoadError message={logs.error.message} onRetry={() => void logs.refetch()} />
           ) : (
             <>
               <p className="text-sm text-slate-600" aria-live="polite">
@@ -256,7 +244,11 @@ export function LogsTab() {
               ) : (
                 <ul className={logs.isPlaceholderData ? 'space-y-2 opacity-60' : 'space-y-2'}>
                   {entries.map((entry) => (
-                    <LogEntryRow key={entry.id} entry={entry} onCopy={() => void handleCopy(entry)} />
+                    <LogEntryRow
+                      key={entry.id}
+                      entry={entry}
+                      onCopy={() => void copy(logEntryToText(entry))}
+                    />
                   ))}
                 </ul>
               )}

@@ -1,43 +1,45 @@
-import {
-  SECRET_MARKER,
-  ZGetSettingsResponse,
-  ZSaveSettingsResponse,
-  type TSettingsData,
-} from '@securering/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiRequest } from '@/lib/api-client';
+import { SECRET_MARKER } from '@securering/contract';
+import { useQueries, type UseQueryResult } from '@tanstack/react-query';
+import type { SettingsMap } from '@/lib/site-settings';
+import { getAdminSettingsQueryOptions, useSaveSettings } from './settings-api';
 
 export const PAYMENT_CATEGORIES = ['stripe', 'paypal', 'nowpayments'] as const;
 export type PaymentCategory = (typeof PAYMENT_CATEGORIES)[number];
 
-export const paymentsKeys = { settings: ['admin', 'payments', 'settings'] as const };
-
 /** Stored values of one provider (secrets come back as the marker when set). */
-export type ProviderValues = Record<string, string>;
+export type ProviderValues = SettingsMap;
 
-function valuesOf(data: TSettingsData, category: PaymentCategory): ProviderValues {
-  const out: ProviderValues = {};
-  for (const [key, entry] of Object.entries(data[category] ?? {})) out[key] = entry.setting_value;
-  return out;
+type PaymentSettings =
+  | { isPending: true; isError: false; error: null; data: undefined }
+  | { isPending: false; isError: true; error: Error; data: undefined }
+  | { isPending: false; isError: false; error: null; data: Record<PaymentCategory, ProviderValues> };
+
+/** One state for the three queries: pending while one is, failed when one failed. */
+function combinePaymentSettings(results: UseQueryResult<ProviderValues>[]) {
+  const refetch = () => Promise.all(results.map((result) => result.refetch()));
+  const [stripe, paypal, nowpayments] = results.map((result) => result.data);
+  const error = results.find((result) => result.isError)?.error;
+  let state: PaymentSettings;
+  if (results.some((result) => result.isPending)) {
+    state = { isPending: true, isError: false, error: null, data: undefined };
+  } else if (error) {
+    state = { isPending: false, isError: true, error, data: undefined };
+  } else {
+    state = {
+      isPending: false,
+      isError: false,
+      error: null,
+      data: { stripe: stripe!, paypal: paypal!, nowpayments: nowpayments! },
+    };
+  }
+  return { ...state, refetch };
 }
 
-/** The three providers' settings as the admin may see them (GET /api/admin/settings.php). */
+/** The three providers' settings as the admin may see them (the admin settings queries). */
 export function usePaymentSettings() {
-  return useQuery({
-    queryKey: paymentsKeys.settings,
-    queryFn: async ({ signal }) => {
-      const { data } = await apiRequest('/api/admin/settings.php', {
-        auth: 'admin',
-        schema: ZGetSettingsResponse,
-        signal,
-        fallbackError: 'Impossible de charger les données.',
-      });
-      return {
-        stripe: valuesOf(data, 'stripe'),
-        paypal: valuesOf(data, 'paypal'),
-        nowpayments: valuesOf(data, 'nowpayments'),
-      } satisfies Record<PaymentCategory, ProviderValues>;
-    },
+  return useQueries({
+    queries: PAYMENT_CATEGORIES.map((category) => getAdminSettingsQueryOptions(category)),
+    combine: combinePaymentSettings,
   });
 }
 
@@ -58,29 +60,8 @@ export function settingsToSave(
   return out;
 }
 
-export function useSavePaymentSettings() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { category: PaymentCategory; settings: Record<string, string> }) =>
-      apiRequest('/api/admin/settings.php', {
-        method: 'POST',
-        auth: 'admin',
-        body: input,
-        schema: ZSaveSettingsResponse,
-        fallbackError: 'Impossible de sauvegarder les paramètres.',
-      }),
-    onSuccess: () =>
-      Promise.all([
-        client.invalidateQueries({ queryKey: paymentsKeys.settings }),
-        // The public site reads the provider flags.
-        client.invalidateQueries({ queryKey: ['settings'] }),
-      ]),
-  });
-}
-
-export function paymentsProblem(error: unknown): string {
-  if (error instanceof ApiError) {
-    return error.kind === 'network' ? 'Erreur de communication avec le serveur.' : error.message;
-  }
-  return 'Impossible de sauvegarder les paramètres.';
-}
+/**
+ * Saves one provider's settings. Besides the admin settings, the subscribe page's provider list
+ * (GET /api/subscriptions/providers.php, cached by the subscribe feature) is built from them.
+ */
+export const useSavePaymentSettings = () => useSaveSettings({ alsoInvalidate: [['subscribe', 'providers']] });

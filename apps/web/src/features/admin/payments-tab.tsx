@@ -1,7 +1,7 @@
 import { SECRET_MARKER } from '@securering/contract';
 import { Bitcoin, Copy, CreditCard, Wallet } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
@@ -11,16 +11,18 @@ import { PasswordInput } from '@/components/ui/password-input';
 import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
+import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import {
   PAYMENT_CATEGORIES,
-  paymentsProblem,
   settingsToSave,
   usePaymentSettings,
   useSavePaymentSettings,
   type PaymentCategory,
   type ProviderValues,
 } from './payments-api';
+import { SAVE_FAILED, SAVE_OK } from './settings-api';
 
 interface KeyField {
   key: string;
@@ -146,14 +148,7 @@ export function PaymentsTab() {
 
   if (settings.isPending) return <Spinner label="Chargement des paramètres de paiement…" />;
   if (settings.isError) {
-    return (
-      <Alert variant="error" title="Impossible de charger les données.">
-        <p>{settings.error.message}</p>
-        <Button variant="outline" size="sm" className="mt-2" onClick={() => void settings.refetch()}>
-          Réessayer
-        </Button>
-      </Alert>
-    );
+    return <LoadError message={settings.error.message} onRetry={() => void settings.refetch()} />;
   }
 
   return (
@@ -242,12 +237,12 @@ function ProviderCard({
     save.mutate(
       { category, settings },
       {
-        onSuccess: () => notify({ title: 'Paramètres enregistrés', variant: 'success' }),
+        onSuccess: () => notify({ title: SAVE_OK, variant: 'success' }),
         onError: (error) => {
           onFail?.();
           notify({
-            title: 'Impossible de sauvegarder les paramètres.',
-            description: paymentsProblem(error),
+            title: SAVE_FAILED,
+            description: apiErrorMessage(error, SAVE_FAILED),
             variant: 'error',
           });
         },
@@ -269,14 +264,10 @@ function ProviderCard({
     }
   };
 
-  const copyWebhook = async () => {
-    try {
-      await navigator.clipboard.writeText(webhookUrl);
-      notify({ title: 'URL copiée', variant: 'success' });
-    } catch {
-      notify({ title: 'Copie impossible', description: webhookUrl, variant: 'error' });
-    }
-  };
+  const copy = useCopyToClipboard(
+    { title: 'URL copiée' },
+    { title: 'Copie impossible', description: webhookUrl },
+  );
 
   return (
     <Card aria-label={config.title} className="flex flex-col">
@@ -351,7 +342,7 @@ function ProviderCard({
                 variant="outline"
                 size="icon"
                 aria-label="Copier l’URL"
-                onClick={() => void copyWebhook()}
+                onClick={() => void copy(webhookUrl)}
               >
                 <Copy aria-hidden />
               </Button>

@@ -5,7 +5,7 @@ import {
   type PlanEditorPayload,
 } from '@securering/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiRequest } from '@/lib/api-client';
+import { apiRequest } from '@/lib/api-client';
 
 export const plansKeys = {
   all: ['admin', 'plans'] as const,
@@ -28,14 +28,6 @@ export function getAdminPlansQueryOptions() {
 }
 
 export const useAdminPlans = () => useQuery(getAdminPlansQueryOptions());
-
-/** The server's message, or a network message when it could not be reached. */
-export function plansProblem(error: unknown, fallback: string): string {
-  if (error instanceof ApiError) {
-    return error.kind === 'network' ? 'Erreur de communication avec le serveur.' : error.message || fallback;
-  }
-  return fallback;
-}
 
 /** After a change: the admin list, the public plans and the manual-subscription selector. */
 function useInvalidatePlans() {

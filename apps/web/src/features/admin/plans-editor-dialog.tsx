@@ -32,7 +32,8 @@ import { Input, NativeSelect, Textarea } from '@/components/ui/input';
 import { Field, Label } from '@/components/ui/label';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
-import { plansProblem, useSavePlan } from './plans-api';
+import { apiErrorMessage } from '@/lib/api-error-message';
+import { useSavePlan } from './plans-api';
 
 const ENCRYPTION_OPTIONS: Record<EncryptionLevel, string> = {
   basic: 'Basic (AES-128)',
@@ -104,7 +105,7 @@ export function PlanEditorDialog({
       onError: (error) =>
         notify({
           title: 'Impossible de sauvegarder le plan.',
-          description: plansProblem(error, 'Impossible de sauvegarder le plan.'),
+          description: apiErrorMessage(error, 'Impossible de sauvegarder le plan.'),
           variant: 'error',
         }),
     });

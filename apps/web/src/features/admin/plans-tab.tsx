@@ -1,7 +1,7 @@
 import { formatAmount, formatDiskSpace, type TAdminPlan } from '@securering/contract';
 import { Check, Pencil, Plus, Star, Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
@@ -10,8 +10,9 @@ import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
+import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { plansProblem, useAdminPlans, useDeletePlan, useTogglePlan } from './plans-api';
+import { useAdminPlans, useDeletePlan, useTogglePlan } from './plans-api';
 import { PlanEditorDialog } from './plans-editor-dialog';
 
 const limitLabel = (n: number) => (n < 0 ? 'Illimité' : String(n));
@@ -33,7 +34,7 @@ export function PlansTab() {
       onError: (error) =>
         notify({
           title: 'Impossible de supprimer le plan.',
-          description: plansProblem(error, 'Impossible de supprimer le plan.'),
+          description: apiErrorMessage(error, 'Impossible de supprimer le plan.'),
           variant: 'error',
         }),
       onSettled: () => setDeleting(null),
@@ -59,12 +60,7 @@ export function PlansTab() {
       {plans.isPending ? (
         <Spinner label="Chargement des plans…" />
       ) : plans.isError ? (
-        <Alert variant="error" title="Impossible de charger les données.">
-          <p>{plans.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-2" onClick={() => void plans.refetch()}>
-            Réessayer
-          </Button>
-        </Alert>
+        <LoadError message={plans.error.message} onRetry={() => void plans.refetch()} />
       ) : plans.data.length === 0 ? (
         <Card>
           <CardContent className="pt-6 text-sm text-slate-600">Aucun plan pour le moment.</CardContent>
@@ -137,7 +133,7 @@ function PlanCard({
       onError: (error) =>
         notify({
           title: 'Impossible de sauvegarder le plan.',
-          description: plansProblem(error, 'Impossible de sauvegarder le plan.'),
+          description: apiErrorMessage(error, 'Impossible de sauvegarder le plan.'),
           variant: 'error',
         }),
     });

@@ -1,9 +1,8 @@
 import { getSettingDefinition, type SettingKind } from '@securering/contract';
 import { Input } from '@/components/ui/input';
-import { Field, Label } from '@/components/ui/label';
-import { Switch } from '@/components/ui/switch';
+import { Field } from '@/components/ui/label';
+import { SwitchField } from '@/components/ui/switch';
 import type { SettingsMap } from '@/lib/site-settings';
-import { cn } from '@/lib/utils';
 import { useSettingsForm, validateSettings, type SettingField } from './site-api';
 import { SettingsFormCard } from './settings-form-card';
 
@@ -56,34 +55,6 @@ function NumberInput({
         className="max-w-40"
       />
     </Field>
-  );
-}
-
-function SwitchRow({
-  id,
-  label,
-  hint,
-  checked,
-  disabled,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  hint: string;
-  checked: boolean;
-  disabled: boolean;
-  onChange: (checked: boolean) => void;
-}) {
-  return (
-    <div className="flex items-start justify-between gap-4 py-2">
-      <div>
-        <Label htmlFor={id} className={cn(disabled && 'text-slate-400')}>
-          {label}
-        </Label>
-        <p className="text-sm text-slate-500">{hint}</p>
-      </div>
-      <Switch id={id} checked={checked} disabled={disabled} onCheckedChange={onChange} />
-    </div>
   );
 }
 
@@ -199,13 +170,14 @@ export function RingsRealtimeForm({ initial, canEdit }: { initial: SettingsMap; 
       onSave={handleSave}
       contentClassName="space-y-4"
     >
-      <SwitchRow
+      <SwitchField
         id="rings-ws_required"
         label={WS_REQUIRED.label}
         hint="Les clients doivent utiliser le WebSocket ; le polling est alors désactivé."
         checked={wsRequired}
         disabled={disabled}
-        onChange={(checked) => form.set('ws_required', checked ? '1' : '0')}
+        onCheckedChange={(checked) => form.set('ws_required', checked ? '1' : '0')}
+        className="py-2"
       />
       <div className="grid gap-4 md:grid-cols-2">
         {WS_NUMBERS.map((field) => (
@@ -230,13 +202,14 @@ export function RingsRealtimeForm({ initial, canEdit }: { initial: SettingsMap; 
             Désactivé tant que le WebSocket est obligatoire.
           </p>
         ) : null}
-        <SwitchRow
+        <SwitchField
           id="rings-polling_enabled"
           label={POLLING_ENABLED.label}
           hint="Interroge le serveur à intervalle croissant quand le WebSocket n’est pas disponible."
           checked={form.values.polling_enabled === '1'}
           disabled={pollingDisabled}
-          onChange={(checked) => form.set('polling_enabled', checked ? '1' : '0')}
+          onCheckedChange={(checked) => form.set('polling_enabled', checked ? '1' : '0')}
+          className="py-2"
         />
         <div className="grid gap-4 md:grid-cols-3">
           {POLLING_NUMBERS.map((field) => (

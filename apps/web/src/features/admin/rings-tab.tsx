@@ -1,8 +1,7 @@
-import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Spinner } from '@/components/ui/spinner';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { useAdminSettings } from './site-api';
+import { useAdminSettings } from './settings-api';
 import { RingsGeneralForm, RingsRealtimeForm } from './rings-settings-forms';
 import { RingsStatusCard } from './rings-status-card';
 
@@ -17,19 +16,12 @@ export function RingsTab() {
   if (general.isPending || realtime.isPending) forms = <Spinner label="Chargement des paramètres…" />;
   else if (general.isError || realtime.isError)
     forms = (
-      <Alert variant="error" title="Impossible de charger les données.">
-        <Button
-          variant="outline"
-          size="sm"
-          className="mt-2"
-          onClick={() => {
-            void general.refetch();
-            void realtime.refetch();
-          }}
-        >
-          Réessayer
-        </Button>
-      </Alert>
+      <LoadError
+        onRetry={() => {
+          void general.refetch();
+          void realtime.refetch();
+        }}
+      />
     );
   else
     forms = (

@@ -1,61 +1,15 @@
 import {
-  ZGetSettingsResponse,
-  ZSaveSettingsResponse,
   ZSiteImageUploadResponse,
   checkSettingValue,
   getSettingDefinition,
   type SiteImageType,
 } from '@securering/contract';
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast';
 import { apiRequest } from '@/lib/api-client';
-import { flattenCategory, type SettingsMap } from '@/lib/site-settings';
-
-export const SAVE_OK = 'Paramètres enregistrés';
-export const SAVE_FAILED = 'Impossible de sauvegarder les paramètres.';
-
-/** One settings category as the admin sees it (admin keys included, secrets as a marker). */
-export function getAdminSettingsQueryOptions(category: string) {
-  return queryOptions({
-    queryKey: ['admin', 'settings', category],
-    queryFn: async ({ signal }) => {
-      const res = await apiRequest(`/api/admin/settings.php?category=${encodeURIComponent(category)}`, {
-        auth: 'admin',
-        schema: ZGetSettingsResponse,
-        signal,
-      });
-      return flattenCategory(res.data, category);
-    },
-    staleTime: 60_000,
-  });
-}
-
-export const useAdminSettings = (category: string) => useQuery(getAdminSettingsQueryOptions(category));
-
-/**
- * Saves some keys of one category. The public settings queries are refreshed too, so the console
- * (colours, favicon, site name) follows at once.
- */
-export function useSaveSettings() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { category: string; settings: SettingsMap }) =>
-      apiRequest('/api/admin/settings.php', {
-        method: 'POST',
-        auth: 'admin',
-        body: input,
-        schema: ZSaveSettingsResponse,
-        fallbackError: SAVE_FAILED,
-      }),
-    onSuccess: async (_res, input) => {
-      await Promise.all([
-        client.invalidateQueries({ queryKey: ['admin', 'settings', input.category] }),
-        client.invalidateQueries({ queryKey: ['settings'] }),
-      ]);
-    },
-  });
-}
+import type { SettingsMap } from '@/lib/site-settings';
+import { SAVE_FAILED, SAVE_OK, adminSettingsKey, useSaveSettings } from './settings-api';
 
 /** POST /api/admin/upload.php: the type goes first so the server knows it before the file. */
 export function useUploadSiteImage() {
@@ -74,7 +28,7 @@ export function useUploadSiteImage() {
     },
     onSuccess: async () => {
       await Promise.all([
-        client.invalidateQueries({ queryKey: ['admin', 'settings', 'general'] }),
+        client.invalidateQueries({ queryKey: adminSettingsKey('general') }),
         client.invalidateQueries({ queryKey: ['settings'] }),
       ]);
     },

@@ -1,11 +1,10 @@
 import { FileText, Palette, Settings } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Spinner } from '@/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { useAdminSettings } from './site-api';
+import { useAdminSettings } from './settings-api';
 import { SiteAppearanceSection } from './site-appearance-section';
 import { SiteGeneralSection } from './site-general-section';
 import { SiteLegalSection } from './site-legal-section';
@@ -21,19 +20,12 @@ export function SiteTab() {
   if (general.isPending || legal.isPending) return <Spinner label="Chargement des paramètres…" />;
   if (general.isError || legal.isError) {
     return (
-      <Alert variant="error" title="Impossible de charger les données.">
-        <Button
-          variant="outline"
-          size="sm"
-          className="mt-2"
-          onClick={() => {
-            void general.refetch();
-            void legal.refetch();
-          }}
-        >
-          Réessayer
-        </Button>
-      </Alert>
+      <LoadError
+        onRetry={() => {
+          void general.refetch();
+          void legal.refetch();
+        }}
+      />
     );
   }
 

@@ -10,7 +10,7 @@ import {
 } from '@securering/contract';
 import { Download, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
@@ -155,12 +155,7 @@ export function TransactionsTab() {
         {transactions.isPending ? (
           <Spinner label="Chargement des transactions…" />
         ) : transactions.isError ? (
-          <Alert variant="error" title="Impossible de charger les données.">
-            <p>{transactions.error.message}</p>
-            <Button variant="outline" size="sm" className="mt-2" onClick={() => void transactions.refetch()}>
-              Réessayer
-            </Button>
-          </Alert>
+          <LoadError message={transactions.error.message} onRetry={() => void transactions.refetch()} />
         ) : rows.length === 0 ? (
           <p className="py-6 text-center text-sm text-slate-600">Aucune transaction trouvée.</p>
         ) : (

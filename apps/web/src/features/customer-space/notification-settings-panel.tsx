@@ -21,7 +21,7 @@ import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import { NativeSelect } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
-import { Switch } from '@/components/ui/switch';
+import { SwitchField } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { apiRequest } from '@/lib/api-client';
 
@@ -202,23 +202,26 @@ function NotificationSettingsForm({
       }}
     >
       <Section id="notif-calls" title="Appels" icon={<Phone aria-hidden />}>
-        <SwitchRow
+        <SwitchField
           id="notif-call-sound"
           label="Son d’appel"
           checked={settings.callSound}
-          onChange={(callSound) => update({ callSound })}
+          onCheckedChange={(callSound) => update({ callSound })}
+          className="items-center"
         />
-        <SwitchRow
+        <SwitchField
           id="notif-call-vibration"
           label="Vibration"
           checked={settings.callVibration}
-          onChange={(callVibration) => update({ callVibration })}
+          onCheckedChange={(callVibration) => update({ callVibration })}
+          className="items-center"
         />
-        <SwitchRow
+        <SwitchField
           id="notif-call-desktop"
           label="Notification de bureau pour les appels"
           checked={settings.callDesktop}
-          onChange={(callDesktop) => update({ callDesktop })}
+          onCheckedChange={(callDesktop) => update({ callDesktop })}
+          className="items-center"
         />
         <VolumeSlider
           id="notif-call-volume"
@@ -244,17 +247,19 @@ function NotificationSettingsForm({
       </Section>
 
       <Section id="notif-messages" title="Messages" icon={<MessageSquare aria-hidden />}>
-        <SwitchRow
+        <SwitchField
           id="notif-message-sound"
           label="Son des messages"
           checked={settings.messageSound}
-          onChange={(messageSound) => update({ messageSound })}
+          onCheckedChange={(messageSound) => update({ messageSound })}
+          className="items-center"
         />
-        <SwitchRow
+        <SwitchField
           id="notif-message-desktop"
           label="Notification de bureau pour les messages"
           checked={settings.messageDesktop}
-          onChange={(messageDesktop) => update({ messageDesktop })}
+          onCheckedChange={(messageDesktop) => update({ messageDesktop })}
+          className="items-center"
         />
         <VolumeSlider
           id="notif-message-volume"
@@ -280,11 +285,12 @@ function NotificationSettingsForm({
       </Section>
 
       <Section id="notif-silence" title="Silence" icon={<BellOff aria-hidden />}>
-        <SwitchRow
+        <SwitchField
           id="notif-mute-all"
           label="Tout couper"
           checked={settings.muteAll}
-          onChange={(muteAll) => update({ muteAll })}
+          onCheckedChange={(muteAll) => update({ muteAll })}
+          className="items-center"
         />
         <div className="flex flex-wrap gap-2" role="group" aria-label="Couper temporairement">
           {MUTE_PRESETS_MINUTES.map((minutes) => (
@@ -339,25 +345,6 @@ function Section({
       </CardHeader>
       <CardContent className="space-y-4">{children}</CardContent>
     </Card>
-  );
-}
-
-function SwitchRow({
-  id,
-  label,
-  checked,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  checked: boolean;
-  onChange: (checked: boolean) => void;
-}) {
-  return (
-    <div className="flex items-center justify-between gap-4">
-      <Label htmlFor={id}>{label}</Label>
-      <Switch id={id} checked={checked} onCheckedChange={onChange} />
-    </div>
   );
 }
 

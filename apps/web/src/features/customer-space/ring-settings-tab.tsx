@@ -18,9 +18,9 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
-import { Field, Label } from '@/components/ui/label';
+import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
-import { Switch } from '@/components/ui/switch';
+import { SwitchField } from '@/components/ui/switch';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useToast } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
@@ -68,34 +68,6 @@ function initialState(ring: TRingCustomerView): FormState {
     voice_admin_only: ring.voiceAdminOnly,
     max_file_size: String(ring.maxFileSize),
   };
-}
-
-function SwitchRow({
-  id,
-  label,
-  hint,
-  checked,
-  disabled,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  hint?: string;
-  checked: boolean;
-  disabled?: boolean;
-  onChange: (v: boolean) => void;
-}) {
-  return (
-    <div className="flex items-start justify-between gap-4 py-3">
-      <div>
-        <Label htmlFor={id} className={cn(disabled && 'text-slate-400')}>
-          {label}
-        </Label>
-        {hint ? <p className="text-sm text-slate-500">{hint}</p> : null}
-      </div>
-      <Switch id={id} checked={checked} disabled={disabled} onCheckedChange={onChange} />
-    </div>
-  );
 }
 
 function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCustomerPlanView }) {
@@ -205,7 +177,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
               </div>
             </fieldset>
             <div className="divide-y divide-slate-100">
-              <SwitchRow
+              <SwitchField
                 id="ephemeral"
                 label="Messages éphémères"
                 hint={
@@ -215,7 +187,8 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                 }
                 checked={state.ephemeral_messages}
                 disabled={!plan.ephemeral_allowed}
-                onChange={(v) => set('ephemeral_messages', v)}
+                onCheckedChange={(v) => set('ephemeral_messages', v)}
+                className="py-3"
               />
             </div>
             <Field
@@ -263,34 +236,38 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
               </div>
             </fieldset>
             <div className="divide-y divide-slate-100">
-              <SwitchRow
+              <SwitchField
                 id="devtools"
                 label="Détection des outils de développement"
                 checked={state.switches.devtools}
                 disabled={disabledLevel}
-                onChange={(v) => setSwitch('devtools', v)}
+                onCheckedChange={(v) => setSwitch('devtools', v)}
+                className="py-3"
               />
-              <SwitchRow
+              <SwitchField
                 id="visibility"
                 label="Masquer le contenu quand la fenêtre n’est plus visible"
                 checked={state.switches.visibility}
                 disabled={disabledLevel}
-                onChange={(v) => setSwitch('visibility', v)}
+                onCheckedChange={(v) => setSwitch('visibility', v)}
+                className="py-3"
               />
-              <SwitchRow
+              <SwitchField
                 id="experimental"
                 label="Fonctionnalités expérimentales"
                 checked={state.switches.experimental}
                 disabled={disabledLevel}
-                onChange={(v) => setSwitch('experimental', v)}
+                onCheckedChange={(v) => setSwitch('experimental', v)}
+                className="py-3"
               />
-              <SwitchRow
+              <SwitchField
                 id="recording"
                 label="Détection d’enregistrement d’écran"
                 hint="Nécessite les fonctionnalités expérimentales."
                 checked={state.switches.recording}
                 disabled={disabledLevel || !state.switches.experimental}
-                onChange={(v) => setSwitch('recording', v)}
+                onCheckedChange={(v) => setSwitch('recording', v)}
+                className="py-3"
               />
             </div>
           </TabsContent>
@@ -301,13 +278,14 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
 
           <TabsContent value="options" className="space-y-2">
             <div className="divide-y divide-slate-100">
-              <SwitchRow
+              <SwitchField
                 id="allow-voice"
                 label="Appels vocaux"
                 checked={state.allow_voice}
-                onChange={(v) => set('allow_voice', v)}
+                onCheckedChange={(v) => set('allow_voice', v)}
+                className="py-3"
               />
-              <SwitchRow
+              <SwitchField
                 id="allow-video"
                 label="Appels vidéo"
                 hint={
@@ -315,13 +293,15 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                 }
                 checked={state.allow_video}
                 disabled={!plan.videoEnabled}
-                onChange={(v) => set('allow_video', v)}
+                onCheckedChange={(v) => set('allow_video', v)}
+                className="py-3"
               />
-              <SwitchRow
+              <SwitchField
                 id="voice-admin-only"
                 label="Appels vocaux réservés aux administrateurs"
                 checked={state.voice_admin_only}
-                onChange={(v) => set('voice_admin_only', v)}
+                onCheckedChange={(v) => set('voice_admin_only', v)}
+                className="py-3"
               />
             </div>
             <Field id="max-file-size" label="Taille maximale des fichiers (Mo)" className="max-w-xs">

@@ -2,9 +2,9 @@ import { ZRingStatsResponse, formatAmount, type TRingStats } from '@securering/c
 import { useQuery } from '@tanstack/react-query';
 import { format, parseISO } from 'date-fns';
 import { fr } from 'date-fns/locale';
-import { Download, RefreshCw } from 'lucide-react';
+import { Download } from 'lucide-react';
 import { useId, useState, type KeyboardEvent } from 'react';
-import { Alert } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { BarChart } from '@/components/ui/bar-chart';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
@@ -186,12 +186,12 @@ export function StatisticsTab({ ringId }: { ringId: string }) {
       </div>
 
       {query.isError ? (
-        <Alert variant="error" title="Impossible de charger les statistiques">
-          <p>{query.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-2" onClick={() => void query.refetch()}>
-            <RefreshCw aria-hidden /> Réessayer
-          </Button>
-        </Alert>
+        <LoadError
+          title="Impossible de charger les statistiques"
+          message={query.error.message}
+          onRetry={() => void query.refetch()}
+          refreshIcon
+        />
       ) : null}
 
       {ringId === '' ? <Alert variant="info">Aucun ring sélectionné.</Alert> : null}

@@ -10,6 +10,7 @@ import { Input, NativeSelect, Textarea } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { useToast } from '@/components/ui/toast';
+import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { formatRelative } from '@/lib/dates';
 import { useCreateRing, useInviteUser, useRemoveUser, useRingUsers } from './dashboard-api';
 import { MEMBER_STATUS_LABELS } from '@/lib/ring-labels';
@@ -198,19 +199,9 @@ function InviteForm({ ringId, full, maxUsers }: { ringId: string; full: boolean;
 }
 
 function CopyButton({ value, label }: { value: string; label: string }) {
-  const notify = useToast();
+  const copy = useCopyToClipboard({ title: 'Copié', duration: 2000 }, { title: 'Copie impossible' });
   return (
-    <Button
-      variant="ghost"
-      size="sm"
-      aria-label={label}
-      onClick={() =>
-        void navigator.clipboard.writeText(value).then(
-          () => notify({ title: 'Copié', variant: 'success', duration: 2000 }),
-          () => notify({ title: 'Copie impossible', variant: 'error' }),
-        )
-      }
-    >
+    <Button variant="ghost" size="sm" aria-label={label} onClick={() => void copy(value)}>
       <Copy aria-hidden />
     </Button>
   );

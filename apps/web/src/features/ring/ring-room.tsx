@@ -17,6 +17,7 @@ import { Dialog, DialogTrigger } from '@/components/ui/dialog';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useToast } from '@/components/ui/toast';
+import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { useRingSession } from '@/lib/auth/ring-session';
 import type { ConnectionStatus } from '@/lib/realtime';
 import { CIPHER_LABELS, PROTECTION_LABELS } from '@/lib/ring-labels';
@@ -32,6 +33,7 @@ export function RingRoom() {
   const info = useRingInfo();
   const session = useRingSession();
   const notify = useToast();
+  const copyCode = useCopyToClipboard({ title: 'Code copié', duration: 2000 }, { title: 'Copie impossible' });
   const onSettingsChanged = useCallback(
     () => notify({ title: 'Paramètres du Ring mis à jour', variant: 'info', duration: 3000 }),
     [notify],
@@ -77,12 +79,7 @@ export function RingRoom() {
                 variant="ghost"
                 size="sm"
                 aria-label="Copier mon code d’invitation"
-                onClick={() =>
-                  void navigator.clipboard.writeText(user.inviteCode).then(
-                    () => notify({ title: 'Code copié', variant: 'success', duration: 2000 }),
-                    () => notify({ title: 'Copie impossible', variant: 'error' }),
-                  )
-                }
+                onClick={() => void copyCode(user.inviteCode)}
               >
                 <Copy aria-hidden />
               </Button>
