@@ -69,6 +69,25 @@ export default tseslint.config(
     },
   },
   {
+    // The crypto package runs in browsers and in Node: WebCrypto only, no app, no Node built-ins.
+    files: ['packages/e2ee/src/**/*.ts'],
+    ignores: ['packages/e2ee/src/**/*.test.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/apps/**', '@securering/server', '@securering/web', 'node:*'],
+              message: 'packages/e2ee runs in the browser: WebCrypto only, no app and no Node built-in.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['apps/server/**/*.ts'],
     rules: {
       'no-restricted-imports': [

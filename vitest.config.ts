@@ -19,6 +19,14 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'e2ee',
+          include: ['packages/e2ee/src/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
           name: 'server',
           include: ['apps/server/src/**/*.test.ts', ...serverIntegration],
           environment: 'node',
