@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertExactKeys,
+  concatBytes,
+  encodeFields,
+  fromBase64,
+  fromBase64Url,
+  fromHex,
+  isWireId,
+  randomBytes,
+  readBase64Field,
+  toBase64,
+  toBase64Url,
+  toHex,
+  u32be,
+  utf8Decode,
+  utf8Encode,
+} from './encoding';
+import { expectThrowsCode, sameBytes } from './test-support';
+
+describe('encoding', () => {
+  it('base64 and base64url round-trip every length and match RFC 4648 examples', () => {
+    expect(toBase64(utf8Encode('foobar'))).toBe('Zm9vYmFy');
+    expect(toBase64(utf8Encode('fo'))).toBe('Zm8=');
+    expect(toBase64Url(new Uint8Array([0xfb, 0xff]))).toBe('-_8');
+    for (let length = 0; length < 70; length++) {
+      const bytes = randomBytes(length);
+      expect(fromBase64(toBase64(bytes))).toEqual(bytes);
+      const url = toBase64Url(bytes);
+      expect(url).not.toMatch(/[/+=]/);
+      expect(fromBase64Url(url)).toEqual(bytes);
+    }
+  });
+
+  it('large inputs encode in slices without overflowing the call stack', () => {
+    const bytes = randomBytes(300_000);
+    expect(bytes.subarray(-1000).some((byte) => byte !== 0)).toBe(true);
+    expect(sameBytes(fromBase64(toBase64(bytes)), bytes)).toBe(true);
+  });
+
+  it('refuses non-canonical or malformed base64, base64url and hex', () => {
+    for (const bad of ['Zm8', 'Zm9=', 'Zm8=\n', ' Zm8=', 'Z===', 'Zm8_', '====']) {
+      expectThrowsCode(() => fromBase64(bad), 'invalid_format');
+    }
+    for (const bad of ['Zm8=', 'Zm9', 'a', 'Zm+v'])
+      expectThrowsCode(() => fromBase64Url(bad), 'invalid_format');
+    for (const bad of ['0', 'AB', 'zz', '0g']) expectThrowsCode(() => fromHex(bad), 'invalid_format');
+    expect(toHex(fromHex('00ff10ab'))).toBe('00ff10ab');
+  });
+
+  it('decodes UTF-8 strictly', () => {
+    expect(utf8Decode(utf8Encode('Élodie 🔐'))).toBe('Élodie 🔐');
+    expectThrowsCode(() => utf8Decode(new Uint8Array([0xc3])), 'invalid_format');
+    expectThrowsCode(() => utf8Decode(new Uint8Array([0xff])), 'invalid_format');
+  });
+
+  it('encodes fields without ambiguity', () => {
+    expect(encodeFields('ab', 'c')).not.toEqual(encodeFields('a', 'bc'));
+    expect(encodeFields('a', '')).not.toEqual(encodeFields('a'));
+    expect(encodeFields('é')).toEqual(new Uint8Array([0, 0, 0, 2, 0xc3, 0xa9]));
+    expect(concatBytes(u32be(0x01020304), new Uint8Array([5]))).toEqual(new Uint8Array([1, 2, 3, 4, 5]));
+    expectThrowsCode(() => u32be(2 ** 32), 'invalid_format');
+    expectThrowsCode(() => u32be(-1), 'invalid_format');
+  });
+
+  it('reads sized base64 fields and checks wire shapes', () => {
+    expect(readBase64Field(toBase64(new Uint8Array(12)), 'iv', 12)).toHaveLength(12);
+    expectThrowsCode(() => readBase64Field(toBase64(new Uint8Array(11)), 'iv', 12), 'invalid_format');
+    expectThrowsCode(
+      () => readBase64Field(toBase64(new Uint8Array(20)), 'x', { min: 1, max: 16 }),
+      'invalid_format',
+    );
+    expectThrowsCode(() => readBase64Field(42, 'iv', 12), 'invalid_format');
+    expect(isWireId('room:general')).toBe(true);
+    for (const bad of ['', 'a b', 'x'.repeat(129), 'é', 7]) expect(isWireId(bad)).toBe(false);
+    expect(() => assertExactKeys({ a: 1, b: 2 }, ['b', 'a'], 'x')).not.toThrow();
+    for (const bad of [{ a: 1 }, { a: 1, b: 2, c: 3 }, null, [1, 2], 'ab']) {
+      expectThrowsCode(() => assertExactKeys(bad, ['a', 'b'], 'x'), 'invalid_format');
+    }
+  });
+});

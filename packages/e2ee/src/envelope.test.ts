@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { fromBase64 } from './encoding';
+import {
+  MAX_ENVELOPE_CIPHERTEXT_BYTES,
+  MAX_MESSAGE_BYTES,
+  type MessageHeader,
+  type MessageKeyLookups,
+  type WireEnvelope,
+  decryptMessage,
+  encryptMessage,
+  parseEnvelope,
+} from './envelope';
+import { type EpochKey, generateEpochKey } from './epoch-keys';
+import { generateIdentity } from './identity';
+import { SECURITY_LEVELS, type SecurityLevel } from './levels';
+import { expectCode, expectThrowsCode, flipBase64 } from './test-support';
+
+const WHERE = { ringId: 'ring-1', conversationId: 'room:general' };
+
+function header(overrides: Partial<MessageHeader> = {}): MessageHeader {
+  return {
+    v: 1,
+    ...WHERE,
+    epoch: 1,
+    senderId: 'alice',
+    clientMessageId: 'c-0001',
+    sentAt: '2026-11-24T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+async function setup(level: SecurityLevel = 'standard') {
+  const alice = await generateIdentity();
+  const bob = await generateIdentity();
+  const key = await generateEpochKey({ ringId: WHERE.ringId, epoch: 1, level });
+  const lookups: MessageKeyLookups = {
+    epochKey: (epoch) => (epoch === 1 ? key : undefined),
+    senderVerifyKey: async (id) => ({ alice: alice.signing.publicKey, bob: bob.signing.publicKey })[id],
+  };
+  return { alice, bob, key, lookups };
+}
+
+function rewrite(text: string, change: (wire: WireEnvelope) => void): string {
+  const wire = JSON.parse(text) as WireEnvelope;
+  change(wire);
+  return JSON.stringify(wire);
+}
+
+describe('message envelope', () => {
+  it.each(SECURITY_LEVELS)('level %s: encrypts, signs and round-trips', async (level) => {
+    const { alice, key, lookups } = await setup(level);
+    for (const text of ['Bonjour 👋 à tous', '', 'x'.repeat(5000)]) {
+      const envelope = await encryptMessage(header(), text, key, alice.signing.privateKey);
+      expect(envelope).not.toContain('Bonjour');
+      const opened = await decryptMessage(envelope, WHERE, lookups);
+      expect(opened).toEqual({ header: header(), plaintext: text });
+    }
+  });
+
+  it('exposes the header to a server without keys, in a strict compact JSON shape', async () => {
+    const { alice, key } = await setup();
+    const envelope = await encryptMessage(header(), 'secret', key, alice.signing.privateKey);
+    expect(Object.keys(JSON.parse(envelope))).toEqual(['v', 'r', 'c', 'e', 's', 'm', 't', 'iv', 'ct', 'sig']);
+    const parsed = parseEnvelope(envelope);
+    expect(parsed.header).toEqual(header());
+    expect(parsed.iv).toHaveLength(12);
+    expect(parsed.ciphertext).toHaveLength(6 + 16);
+    expect(parsed.signature).toHaveLength(64);
+    const bad = [
+      'hello',
+      '{}',
+      '[]',
+      'null',
+      rewrite(envelope, (w) => Object.assign(w, { extra: 1 })),
+      rewrite(envelope, (w) => Object.assign(w, { v: 2 })),
+      rewrite(envelope, (w) => Object.assign(w, { e: '1' })),
+      rewrite(envelope, (w) => Object.assign(w, { t: 'hier' })),
+      rewrite(envelope, (w) => Object.assign(w, { s: '' })),
+      rewrite(envelope, (w) => Object.assign(w, { iv: w.iv.slice(4) })),
+      rewrite(envelope, (w) => Object.assign(w, { ct: '' })),
+      'x'.repeat(100_000),
+    ];
+    for (const text of bad) expectThrowsCode(() => parseEnvelope(text), 'invalid_format');
+  });
+
+  it('rejects every altered field, the signature and the ciphertext', async () => {
+    const { alice, key, lookups } = await setup();
+    const envelope = await encryptMessage(header(), 'payer 100 €', key, alice.signing.privateKey);
+    const altered: [WireEnvelope | string, { ringId: string; conversationId: string }?][] = [
+      [rewrite(envelope, (w) => (w.iv = flipBase64(w.iv, 0)))],
+      [rewrite(envelope, (w) => (w.ct = flipBase64(w.ct, 3)))],
+      [rewrite(envelope, (w) => (w.ct = flipBase64(w.ct, -1)))],
+      [rewrite(envelope, (w) => (w.sig = flipBase64(w.sig, 63)))],
+      [rewrite(envelope, (w) => (w.m = 'c-0002'))],
+      [rewrite(envelope, (w) => (w.t = '2026-11-24T10:00:01.000Z'))],
+      [rewrite(envelope, (w) => (w.s = 'bob'))],
+      [rewrite(envelope, (w) => (w.c = 'dm:alice:bob')), { ...WHERE, conversationId: 'dm:alice:bob' }],
+      [
+        rewrite(envelope, (w) => (w.r = 'ring-2')),
+        { ringId: 'ring-2', conversationId: WHERE.conversationId },
+      ],
+    ];
+    for (const [text, where = WHERE] of altered) {
+      await expectCode(decryptMessage(text as string, where, lookups), 'unverifiable');
+    }
+    // Epoch changed to one whose key the reader holds: the header no longer matches its key.
+    const epoch2 = await generateEpochKey({ ringId: WHERE.ringId, epoch: 2, level: 'standard' });
+    await expectCode(
+      decryptMessage(
+        rewrite(envelope, (w) => (w.e = 2)),
+        WHERE,
+        { ...lookups, epochKey: () => epoch2 },
+      ),
+      'unverifiable',
+    );
+    await expect(decryptMessage(envelope, WHERE, lookups)).resolves.toMatchObject({
+      plaintext: 'payer 100 €',
+    });
+  });
+
+  it('cannot be moved to another conversation or Ring', async () => {
+    const { alice, key, lookups } = await setup();
+    const envelope = await encryptMessage(header(), 'only here', key, alice.signing.privateKey);
+    await expectCode(decryptMessage(envelope, { ...WHERE, conversationId: 'dm:x' }, lookups), 'unverifiable');
+    await expectCode(decryptMessage(envelope, { ...WHERE, ringId: 'ring-2' }, lookups), 'unverifiable');
+  });
+
+  it('reports missing keys so the UI can wait for them', async () => {
+    const { alice, key, lookups } = await setup();
+    const envelope = await encryptMessage(header(), 'hi', key, alice.signing.privateKey);
+    await expectCode(
+      decryptMessage(envelope, WHERE, { ...lookups, epochKey: () => undefined }),
+      'missing_key',
+    );
+    await expectCode(
+      decryptMessage(envelope, WHERE, { ...lookups, senderVerifyKey: () => undefined }),
+      'missing_key',
+    );
+  });
+
+  it('cannot be forged by another member holding the epoch key', async () => {
+    const { bob, key, lookups } = await setup();
+    // Bob has the epoch key but signs with his own key while claiming to be Alice.
+    const forged = await encryptMessage(
+      header({ senderId: 'alice' }),
+      'from alice?',
+      key,
+      bob.signing.privateKey,
+    );
+    await expectCode(decryptMessage(forged, WHERE, lookups), 'unverifiable');
+    const honest = await encryptMessage(header({ senderId: 'bob' }), 'from bob', key, bob.signing.privateKey);
+    await expect(decryptMessage(honest, WHERE, lookups)).resolves.toMatchObject({ plaintext: 'from bob' });
+  });
+
+  it('refuses anything that is not an envelope as unverifiable', async () => {
+    const { lookups } = await setup();
+    for (const text of ['plain text', '{"content":"x"}', 'AAECAwQ=', '']) {
+      await expectCode(decryptMessage(text, WHERE, lookups), 'unverifiable');
+    }
+  });
+
+  it('military: two layers, and each layer key matters', async () => {
+    const { alice, key, lookups } = await setup('military');
+    const standard = await setup('standard');
+    const envelope = await encryptMessage(header(), 'double', key, alice.signing.privateKey);
+    const single = await encryptMessage(header(), 'double', standard.key, standard.alice.signing.privateKey);
+    // The outer layer carries the inner IV and tag.
+    expect(parseEnvelope(envelope).ciphertext.length - parseEnvelope(single).ciphertext.length).toBe(12 + 16);
+    const other = await generateEpochKey({ ringId: WHERE.ringId, epoch: 1, level: 'military' });
+    const swapped: EpochKey[] = [
+      { ...key, innerKey: other.innerKey },
+      { ...key, messageKey: other.messageKey },
+      { ...key, innerKey: undefined },
+    ];
+    for (const wrong of swapped) {
+      await expectCode(
+        decryptMessage(envelope, WHERE, { ...lookups, epochKey: () => wrong }),
+        'unverifiable',
+      );
+    }
+    await expect(decryptMessage(envelope, WHERE, lookups)).resolves.toMatchObject({ plaintext: 'double' });
+  });
+
+  it('bounds the message size to 64 KiB of ciphertext at every level', async () => {
+    for (const level of ['basic', 'military'] as const) {
+      const { alice, key, lookups } = await setup(level);
+      const largest = 'é'.repeat(MAX_MESSAGE_BYTES / 2);
+      const envelope = await encryptMessage(header(), largest, key, alice.signing.privateKey);
+      expect(parseEnvelope(envelope).ciphertext.length).toBeLessThanOrEqual(MAX_ENVELOPE_CIPHERTEXT_BYTES);
+      await expect(decryptMessage(envelope, WHERE, lookups)).resolves.toMatchObject({ plaintext: largest });
+      await expectCode(encryptMessage(header(), `${largest}x`, key, alice.signing.privateKey), 'too_large');
+    }
+    const { alice, key } = await setup();
+    const tooBig = rewrite(await encryptMessage(header(), 'x', key, alice.signing.privateKey), (w) => {
+      w.ct = btoa('x'.repeat(MAX_ENVELOPE_CIPHERTEXT_BYTES + 3));
+    });
+    expectThrowsCode(() => parseEnvelope(tooBig), 'invalid_format');
+    expect(fromBase64(JSON.parse(tooBig).ct).length).toBeGreaterThan(MAX_ENVELOPE_CIPHERTEXT_BYTES);
+  });
+
+  it('refuses to encrypt with a key of another epoch or Ring, or a malformed header', async () => {
+    const { alice, key } = await setup();
+    const sign = alice.signing.privateKey;
+    await expectCode(encryptMessage(header({ epoch: 2 }), 'x', key, sign), 'invalid_format');
+    await expectCode(encryptMessage(header({ ringId: 'ring-2' }), 'x', key, sign), 'invalid_format');
+    await expectCode(encryptMessage(header({ sentAt: '24/11/2026' }), 'x', key, sign), 'invalid_format');
+    await expectCode(encryptMessage(header({ conversationId: 'a b' }), 'x', key, sign), 'invalid_format');
+  });
+});

@@ -1,0 +1,244 @@
+import {
+  type Bytes,
+  assertExactKeys,
+  assertWireId,
+  concatBytes,
+  encodeFields,
+  randomBytes,
+  readBase64Field,
+  toBase64,
+  utf8Decode,
+  utf8Encode,
+} from './encoding';
+import { E2eeError } from './errors';
+import { type EpochKey, isEpochNumber } from './epoch-keys';
+import { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
+
+/** What a message says about itself, readable by the server, authenticated by the keys. */
+export interface MessageHeader {
+  v: 1;
+  ringId: string;
+  conversationId: string;
+  epoch: number;
+  senderId: string;
+  clientMessageId: string;
+  /** UTC ISO-8601 time of sending, e.g. "2026-11-24T10:00:00.000Z". */
+  sentAt: string;
+}
+
+/**
+ * The envelope as it travels and is stored (message `content`), a compact JSON object:
+ * header fields under short keys, then base64 `iv` (12 bytes), `ct` (AES-GCM ciphertext with
+ * tag; at level military it encrypts the inner layer's IV ‖ ciphertext) and `sig` (Ed25519).
+ */
+export interface WireEnvelope {
+  v: 1;
+  /** ringId */
+  r: string;
+  /** conversationId */
+  c: string;
+  /** epoch */
+  e: number;
+  /** senderId */
+  s: string;
+  /** clientMessageId */
+  m: string;
+  /** sentAt */
+  t: string;
+  iv: string;
+  ct: string;
+  sig: string;
+}
+
+/** A parsed envelope: the header and the decoded binary fields. */
+export interface ParsedEnvelope {
+  header: MessageHeader;
+  iv: Bytes;
+  ciphertext: Bytes;
+  signature: Bytes;
+}
+
+/** Upper bound on an envelope's ciphertext (both layers and tags included): 64 KiB. */
+export const MAX_ENVELOPE_CIPHERTEXT_BYTES = 65_536;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Largest message, in UTF-8 bytes, at every level (the military layer costs an IV and a tag). */
+export const MAX_MESSAGE_BYTES = MAX_ENVELOPE_CIPHERTEXT_BYTES - 2 * TAG_BYTES - IV_BYTES;
+/** Upper bound on the JSON text of an envelope, for servers to check before parsing. */
+export const MAX_ENVELOPE_TEXT_LENGTH = Math.ceil(MAX_ENVELOPE_CIPHERTEXT_BYTES / 3) * 4 + 2_048;
+
+const MESSAGE_DOMAIN = 'securering/message/v1';
+const WIRE_FIELDS = ['v', 'r', 'c', 'e', 's', 'm', 't', 'iv', 'ct', 'sig'] as const;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+
+const subtle = () => globalThis.crypto.subtle;
+
+function assertHeader(header: MessageHeader): void {
+  if (header.v !== 1) throw new E2eeError('invalid_format', 'message header: unknown version');
+  assertWireId(header.ringId, 'ringId');
+  assertWireId(header.conversationId, 'conversationId');
+  assertWireId(header.senderId, 'senderId');
+  assertWireId(header.clientMessageId, 'clientMessageId');
+  if (!isEpochNumber(header.epoch)) {
+    throw new E2eeError('invalid_format', 'message header: epoch');
+  }
+  if (typeof header.sentAt !== 'string' || !ISO_UTC.test(header.sentAt) || isNaN(Date.parse(header.sentAt))) {
+    throw new E2eeError('invalid_format', 'message header: sentAt');
+  }
+}
+
+/** The canonical header bytes: associated data of both layers and part of the signed input. */
+function headerBytes(header: MessageHeader): Bytes {
+  return encodeFields(
+    MESSAGE_DOMAIN,
+    header.ringId,
+    header.conversationId,
+    String(header.epoch),
+    header.senderId,
+    header.clientMessageId,
+    header.sentAt,
+  );
+}
+
+function signedBytes(header: MessageHeader, iv: Bytes, ciphertext: Bytes): Bytes {
+  return encodeFields(headerBytes(header), iv, ciphertext);
+}
+
+async function aesGcm(
+  mode: 'encrypt' | 'decrypt',
+  key: CryptoKey,
+  iv: Bytes,
+  additionalData: Bytes,
+  data: Bytes,
+): Promise<Bytes> {
+  return new Uint8Array(await subtle()[mode]({ name: 'AES-GCM', iv, additionalData }, key, data));
+}
+
+/**
+ * Encrypts and signs a chat message under the epoch key named in the header, and returns the
+ * wire envelope (JSON text). At level military the text is first encrypted under the inner key.
+ */
+export async function encryptMessage(
+  header: MessageHeader,
+  plaintext: string,
+  epochKey: EpochKey,
+  signingPrivateKey: CryptoKey,
+): Promise<string> {
+  assertHeader(header);
+  if (epochKey.ringId !== header.ringId || epochKey.epoch !== header.epoch) {
+    throw new E2eeError('invalid_format', 'the epoch key does not match the header');
+  }
+  const text = utf8Encode(plaintext);
+  if (text.length > MAX_MESSAGE_BYTES) throw new E2eeError('too_large', 'message too long');
+  const aad = headerBytes(header);
+  let payload = text;
+  if (epochKey.innerKey) {
+    const innerIv = randomBytes(IV_BYTES);
+    payload = concatBytes(innerIv, await aesGcm('encrypt', epochKey.innerKey, innerIv, aad, text));
+  }
+  const iv = randomBytes(IV_BYTES);
+  const ciphertext = await aesGcm('encrypt', epochKey.messageKey, iv, aad, payload);
+  const signature = await signDetached(
+    signingPrivateKey,
+    MESSAGE_DOMAIN,
+    signedBytes(header, iv, ciphertext),
+  );
+  const wire: WireEnvelope = {
+    v: 1,
+    r: header.ringId,
+    c: header.conversationId,
+    e: header.epoch,
+    s: header.senderId,
+    m: header.clientMessageId,
+    t: header.sentAt,
+    iv: toBase64(iv),
+    ct: toBase64(ciphertext),
+    sig: toBase64(signature),
+  };
+  return JSON.stringify(wire);
+}
+
+/**
+ * Strict parse of an envelope (exact fields, types, sizes) without any key, so a server can read
+ * the ring, conversation, epoch, sender and client message id. Throws `invalid_format`.
+ */
+export function parseEnvelope(text: string): ParsedEnvelope {
+  if (typeof text !== 'string' || text.length > MAX_ENVELOPE_TEXT_LENGTH) {
+    throw new E2eeError('invalid_format', 'envelope: not a string or too long');
+  }
+  let wire: unknown;
+  try {
+    wire = JSON.parse(text);
+  } catch {
+    throw new E2eeError('invalid_format', 'envelope: not JSON');
+  }
+  assertExactKeys(wire, WIRE_FIELDS, 'envelope');
+  const header = {
+    v: wire.v,
+    ringId: wire.r,
+    conversationId: wire.c,
+    epoch: wire.e,
+    senderId: wire.s,
+    clientMessageId: wire.m,
+    sentAt: wire.t,
+  } as MessageHeader;
+  assertHeader(header);
+  return {
+    header,
+    iv: readBase64Field(wire.iv, 'iv', IV_BYTES),
+    ciphertext: readBase64Field(wire.ct, 'ct', { min: TAG_BYTES, max: MAX_ENVELOPE_CIPHERTEXT_BYTES }),
+    signature: readBase64Field(wire.sig, 'sig', SIGNATURE_BYTES),
+  };
+}
+
+/** Where the keys of a message come from: the local key store of the member reading it. */
+export interface MessageKeyLookups {
+  /** The Ring's key for that epoch, or undefined when this member does not have it (yet). */
+  epochKey(epoch: number): EpochKey | undefined | Promise<EpochKey | undefined>;
+  /** The sender's Ed25519 public key, or undefined when unknown. */
+  senderVerifyKey(senderId: string): CryptoKey | undefined | Promise<CryptoKey | undefined>;
+}
+
+/**
+ * Verifies and decrypts an envelope found in `expected` Ring and conversation. Throws
+ * `missing_key` when the epoch or sender key is not known locally (the UI waits for keys), and
+ * `unverifiable` for anything else: not an envelope, found elsewhere than its header says,
+ * signature or decryption failure.
+ */
+export async function decryptMessage(
+  text: string,
+  expected: { ringId: string; conversationId: string },
+  lookups: MessageKeyLookups,
+): Promise<{ header: MessageHeader; plaintext: string }> {
+  let parsed: ParsedEnvelope;
+  try {
+    parsed = parseEnvelope(text);
+  } catch {
+    throw new E2eeError('unverifiable', 'not an encrypted envelope');
+  }
+  const { header, iv, ciphertext, signature } = parsed;
+  if (header.ringId !== expected.ringId || header.conversationId !== expected.conversationId) {
+    throw new E2eeError('unverifiable', 'message moved from another Ring or conversation');
+  }
+  const verifyKey = await lookups.senderVerifyKey(header.senderId);
+  if (!verifyKey) throw new E2eeError('missing_key', 'sender key unknown');
+  const epochKey = await lookups.epochKey(header.epoch);
+  if (!epochKey) throw new E2eeError('missing_key', `epoch ${header.epoch} key unknown`);
+  if (epochKey.ringId !== header.ringId || epochKey.epoch !== header.epoch) {
+    throw new E2eeError('unverifiable', 'the epoch key does not match the header');
+  }
+  if (!(await verifyDetached(verifyKey, MESSAGE_DOMAIN, signedBytes(header, iv, ciphertext), signature))) {
+    throw new E2eeError('unverifiable', 'message signature does not verify');
+  }
+  const aad = headerBytes(header);
+  try {
+    let payload = await aesGcm('decrypt', epochKey.messageKey, iv, aad, ciphertext);
+    if (epochKey.innerKey) {
+      const innerIv = payload.slice(0, IV_BYTES);
+      payload = await aesGcm('decrypt', epochKey.innerKey, innerIv, aad, payload.slice(IV_BYTES));
+    }
+    return { header, plaintext: utf8Decode(payload) };
+  } catch {
+    throw new E2eeError('unverifiable', 'message does not decrypt');
+  }
+}

@@ -1,0 +1,243 @@
+import { Aes256Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from '@hpke/core';
+import {
+  type Bytes,
+  assertExactKeys,
+  assertWireId,
+  concatBytes,
+  encodeFields,
+  randomBytes,
+  readBase64Field,
+  toBase64,
+} from './encoding';
+import { E2eeError } from './errors';
+import { importAgreementPublicKey, importVerifyKey } from './identity';
+import { LEVEL_PARAMETERS, type SecurityLevel, isSecurityLevel } from './levels';
+import { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
+
+/** Size of the Ring names key and of the military inner-layer key. */
+const KEY_256_BYTES = 32;
+const HPKE_ENC_BYTES = 32;
+const AEAD_TAG_BYTES = 16;
+const SHARE_DOMAIN = 'securering/epoch-key-share/v1';
+const SHARE_FIELDS = [
+  'v',
+  'ringId',
+  'epoch',
+  'level',
+  'recipientMemberId',
+  'senderMemberId',
+  'enc',
+  'ct',
+  'sig',
+] as const;
+
+// RFC 9180 base mode: DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM.
+const hpke = new CipherSuite({
+  kem: new DhkemX25519HkdfSha256(),
+  kdf: new HkdfSha256(),
+  aead: new Aes256Gcm(),
+});
+
+/**
+ * The Ring key of one epoch, in memory. `messageKey` (AES-GCM, 128 or 256 bits by level) and
+ * `innerKey` (military only: the independent AES-256-GCM key of the second layer) are
+ * non-extractable CryptoKeys for use. `material` keeps the raw bytes (message key ‖ names key ‖
+ * inner key) because a member must be able to re-wrap the epoch for members who join later: keep
+ * EpochKey objects in memory only, never in storage or logs. `namesKey` is the Ring's raw names
+ * key (constant across epochs), used by names.ts.
+ */
+export interface EpochKey {
+  readonly ringId: string;
+  readonly epoch: number;
+  readonly level: SecurityLevel;
+  readonly messageKey: CryptoKey;
+  readonly innerKey?: CryptoKey;
+  readonly namesKey: Bytes;
+  readonly material: Bytes;
+}
+
+/** One epoch key encrypted (HPKE) for one member and signed (Ed25519) by the member who sent it. */
+export interface EpochKeyShare {
+  v: 1;
+  ringId: string;
+  epoch: number;
+  level: SecurityLevel;
+  recipientMemberId: string;
+  senderMemberId: string;
+  /** HPKE encapsulated key, base64 (32 bytes). */
+  enc: string;
+  /** HPKE ciphertext of the key material, base64. */
+  ct: string;
+  /** Ed25519 signature over the context, enc and ct, base64 (64 bytes). */
+  sig: string;
+}
+
+function materialBytes(level: SecurityLevel): number {
+  const { keyBytes, doubleLayer } = LEVEL_PARAMETERS[level];
+  return keyBytes + KEY_256_BYTES + (doubleLayer ? KEY_256_BYTES : 0);
+}
+
+/** Epoch numbers start at 1 and fit in 32 bits. */
+export function isEpochNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 0xffff_ffff;
+}
+
+function importAesKey(raw: Bytes): Promise<CryptoKey> {
+  return globalThis.crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
+}
+
+async function epochKeyFromMaterial(
+  context: { ringId: string; epoch: number; level: SecurityLevel },
+  material: Bytes,
+): Promise<EpochKey> {
+  const { keyBytes, doubleLayer } = LEVEL_PARAMETERS[context.level];
+  if (material.length !== materialBytes(context.level)) {
+    throw new E2eeError('unverifiable', 'epoch key material has the wrong size');
+  }
+  const namesEnd = keyBytes + KEY_256_BYTES;
+  return {
+    ...context,
+    messageKey: await importAesKey(material.slice(0, keyBytes)),
+    innerKey: doubleLayer ? await importAesKey(material.slice(namesEnd)) : undefined,
+    namesKey: material.slice(keyBytes, namesEnd),
+    material,
+  };
+}
+
+/**
+ * Creates the key of a new epoch in the browser: fresh random AES key(s) sized by the level, and
+ * the Ring names key of the previous epoch when given (it never changes), else a new one.
+ */
+export async function generateEpochKey(options: {
+  ringId: string;
+  epoch: number;
+  level: SecurityLevel;
+  namesKey?: Uint8Array;
+}): Promise<EpochKey> {
+  const { ringId, epoch, level, namesKey } = options;
+  assertWireId(ringId, 'ringId');
+  if (!isEpochNumber(epoch)) throw new E2eeError('invalid_format', 'epoch must be an integer ≥ 1');
+  if (!isSecurityLevel(level)) throw new E2eeError('invalid_format', 'unknown security level');
+  if (namesKey !== undefined && namesKey.length !== KEY_256_BYTES) {
+    throw new E2eeError('invalid_format', 'the names key has 32 bytes');
+  }
+  const { keyBytes, doubleLayer } = LEVEL_PARAMETERS[level];
+  const material = concatBytes(
+    randomBytes(keyBytes),
+    namesKey ?? randomBytes(KEY_256_BYTES),
+    doubleLayer ? randomBytes(KEY_256_BYTES) : new Uint8Array(0),
+  );
+  return epochKeyFromMaterial({ ringId, epoch, level }, material);
+}
+
+function shareContext(share: Omit<EpochKeyShare, 'enc' | 'ct' | 'sig'>): Bytes {
+  return encodeFields(
+    SHARE_DOMAIN,
+    share.ringId,
+    String(share.epoch),
+    share.level,
+    share.recipientMemberId,
+    share.senderMemberId,
+  );
+}
+
+/**
+ * Encrypts an epoch key for one member (HPKE to their X25519 key, the canonical context as info
+ * and associated data) and signs the result with the sender's Ed25519 key.
+ */
+export async function wrapEpochKeyFor(
+  epochKey: EpochKey,
+  recipient: { memberId: string; x25519PublicB64: string },
+  sender: { memberId: string; signingPrivateKey: CryptoKey },
+): Promise<EpochKeyShare> {
+  assertWireId(recipient.memberId, 'recipient.memberId');
+  assertWireId(sender.memberId, 'sender.memberId');
+  const header = {
+    v: 1 as const,
+    ringId: epochKey.ringId,
+    epoch: epochKey.epoch,
+    level: epochKey.level,
+    recipientMemberId: recipient.memberId,
+    senderMemberId: sender.memberId,
+  };
+  const context = shareContext(header);
+  const recipientPublicKey = await importAgreementPublicKey(recipient.x25519PublicB64);
+  const { enc, ct } = await hpke
+    .seal({ recipientPublicKey, info: context }, epochKey.material, context)
+    .catch(() => {
+      // e.g. a low-order point, whose X25519 shared secret is all zeros.
+      throw new E2eeError('invalid_format', 'the recipient key is not a usable X25519 key');
+    });
+  const encBytes = new Uint8Array(enc);
+  const ctBytes = new Uint8Array(ct);
+  const sig = await signDetached(
+    sender.signingPrivateKey,
+    SHARE_DOMAIN,
+    encodeFields(context, encBytes, ctBytes),
+  );
+  return { ...header, enc: toBase64(encBytes), ct: toBase64(ctBytes), sig: toBase64(sig) };
+}
+
+function readShare(value: unknown): { share: EpochKeyShare; enc: Bytes; ct: Bytes; sig: Bytes } {
+  assertExactKeys(value, SHARE_FIELDS, 'epoch key share');
+  const { v, ringId, epoch, level, recipientMemberId, senderMemberId } = value;
+  if (v !== 1) throw new E2eeError('invalid_format', 'epoch key share: unknown version');
+  assertWireId(ringId, 'ringId');
+  assertWireId(recipientMemberId, 'recipientMemberId');
+  assertWireId(senderMemberId, 'senderMemberId');
+  if (!isEpochNumber(epoch)) throw new E2eeError('invalid_format', 'epoch key share: epoch');
+  if (!isSecurityLevel(level)) throw new E2eeError('invalid_format', 'epoch key share: level');
+  const enc = readBase64Field(value.enc, 'enc', HPKE_ENC_BYTES);
+  const ct = readBase64Field(value.ct, 'ct', materialBytes(level) + AEAD_TAG_BYTES);
+  const sig = readBase64Field(value.sig, 'sig', SIGNATURE_BYTES);
+  const share: EpochKeyShare = {
+    v,
+    ringId,
+    epoch,
+    level,
+    recipientMemberId,
+    senderMemberId,
+    enc: toBase64(enc),
+    ct: toBase64(ct),
+    sig: toBase64(sig),
+  };
+  return { share, enc, ct, sig };
+}
+
+/**
+ * Strict shape check of a share (exact fields, types, sizes per level); throws `invalid_format`.
+ * A server can use it to validate uploads without any key.
+ */
+export function parseEpochKeyShare(value: unknown): EpochKeyShare {
+  return readShare(value).share;
+}
+
+/**
+ * Opens a share addressed to me: checks it is for the expected Ring and for me, verifies the
+ * sender's signature, then decrypts. Any mismatch or alteration throws `unverifiable`.
+ */
+export async function unwrapEpochKey(
+  share: EpochKeyShare,
+  me: { memberId: string; agreementKeyPair: CryptoKeyPair },
+  senderEd25519PublicB64: string,
+  expected: { ringId: string },
+): Promise<EpochKey> {
+  const { share: parsed, enc, ct, sig } = readShare(share);
+  if (parsed.ringId !== expected.ringId || parsed.recipientMemberId !== me.memberId) {
+    throw new E2eeError('unverifiable', 'epoch key share for another Ring or member');
+  }
+  const context = shareContext(parsed);
+  const verifyKey = await importVerifyKey(senderEd25519PublicB64);
+  if (!(await verifyDetached(verifyKey, SHARE_DOMAIN, encodeFields(context, enc, ct), sig))) {
+    throw new E2eeError('unverifiable', 'epoch key share signature does not verify');
+  }
+  let material: Bytes;
+  try {
+    material = new Uint8Array(
+      await hpke.open({ recipientKey: me.agreementKeyPair, enc, info: context }, ct, context),
+    );
+  } catch {
+    throw new E2eeError('unverifiable', 'epoch key share does not open with my key');
+  }
+  return epochKeyFromMaterial({ ringId: parsed.ringId, epoch: parsed.epoch, level: parsed.level }, material);
+}
