@@ -236,9 +236,11 @@ describe('[ADMIN] the back office on real data', () => {
     await page.getByRole('tab', { name: 'Sauvegarde', exact: true }).click();
     await restoreButton.first().click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Restaurer' }).click();
-    // The console reloads by itself a few seconds after a restore.
+    await page.getByText('Restauration terminée : reconnectez-vous').first().waitFor();
+    // The restore ended every session: the console reloads by itself on the sign-in form.
     await page.waitForEvent('load', { timeout: 15_000 });
-    await page.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Se connecter' }).waitFor();
+    await adminSignIn(page, suite.server.url, E2E_ADMIN.username, E2E_ADMIN.password);
     await page.getByRole('tab', { name: 'Clients', exact: true }).click();
     await page.getByRole('button', { name: `Modifier ${CUSTOMER.first} ${CUSTOMER.last}` }).waitFor();
     const back = await fetch(`${suite.server.url}/api/auth/customer-login.php`, {

@@ -4,11 +4,13 @@ import { screenshot, trackPageErrors } from '../support/browser';
 import { useSuite } from '../support/suite';
 import { customerSignIn, subscribedCustomer } from '../support/customer';
 import { linkIn } from '../support/mailbox';
+import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 
 const OWNER = 'claire.fontaine@example.com';
 
 describe('[RINGS] customer space, invitations, Ring login and the room', () => {
-  const suite = useSuite({ mailbox: true });
+  // The owner subscribes through the test provider (subscribedCustomer).
+  const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });
   let owner: Page;
   let ownerErrors: string[];
   let bobCode = '';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { useSuite } from '../support/suite';
 import { linkIn, type SmtpCatcher } from '../support/mailbox';
-import type { RunningServer } from '../support/server';
+import { PAYMENT_TEST_MODE_ENV, type RunningServer } from '../support/server';
 
 const EMAIL = 'paul.durand@example.com';
 
@@ -29,7 +29,7 @@ async function registerAndVerify(page: Page, server: RunningServer, mailbox: Smt
 }
 
 describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
-  const suite = useSuite({ mailbox: true });
+  const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });
   let page: Page;
   let errors: string[];
 

@@ -6,7 +6,8 @@ export const CUSTOMER_PASSWORD = 'Secret123';
 
 /**
  * A verified customer with an active subscription to `planName`, made through the public calls
- * (register, mailed verification link, test provider checkout).
+ * (register, mailed verification link, test provider checkout). The server must run with
+ * PAYMENT_TEST_MODE=1 (`PAYMENT_TEST_MODE_ENV`).
  */
 export async function subscribedCustomer(
   server: RunningServer,
@@ -42,6 +43,11 @@ export async function subscribedCustomer(
     data: Array<{ id: string; name: string }>;
   };
   const plan = plans.data.find((p) => p.name === planName)!;
+  const providers = (await (await fetch(`${server.url}/api/subscriptions/providers.php`)).json()) as {
+    providers: { test: boolean };
+  };
+  if (!providers.providers.test)
+    throw new Error('subscribedCustomer needs the test provider: start the server with PAYMENT_TEST_MODE=1');
   const checkout = await post(
     '/api/subscriptions/create-test-checkout.php',
     { plan_id: plan.id, billing_period: 'yearly', video_option: true },

@@ -31,6 +31,9 @@ export interface RunningServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
+/** Server environment for specs that pay with the local test provider (off by default). */
+export const PAYMENT_TEST_MODE_ENV = { PAYMENT_TEST_MODE: '1' } as const;
+
 export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a DATA_DIR (a restart); a temporary one otherwise. */
@@ -64,6 +67,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         DATABASE_URL: '',
         REDIS_URL: '',
         LOG_LEVEL: 'info',
+        // Off, as with `npm start`: specs that pay with the test provider ask for PAYMENT_TEST_MODE=1.
+        PAYMENT_TEST_MODE: '',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,6 +18,7 @@ import { SystemLogService } from './modules/system-logs/system-log.service';
 import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
 import { RealtimeHub } from './realtime/realtime-hub';
 import { RequestMetrics } from './lib/request-metrics';
+import { DeferredTasks } from './lib/deferred-tasks';
 
 /**
  * The cross-cutting services every module may use. Feature services are built by their own
@@ -40,6 +41,8 @@ export interface AppContext {
   realtime: RealtimeHub;
   /** Response times of this process's recent requests. */
   metrics: RequestMetrics;
+  /** Work that runs after a request has answered (so its duration reveals nothing). */
+  deferred: DeferredTasks;
 }
 
 export interface ContextOptions {
@@ -91,5 +94,6 @@ export function createAppContext(options: ContextOptions): AppContext {
     admins: new AdminRepository(db),
     realtime: new RealtimeHub(),
     metrics: new RequestMetrics(),
+    deferred: new DeferredTasks(logger),
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { createAppContext, type AppContext } from './app-context';
 import type { AppConfig } from './config';
@@ -9,8 +9,11 @@ import type { DatabaseHandle } from './db/database';
 import { buildJobs } from './jobs';
 import { Scheduler } from './jobs/scheduler';
 import { systemClock, type Clock } from './lib/clock';
+import { redactUrl } from './lib/redact-url';
+import { fastifyTrustProxy } from './lib/trust-proxy';
 import { ROUTE_MODULES, buildSocketFeatures } from './modules';
 import { registerErrorHandling } from './plugins/errors';
+import { registerInputGuard } from './plugins/input-guard';
 import { registerSecurityHeaders } from './plugins/security';
 import { registerSpa } from './plugins/spa';
 import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
@@ -34,15 +37,32 @@ export interface BuildAppOptions {
   /** Start the scheduled jobs (outbox, purges). The server does; most tests drive jobs directly. */
   startJobs?: boolean;
   mailTransportFor?: (settings: SmtpSettings) => MailTransport;
+  /** Where the log goes (stdout by default); tests read it to check what is logged. */
+  logStream?: { write(line: string): void };
+  /** Called for every route as it is registered; tests build their endpoint lists from it. */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the whole server without listening: HTTP API, SPA, socket.io and jobs. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // Verification links, invite codes and stream tokens travel in query strings: never log them.
+      serializers: {
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: redactUrl(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     genReqId: () => randomUUID(),
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -57,6 +77,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     mailTransportFor: options.mailTransportFor,
   });
   app.decorate('ctx', ctx);
+  if (config.paymentTestMode) {
+    app.log.warn(
+      'PAYMENT_TEST_MODE actif : le paiement de test est proposé et les abonnements peuvent être activés sans paiement. Ne jamais l’activer sur un serveur public.',
+    );
+  }
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -66,7 +91,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     if (request.url.startsWith('/api/')) ctx.metrics.record(reply.elapsedTime);
   });
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerErrorHandling(app);
+  registerInputGuard(app);
   await registerSecurityHeaders(app);
   await app.register(cookie);
   // Uploads: each route sets its own size limit when reading the file.
@@ -90,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onClose', async () => {
     ctx.mail.stop();
     await scheduler.stop();
+    await ctx.deferred.idle();
     await ctx.mail.idle();
     if (ctx.redis) ctx.redis.disconnect();
     await ctx.database.close();

@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../src/db/database';
 import { systemClock, type Clock } from '../src/lib/clock';
 import type { MailTransport, SmtpSettings } from '../src/providers/mail/mail-transport';
 import { seedDatabase, type SeedResult } from '../src/seed/seed';
+import { recordQueuedMails } from './queued-mails';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export const TEST_ADMIN = {
@@ -27,10 +28,14 @@ export interface TestAppOptions {
   redisKeyPrefix?: string;
   /** Lets a test add routes before the app is ready (e.g. one that throws). */
   beforeReady?: (app: FastifyInstance) => void;
+  /** Receives the app's log lines (set config.logLevel to see them). */
+  logStream?: { write(line: string): void };
 }
 
 export interface TestApp {
   app: FastifyInstance;
+  /** Every route the app registered (method and URL), in registration order. */
+  routes: Array<{ method: string; url: string }>;
   ctx: AppContext;
   database: TestDatabase;
   seed: SeedResult;
@@ -62,18 +67,25 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     redisKeyPrefix: options.redisKeyPrefix ?? `test-${randomBytes(4).toString('hex')}:`,
     ...options.config,
   });
+  const routes: TestApp['routes'] = [];
   const app = await buildApp({
+    onRoute: (route) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    },
     config,
     database: handle,
     redis,
     clock: options.clock ?? systemClock,
     ...(options.mailTransportFor ? { mailTransportFor: options.mailTransportFor } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
   });
+  recordQueuedMails(app.ctx);
   options.beforeReady?.(app);
   const seed = await seedDatabase(app.ctx);
   await app.ready();
   return {
     app,
+    routes,
     ctx: app.ctx,
     database,
     seed,

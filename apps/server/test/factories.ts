@@ -11,6 +11,7 @@ import type {
 import { newId } from '../src/lib/ids';
 import { hashPassword } from '../src/lib/passwords';
 import { newInviteCode } from '../src/lib/tokens';
+import { queuedMail } from './queued-mails';
 
 const unique = () => randomBytes(4).toString('hex');
 const nowIso = (ctx: AppContext) => ctx.clock.now().toISOString();
@@ -216,24 +217,38 @@ export async function customerToken(ctx: AppContext, customerId: string): Promis
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The newest queued mail to an address (outbox row), for reading links in tests. */
+/**
+ * An outbox row with the bodies it was queued with: delivered mails keep no body in the outbox,
+ * and the worker delivers (or logs) at once.
+ */
+function withQueuedBodies<R extends { id: string; body_html: string; body_text: string }>(
+  ctx: AppContext,
+  row: R,
+): R {
+  const mail = queuedMail(ctx, row.id);
+  return mail ? { ...row, body_html: mail.html, body_text: mail.text } : row;
+}
+
+/** The newest queued mail to an address (outbox row, bodies as queued), for reading links in tests. */
 export async function lastMailTo(ctx: AppContext, address: string) {
-  return ctx.db
+  const row = await ctx.db
     .selectFrom('email_outbox')
     .selectAll()
     .where('to_address', '=', address)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();
+  return row && withQueuedBodies(ctx, row);
 }
 
 export async function mailsTo(ctx: AppContext, address: string) {
-  return ctx.db
+  const rows = await ctx.db
     .selectFrom('email_outbox')
     .selectAll()
     .where('to_address', '=', address)
     .orderBy('created_at')
     .execute();
+  return rows.map((row) => withQueuedBodies(ctx, row));
 }
 
 /** The value of a query parameter in the first link of a mail's text. */

@@ -12,6 +12,13 @@ export function successOf<T extends z.ZodRawShape>(shape: T) {
 export const ZOk = successOf({ message: z.string().optional() });
 export type TOk = z.infer<typeof ZOk>;
 
+/**
+ * A string whose length is checked before anything else: an over-long value stops validation at
+ * once (zod `abort`), so no later pattern, refinement or transform of the schema ever runs on it.
+ */
+export const zBoundedString = (max: number, message?: string) =>
+  z.string().max(max, message === undefined ? { abort: true } : { message, abort: true });
+
 /** Loose boolean for legacy clients that send 0/1, '0'/'1', 'true'/'false'. */
 export const zLooseBoolean = z.union([z.boolean(), z.number(), z.string()]).transform((v) => {
   if (typeof v === 'boolean') return v;

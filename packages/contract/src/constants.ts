@@ -64,6 +64,8 @@ export const LOG_CATEGORIES = [
   'realtime',
   'messages',
   'security',
+  /** Reports posted by browsers without a session (POST /api/utils/log.php): never trusted. */
+  'client',
 ] as const;
 export type LogCategory = (typeof LOG_CATEGORIES)[number];
 

@@ -5,6 +5,7 @@ export * from './routes';
 export * from './events';
 export * from './health/health';
 export * from './settings/definitions';
+export * from './settings/secrets';
 export * from './settings/settings';
 export * from './admin/login';
 export * from './logs/client-log';

@@ -22,7 +22,14 @@ export const SPA_ROUTES = [
 ] as const;
 export type SpaRoute = (typeof SPA_ROUTES)[number];
 
+/** Drops trailing slashes in one pass (`/\/+$/` backtracks quadratically on a long run of them). */
+function trimTrailingSlashes(pathname: string): string {
+  let end = pathname.length;
+  while (end > 0 && pathname.charCodeAt(end - 1) === 47) end--;
+  return pathname.slice(0, end);
+}
+
 export function isSpaRoute(pathname: string): boolean {
-  const clean = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  const clean = pathname.length > 1 ? trimTrailingSlashes(pathname) : pathname;
   return (SPA_ROUTES as readonly string[]).includes(clean);
 }

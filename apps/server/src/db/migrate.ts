@@ -1,12 +1,25 @@
-import { Migrator, type MigrationResultSet } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type MigrationResultSet } from 'kysely';
 import type { Database } from './database';
 import { migrations } from './migrations';
 
+/**
+ * On PostgreSQL, the schema the migrator's own tables live in: the connection's current schema.
+ * Without it Kysely looks for `kysely_migration_lock` in every schema of the database and, when
+ * another schema has one (another deployment, a parallel test run), skips creating its own.
+ */
+async function migrationTableSchema(db: Database): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
+
 /** Applies every pending migration; throws with the failing migration's name on error. */
 export async function migrateToLatest(db: Database): Promise<MigrationResultSet> {
+  const schema = await migrationTableSchema(db);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) {

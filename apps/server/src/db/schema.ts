@@ -77,6 +77,10 @@ export interface SessionsTable {
   revoked_at: string | null;
   ip_address: string | null;
   user_agent: string | null;
+  /** Stream tokens: the Ring session that minted the token; it dies with that session. */
+  parent_session_id: string | null;
+  /** Stream tokens: when a socket handshake consumed the token (single use). */
+  used_at: string | null;
 }
 
 export interface SettingsTable {

@@ -14,14 +14,18 @@ describe('MemoryRateLimiter', () => {
     expect((await limiter.hit('k', 3, 60_000)).allowed).toBe(true);
   });
 
-  it('peeks without counting and resets on demand', async () => {
+  it('resets on demand', async () => {
     const limiter = new MemoryRateLimiter(() => 5_000);
     await limiter.hit('a', 2, 60_000);
-    await limiter.hit('a', 2, 60_000);
-    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ allowed: false, count: 2 });
-    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ count: 2 });
+    expect(await limiter.hit('a', 2, 60_000)).toMatchObject({ allowed: true, count: 2 });
     await limiter.reset('a', 60_000);
-    expect(await limiter.peek('a', 2, 60_000)).toMatchObject({ allowed: true, count: 0 });
+    expect(await limiter.hit('a', 2, 60_000)).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  it('lets exactly `limit` of many parallel hits through', async () => {
+    const limiter = new MemoryRateLimiter(() => 5_000);
+    const results = await Promise.all(Array.from({ length: 40 }, () => limiter.hit('p', 10, 60_000)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
   });
 
   it('keeps keys apart', async () => {

@@ -12,10 +12,12 @@ export interface RateLimitResult {
  * Memory for one instance; Redis when several instances share the limits.
  */
 export interface RateLimiter {
-  /** Counts one hit against `key` and tells whether it is within `limit` for the window. */
+  /**
+   * Counts one hit against `key` and tells whether it is within `limit` for the window. The
+   * increment is atomic (Redis INCR, or one synchronous step in memory): checking a budget and
+   * spending it are one operation, so parallel callers cannot all pass.
+   */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
-  /** Reads the current count without counting. */
-  peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
   reset(key: string, windowMs: number): Promise<void>;
 }
 
@@ -39,12 +41,6 @@ export class MemoryRateLimiter implements RateLimiter {
     entry.count += 1;
     this.counts.set(k, entry);
     return { allowed: entry.count <= limit, count: entry.count, resetMs };
-  }
-
-  async peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-    const { bucket, resetMs } = windowOf(this.now(), windowMs);
-    const count = this.counts.get(`${key}:${bucket}`)?.count ?? 0;
-    return { allowed: count < limit, count, resetMs };
   }
 
   async reset(key: string, windowMs: number): Promise<void> {
@@ -77,12 +73,6 @@ export class RedisRateLimiter implements RateLimiter {
       .exec();
     const count = Number(results?.[0]?.[1] ?? 1);
     return { allowed: count <= limit, count, resetMs };
-  }
-
-  async peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-    const { bucket, resetMs } = windowOf(this.now(), windowMs);
-    const count = Number((await this.redis.get(`${this.prefix}${key}:${bucket}`)) ?? 0);
-    return { allowed: count < limit, count, resetMs };
   }
 
   async reset(key: string, windowMs: number): Promise<void> {

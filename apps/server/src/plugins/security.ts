@@ -1,9 +1,24 @@
 import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
+/** One year, subdomains included: sent only when the public address is https. */
+export const HSTS_MAX_AGE_SECONDS = 31_536_000;
+
+/** HSTS settings for a public address: on for https, off otherwise (plain HTTP on loopback). */
+export function hstsFor(
+  publicUrl: string,
+): false | { maxAge: number; includeSubDomains: true; preload: false } {
+  return /^https:\/\//i.test(publicUrl)
+    ? { maxAge: HSTS_MAX_AGE_SECONDS, includeSubDomains: true, preload: false }
+    : false;
+}
+
 /**
  * Security headers. The CSP allows no inline script: the SPA ships module scripts only. Styles
- * allow inline attributes because UI primitives position popovers with style attributes.
+ * allow inline attributes because UI primitives position popovers with style attributes. The
+ * browser talks to its own origin only: the API and socket.io (same-origin ws/wss is covered by
+ * 'self'); payments are redirects, not calls. HSTS is sent when PUBLIC_URL is https (the TLS
+ * proxy in front answers on that name).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   await app.register(helmet, {
@@ -15,7 +30,7 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'", 'ws:', 'wss:'],
+        connectSrc: ["'self'"],
         mediaSrc: ["'self'", 'blob:'],
         workerSrc: ["'self'", 'blob:'],
         frameSrc: ["'self'"],
@@ -25,8 +40,9 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
         frameAncestors: ["'none'"],
       },
     },
-    // Served over plain HTTP on loopback by default; HTTPS is the reverse proxy's job.
-    strictTransportSecurity: false,
+    // Served over plain HTTP on loopback by default; HTTPS is the reverse proxy's job, and the
+    // public address says whether there is one.
+    strictTransportSecurity: hstsFor(app.ctx.config.publicUrl),
     crossOriginEmbedderPolicy: false,
     // Call and DM popups are same-origin windows; the opener link must survive for them.
     crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },

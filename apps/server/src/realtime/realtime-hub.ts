@@ -3,6 +3,8 @@ import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
 
 export const ringRoom = (ringId: string) => `ring:${ringId}`;
 export const memberRoom = (memberId: string) => `member:${memberId}`;
+/** The sockets opened with stream tokens of one Ring session. */
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
 
@@ -68,9 +70,17 @@ export class RealtimeHub {
     return (await this.io.in(memberRoom(memberId)).fetchSockets()).length > 0;
   }
 
-  /** Closes every socket of a member (removed, deactivated, logged out). */
+  /**
+   * Closes every socket of a member (removed, deactivated, access ended), on every instance: the
+   * adapter carries the order to the others (Redis).
+   */
   disconnectMember(memberId: string): void {
     this.io?.in(memberRoom(memberId)).disconnectSockets(true);
+  }
+
+  /** Closes the sockets opened under one Ring session (its logout), on every instance. */
+  disconnectSession(sessionId: string): void {
+    this.io?.in(sessionRoom(sessionId)).disconnectSockets(true);
   }
 
   /** Records that the realtime settings were just read. */

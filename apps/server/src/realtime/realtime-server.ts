@@ -11,10 +11,12 @@ import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
 import { loadActiveMembership } from '../modules/rings/ring.guard';
-import { memberRoom, ringRoom } from './realtime-hub';
+import { memberRoom, ringRoom, sessionRoom } from './realtime-hub';
 
 export interface SocketData {
   memberId: string;
+  /** The Ring session whose stream token opened this socket; the socket ends with it. */
+  sessionId: string;
   ringId: string;
   username: string;
   role: RingRole;
@@ -106,12 +108,14 @@ export function createRealtimeServer(
     try {
       const token = tokenOf(socket);
       if (!token) return next(new Error(MESSAGES.notAuthenticated));
-      const session = await ctx.sessions.verify('stream', token);
-      if (!session) return next(new Error(MESSAGES.sessionExpired));
-      const membership = await loadActiveMembership(ctx, session.subject_id);
+      // Single use, and only while the Ring session that minted it is live.
+      const ringSession = await ctx.sessions.consumeStreamToken(token);
+      if (!ringSession) return next(new Error(MESSAGES.sessionExpired));
+      const membership = await loadActiveMembership(ctx, ringSession.subject_id);
       if (!membership) return next(new Error(MESSAGES.sessionExpired));
       socket.data = {
         memberId: membership.member.id,
+        sessionId: ringSession.id,
         ringId: membership.ring.id,
         username: membership.member.username,
         role: membership.member.role,
@@ -125,15 +129,33 @@ export function createRealtimeServer(
   });
 
   io.on('connection', (socket: TypedSocket) => {
-    void socket.join(memberRoom(socket.data.memberId));
+    void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
 
-    socket.on('join_ring', (payload, ack) => {
+    socket.on('join_ring', async (payload, ack) => {
       const parsed = ZJoinRing.safeParse(payload);
       const reply = typeof ack === 'function' ? ack : () => undefined;
       if (!parsed.success || parsed.data.ringId !== socket.data.ringId) {
         reply({ ok: false, error: MESSAGES.forbidden });
         return;
       }
+      // What the handshake saw may be stale: ask the database again (membership, Ring, session).
+      let allowed: boolean;
+      try {
+        const membership = await loadActiveMembership(ctx, socket.data.memberId);
+        allowed =
+          membership?.ring.id === socket.data.ringId &&
+          (await ctx.sessions.isLive('ring', socket.data.sessionId));
+      } catch (error) {
+        ctx.logger.error({ err: error }, 'socket join check failed');
+        reply({ ok: false, error: MESSAGES.internalError });
+        return;
+      }
+      if (!allowed) {
+        reply({ ok: false, error: MESSAGES.sessionExpired });
+        socket.disconnect(true);
+        return;
+      }
+      if (!socket.connected) return;
       const firstJoin = !socket.data.joined;
       void socket.join(ringRoom(socket.data.ringId));
       socket.data.joined = true;

@@ -1,6 +1,7 @@
 import { MESSAGES, ZAdminLoginResponse } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, ManualClock } from '../../src/lib/clock';
+import { hashToken } from '../../src/lib/tokens';
 import { TEST_ADMIN, buildTestApp, type TestApp } from '../build-test-app';
 import {
   bearer,
@@ -102,16 +103,60 @@ describe('admin login and sessions', () => {
     expect(after.json().error).toBe(MESSAGES.sessionExpired);
   });
 
-  it('expires admin sessions after 30 days', async () => {
+  it('ends an admin session after 12 hours without use, while one in use goes on', async () => {
+    const signIn = async () =>
+      ZAdminLoginResponse.parse((await login(TEST_ADMIN.username, TEST_ADMIN.password)).json()).token;
+    const read = (token: string) =>
+      t.app.inject({ method: 'GET', url: '/api/admin/settings.php', headers: bearer(token) });
+    const idle = await signIn();
+    const busy = await signIn();
+    expect((await read(idle)).statusCode).toBe(200);
+    // Used every 11 hours for a day and a half: still open. The other one is left alone meanwhile.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(11 * 3600_000);
+      expect((await read(busy)).statusCode, `use ${i}`).toBe(200);
+    }
+    const expired = await read(idle);
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().error).toBe(MESSAGES.sessionExpired);
+    const row = await t.ctx.db
+      .selectFrom('sessions')
+      .select('revoked_at')
+      .where('token_hash', '=', hashToken(idle))
+      .executeTakeFirstOrThrow();
+    expect(row.revoked_at).toBe(clock.now().toISOString());
+
+    // Just under 12 hours after the last use is fine; just over is not.
+    clock.advance(12 * 3600_000 - 60_000);
+    expect((await read(busy)).statusCode).toBe(200);
+    clock.advance(12 * 3600_000 + 1000);
+    expect((await read(busy)).statusCode).toBe(401);
+    // Customer sessions have no idle limit (only their 7-day expiry).
+    const customer = await buildCustomer(t.ctx);
+    const cToken = await customerToken(t.ctx, customer.id);
+    clock.advance(2 * DAY_MS);
+    const status = await t.app.inject({
+      method: 'GET',
+      url: '/api/auth/customer-status.php',
+      headers: bearer(cToken),
+    });
+    expect(status.statusCode).toBe(200);
+  });
+
+  it('expires admin sessions after 30 days even when used every few hours', async () => {
     const token = ZAdminLoginResponse.parse(
       (await login(TEST_ADMIN.username, TEST_ADMIN.password)).json(),
     ).token;
-    clock.advance(29 * DAY_MS);
-    expect(
-      (await t.app.inject({ method: 'GET', url: '/api/admin/settings.php', headers: bearer(token) }))
-        .statusCode,
-    ).toBe(200);
-    clock.advance(2 * DAY_MS);
+    for (let elapsed = 0; elapsed < 29 * DAY_MS; elapsed += 10 * 3600_000) {
+      clock.advance(10 * 3600_000);
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/settings.php',
+        headers: bearer(token),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    clock.advance(2 * DAY_MS - 4 * 3600_000);
     const expired = await t.app.inject({
       method: 'GET',
       url: '/api/admin/settings.php',
@@ -161,8 +206,22 @@ describe('admin login and sessions', () => {
     expect(none.json()).toEqual({ success: false, error: MESSAGES.notAuthenticated });
   });
 
-  it('serves the version without authentication and without caching', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/admin/version.php' });
+  it('serves the version to signed-in admins only, without caching', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/admin/version.php' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toEqual({ success: false, error: MESSAGES.notAuthenticated });
+    expect(anonymous.body).not.toContain(t.ctx.config.version);
+    const customer = await buildCustomer(t.ctx);
+    const asCustomer = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/version.php',
+      headers: bearer(await customerToken(t.ctx, customer.id)),
+    });
+    expect(asCustomer.statusCode).toBe(401);
+    const token = ZAdminLoginResponse.parse(
+      (await login(TEST_ADMIN.username, TEST_ADMIN.password)).json(),
+    ).token;
+    const res = await t.app.inject({ method: 'GET', url: '/api/admin/version.php', headers: bearer(token) });
     expect(res.json()).toEqual({ success: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(res.headers['cache-control']).toBe('no-store');
   });

@@ -2,10 +2,12 @@ import {
   EMAIL_MESSAGES,
   MESSAGES,
   SECRET_MARKER,
+  secretsReentryMessage,
   ZEmailTemplateSavedResponse,
   ZEmailTemplatesResponse,
   type TEmailTemplate,
 } from '@securering/contract';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATES } from '../../src/modules/email/default-templates';
 import { buildTestApp, type TestApp } from '../build-test-app';
@@ -306,8 +308,7 @@ describe('admin emails API', () => {
     });
     expect(res.statusCode).toBe(502);
     const error: string = res.json().error;
-    expect(error.startsWith("Impossible d'envoyer l'email de test : ")).toBe(true);
-    expect(error.length).toBeGreaterThan("Impossible d'envoyer l'email de test : ".length);
+    expect(error).toBe(`${EMAIL_MESSAGES.testFailedPrefix}${EMAIL_MESSAGES.smtpAuthRefused}`);
     expect(error).not.toContain('mauvais-mot-de-passe');
     expect(smtp.messages.length).toBe(received);
     const failure = await auditLines('Échec de l’email de test');
@@ -323,5 +324,79 @@ describe('admin emails API', () => {
     const noHost = await testEmail({ email: 'a@example.com', smtp: { ...smtp.settings(), host: '   ' } });
     expect(noHost.statusCode).toBe(400);
     expect(noHost.json().error).toBe(EMAIL_MESSAGES.smtpHostRequired);
+  });
+
+  it('never sends the stored password to another server: host, port or username changed need it again', async () => {
+    await t.ctx.settings.save('smtp', smtp.settings());
+    // A server that would accept the stored credentials: it must never receive them.
+    const elsewhere = await new SmtpCatcher({ user: 'mailer', pass: 'mail-secret' }).start();
+    try {
+      const refusal = secretsReentryMessage(['Mot de passe SMTP']);
+      const attempts: Array<[string, Record<string, unknown>]> = [
+        ['other port', { ...smtp.settings(), port: elsewhere.port, password: SECRET_MARKER }],
+        ['other port, no password', { host: '127.0.0.1', port: elsewhere.port }],
+        ['other host', { ...smtp.settings(), host: 'localhost', password: SECRET_MARKER }],
+        ['other username', { ...smtp.settings(), username: 'someone-else', password: SECRET_MARKER }],
+      ];
+      for (const [label, given] of attempts) {
+        const res = await testEmail({ email: 'probe@example.com', smtp: given }, editToken);
+        expect(res.statusCode, label).toBe(400);
+        expect(res.json(), label).toEqual({ success: false, error: refusal });
+      }
+      expect(elsewhere.messages).toEqual([]);
+      expect(smtp.messages.some((m) => m.to.includes('probe@example.com'))).toBe(false);
+
+      // Typed again, the password goes where the admin says; the stored settings are untouched.
+      const typed = await testEmail(
+        {
+          email: 'typed@example.com',
+          smtp: { ...smtp.settings(), port: elsewhere.port, password: 'mail-secret' },
+        },
+        editToken,
+      );
+      expect(typed.statusCode, typed.body).toBe(200);
+      await elsewhere.waitFor((m) => m.to.includes('typed@example.com'));
+      expect(await t.ctx.settings.getCategory('smtp')).toMatchObject({
+        port: String(smtp.port),
+        password: 'mail-secret',
+      });
+      // The same server with the marker still works.
+      const same = await testEmail({
+        email: 'same@example.com',
+        smtp: { ...smtp.settings(), password: SECRET_MARKER },
+      });
+      expect(same.statusCode, same.body).toBe(200);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  it('answers "Serveur SMTP injoignable" for closed ports and other services, never the raw error', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const notSmtp = net.createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    await new Promise<void>((resolve) => notSmtp.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      for (const port of [closedPort, (notSmtp.address() as AddressInfo).port]) {
+        const res = await testEmail({
+          email: 'scan@example.com',
+          smtp: { host: '127.0.0.1', port, username: '', password: '', encryption: 'none' },
+        });
+        expect(res.statusCode, String(port)).toBe(502);
+        expect(res.json().error).toBe(`${EMAIL_MESSAGES.testFailedPrefix}${EMAIL_MESSAGES.smtpUnreachable}`);
+        expect(res.body).not.toContain(String(port));
+        expect(res.body).not.toMatch(/ECONN|HTTP|socket|greeting/i);
+      }
+      // The raw error is kept for the operator in the system log.
+      const failures = await auditLines('Échec de l’email de test');
+      expect(failures.some((f) => f.details?.includes('ECONNREFUSED'))).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => notSmtp.close(() => resolve()));
+    }
   });
 });

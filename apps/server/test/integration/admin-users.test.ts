@@ -140,7 +140,7 @@ describe('admin accounts and permissions', () => {
     const target = await buildAdmin(t.ctx, {
       username: 'editme',
       password: 'Edit-Pass-1',
-      permissions: [['plans', 'view']],
+      permissions: [['admin_management', 'view']],
     });
     const token = bearer(await adminToken(t.ctx, target.id));
     const base = { id: target.id, username: 'editme', email: 'edit@example.com', role: 'admin' };
@@ -177,6 +177,162 @@ describe('admin accounts and permissions', () => {
     ).toBe(ADMIN_MESSAGES.onlySuperEditsSuper);
   });
 
+  it('lets a non-super admin grant only permissions it holds, never everything', async () => {
+    const target = await buildAdmin(t.ctx, { username: 'granted' });
+    const grantsOf = async (id: string) =>
+      ZAdminPermissionsResponse.parse(
+        (await call('GET', `/api/admin/permissions.php?admin_id=${id}`, root)).json(),
+      ).permissions.flatMap((m) =>
+        m.permissions.filter((p) => p.granted).map((p) => `${m.module_name}:${p.permission_type}`),
+      );
+    const everything = ZAdminPermissionsResponse.parse(
+      (await call('GET', `/api/admin/permissions.php?admin_id=${target.id}`, root)).json(),
+    ).permissions.flatMap((m) =>
+      m.permissions.map((p) => ({
+        module_name: m.module_name,
+        permission_type: p.permission_type,
+        granted: true,
+      })),
+    );
+    const all = await call('PUT', '/api/admin/permissions.php', manager, {
+      admin_id: target.id,
+      permissions: everything,
+    });
+    expect(all.statusCode).toBe(403);
+    expect(all.json().error).toBe(ADMIN_MESSAGES.notGrantable);
+    const one = await call('PUT', '/api/admin/permissions.php', manager, {
+      admin_id: target.id,
+      permissions: [{ module_name: 'backup', permission_type: 'view', granted: true }],
+    });
+    expect(one.statusCode).toBe(403);
+    expect(await grantsOf(target.id)).toEqual([]);
+
+    // The whole grid, as the console sends it: the entries the manager lacks are left as they are.
+    const grid = everything.map((p) => ({
+      ...p,
+      granted: p.module_name === 'admin_management' && p.permission_type === 'view',
+    }));
+    const ok = await call('PUT', '/api/admin/permissions.php', manager, {
+      admin_id: target.id,
+      permissions: grid,
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(await grantsOf(target.id)).toEqual(['admin_management:view']);
+
+    // A super admin grants anything; after that the manager may no longer touch this admin.
+    expect(
+      (
+        await call('PUT', '/api/admin/permissions.php', root, {
+          admin_id: target.id,
+          permissions: everything,
+        })
+      ).statusCode,
+    ).toBe(200);
+    const withdraw = await call('PUT', '/api/admin/permissions.php', manager, {
+      admin_id: target.id,
+      permissions: [{ module_name: 'admin_management', permission_type: 'view', granted: false }],
+    });
+    expect(withdraw.statusCode).toBe(403);
+    expect(withdraw.json().error).toBe(ADMIN_MESSAGES.onlySuperEditsStronger);
+    expect((await grantsOf(target.id)).length).toBe(everything.length);
+
+    // A new account starts with nothing, whatever the request adds.
+    const created = await call('POST', '/api/admin/users.php', manager, {
+      username: 'sneaky',
+      email: 'sneaky@example.com',
+      password: 'Sneaky-Pass-1',
+      role: 'admin',
+      permissions: everything,
+    });
+    expect(created.statusCode).toBe(200);
+    expect(await grantsOf(created.json().admin.id)).toEqual([]);
+  });
+
+  it('keeps a non-super admin from taking over a stronger admin or promoting anyone to super admin', async () => {
+    const stronger = await buildAdmin(t.ctx, {
+      username: 'stronger',
+      password: 'Strong-Pass-1',
+      permissions: [
+        ['admin_management', 'view'],
+        ['backup', 'view'],
+      ],
+    });
+    const base = { id: stronger.id, username: 'stronger', email: 'strong@example.com', role: 'admin' };
+    const reset = await call('PUT', '/api/admin/users.php', manager, { ...base, password: 'Taken-Over-1' });
+    expect(reset.statusCode).toBe(403);
+    expect(reset.json().error).toBe(ADMIN_MESSAGES.onlySuperEditsStronger);
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/auth/login.php',
+      payload: { username: 'stronger', password: 'Taken-Over-1' },
+    });
+    expect(login.statusCode).toBe(401);
+    const removed = await call('DELETE', '/api/admin/users.php', manager, { id: stronger.id });
+    expect(removed.statusCode).toBe(403);
+    expect(await t.ctx.admins.findById(stronger.id)).toBeDefined();
+
+    const weaker = await buildAdmin(t.ctx, {
+      username: 'weaker',
+      permissions: [['admin_management', 'view']],
+    });
+    const promote = await call('PUT', '/api/admin/users.php', manager, {
+      id: weaker.id,
+      username: 'weaker',
+      email: 'weaker@example.com',
+      role: 'super_admin',
+    });
+    expect(promote.statusCode).toBe(403);
+    expect(promote.json().error).toBe(ADMIN_MESSAGES.onlySuperCreatesSuper);
+    const selfPromote = await call('PUT', '/api/admin/users.php', manager, {
+      id: managerId,
+      username: 'manager',
+      email: 'manager@example.com',
+      role: 'super_admin',
+    });
+    expect(selfPromote.statusCode).toBe(403);
+    expect((await t.ctx.admins.findById(weaker.id))!.role).toBe('admin');
+    expect((await t.ctx.admins.findById(managerId))!.role).toBe('admin');
+    // A super admin may do all of it.
+    expect(
+      (await call('PUT', '/api/admin/users.php', root, { ...base, password: 'By-The-Root-1' })).statusCode,
+    ).toBe(200);
+  });
+
+  it('ends an admin’s other sessions when it changes its own password, and keeps the current one', async () => {
+    const self = await buildAdmin(t.ctx, {
+      username: 'selfchange',
+      password: 'Self-Pass-1',
+      permissions: [
+        ['admin_management', 'view'],
+        ['admin_management', 'edit'],
+      ],
+    });
+    const signIn = async (password: string) =>
+      bearer(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/admin/auth/login.php',
+            payload: { username: 'selfchange', password },
+          })
+        ).json().token,
+      );
+    const laptop = await signIn('Self-Pass-1');
+    const phone = await signIn('Self-Pass-1');
+    const base = { id: self.id, username: 'selfchange', email: 'self@example.com', role: 'admin' };
+    // Saving without a new password ends nothing.
+    expect((await call('PUT', '/api/admin/users.php', laptop, base)).statusCode).toBe(200);
+    expect((await call('GET', '/api/admin/users.php', phone)).statusCode).toBe(200);
+
+    const changed = await call('PUT', '/api/admin/users.php', laptop, { ...base, password: 'Self-Pass-2' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await call('GET', '/api/admin/users.php', laptop)).statusCode).toBe(200);
+    const stale = await call('GET', '/api/admin/users.php', phone);
+    expect(stale.statusCode).toBe(401);
+    expect(stale.json().error).toBe('Session expirée');
+    expect((await call('GET', '/api/admin/users.php', await signIn('Self-Pass-2'))).statusCode).toBe(200);
+  });
+
   it('never deletes oneself, a super admin by a non-super, or the last super admin', async () => {
     const self = await call('DELETE', '/api/admin/users.php', manager, { id: managerId });
     expect(self.statusCode).toBe(403);
@@ -184,7 +340,10 @@ describe('admin accounts and permissions', () => {
     expect((await call('DELETE', '/api/admin/users.php', manager, { id: rootId })).json().error).toBe(
       ADMIN_MESSAGES.onlySuperEditsSuper,
     );
-    const victim = await buildAdmin(t.ctx, { username: 'victim2', permissions: [['plans', 'view']] });
+    const victim = await buildAdmin(t.ctx, {
+      username: 'victim2',
+      permissions: [['admin_management', 'view']],
+    });
     const victimToken = bearer(await adminToken(t.ctx, victim.id));
     expect((await call('DELETE', '/api/admin/users.php', manager, { id: victim.id })).json()).toEqual({
       success: true,

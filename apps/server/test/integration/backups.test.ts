@@ -5,18 +5,23 @@ import { Readable } from 'node:stream';
 import {
   BACKUP_MESSAGES,
   MESSAGES,
+  ZBackupRestoreResponse,
+  backupSecretsNotRestoredMessage,
   ZBackupCreateResponse,
   ZBackupListResponse,
   type AdminModule,
   type PermissionType,
 } from '@securering/contract';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { migrations } from '../../src/db/migrations';
 import { ManualClock } from '../../src/lib/clock';
 import { newId } from '../../src/lib/ids';
+import { hashToken, newToken } from '../../src/lib/tokens';
+import { BackupArchive } from '../../src/modules/backups/backup-archive';
+import { BACKUP_LIMITS } from '../../src/modules/backups/backup.policy';
 import { storagePaths } from '../../src/lib/storage-paths';
 import { BackupRepository } from '../../src/modules/backups/backup.repository';
 import { BackupService } from '../../src/modules/backups/backup.service';
@@ -29,6 +34,8 @@ import {
   buildRing,
   buildRingMember,
   buildSubscription,
+  customerToken,
+  ringToken,
 } from '../factories';
 
 const URL = '/api/admin/backup.php';
@@ -118,6 +125,31 @@ async function readZip(buffer: Buffer): Promise<Map<string, Buffer>> {
     if (entry.fileName.endsWith('/')) continue;
     out.set(entry.fileName, await collect(await zip.openReadStreamPromise(entry)));
   }
+  return out;
+}
+
+/**
+ * Rewrites the uncompressed size the central directory declares for an entry (the size checks
+ * read it there): a zip bomb claims sizes, a liar hides them.
+ */
+function patchDeclaredSize(zip: Buffer, name: string, size: number): Buffer {
+  const out = Buffer.from(zip);
+  const eocd = out.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const entries = out.readUInt16LE(eocd + 10);
+  let at = out.readUInt32LE(eocd + 16);
+  let patched = 0;
+  for (let i = 0; i < entries; i++) {
+    if (out.readUInt32LE(at) !== 0x02014b50) throw new Error('central directory not found');
+    const nameLength = out.readUInt16LE(at + 28);
+    const extraLength = out.readUInt16LE(at + 30);
+    const commentLength = out.readUInt16LE(at + 32);
+    if (out.toString('utf8', at + 46, at + 46 + nameLength) === name) {
+      out.writeUInt32LE(size, at + 24);
+      patched++;
+    }
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  if (patched !== 1) throw new Error(`entry ${name} patched ${patched} times`);
   return out;
 }
 
@@ -211,9 +243,19 @@ describe('backups (/api/admin/backup.php)', () => {
     fs.readFileSync(path.join(storagePaths.backups(t.ctx.config), filename));
   const backupsOnDisk = () => fs.readdirSync(storagePaths.backups(t.ctx.config)).sort();
 
+  const adminIds = {} as Record<keyof typeof tokens, string>;
   async function adminWith(permissions: Array<[AdminModule, PermissionType]>) {
-    const admin = await buildAdmin(t.ctx, { permissions });
-    return bearer(await adminToken(t.ctx, admin.id));
+    return (await buildAdmin(t.ctx, { permissions })).id;
+  }
+
+  /** New sessions for root and the test admins: a restore ends every session. */
+  async function signInAgain() {
+    root = bearer(await adminToken(t.ctx, rootId));
+    for (const [name, id] of Object.entries(adminIds))
+      tokens[name as keyof typeof tokens] = bearer(await adminToken(t.ctx, id));
+    // First use of each token (last_used_at), so later snapshots do not see it move.
+    for (const headers of [root, ...Object.values(tokens)])
+      await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers });
   }
 
   beforeAll(async () => {
@@ -224,29 +266,26 @@ describe('backups (/api/admin/backup.php)', () => {
       .where('username', '=', TEST_ADMIN.username)
       .executeTakeFirstOrThrow();
     rootId = admin.id;
-    root = bearer(await adminToken(t.ctx, rootId));
-    tokens.viewer = await adminWith([['backup', 'view']]);
-    tokens.creator = await adminWith([
+    adminIds.viewer = await adminWith([['backup', 'view']]);
+    adminIds.creator = await adminWith([
       ['backup', 'view'],
       ['backup', 'create'],
     ]);
-    tokens.editor = await adminWith([
+    adminIds.editor = await adminWith([
       ['backup', 'view'],
       ['backup', 'edit'],
     ]);
-    tokens.deleter = await adminWith([
+    adminIds.deleter = await adminWith([
       ['backup', 'view'],
       ['backup', 'delete'],
     ]);
-    tokens.other = await adminWith([
+    adminIds.other = await adminWith([
       ['plans', 'view'],
       ['plans', 'edit'],
       ['plans', 'create'],
       ['plans', 'delete'],
     ]);
-    // First use of each token (last_used_at), so later snapshots do not see it move.
-    for (const headers of [root, ...Object.values(tokens)])
-      await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers });
+    await signInAgain();
   });
   afterAll(() => t.close());
 
@@ -531,7 +570,7 @@ describe('backups (/api/admin/backup.php)', () => {
     const manifest = JSON.parse(entries.get('manifest.json')!.toString());
     expect(manifest).toMatchObject({
       format: 'securering-backup',
-      version: 1,
+      version: 2,
       app_version: t.ctx.config.version,
       dialect: t.ctx.database.dialect,
       migrations: Object.keys(migrations).sort(),
@@ -560,7 +599,20 @@ describe('backups (/api/admin/backup.php)', () => {
       archived[table] = lines.sort();
     }
     const { system_logs: archivedLogs, ...archivedData } = archived;
-    expect(archivedData).toEqual(atBackup);
+    // Live credentials are left out; a sent mail keeps its addressee and subject, not its bodies.
+    expect(atBackup.sessions!.length).toBeGreaterThan(0);
+    expect(atBackup.customer_tokens!.length).toBeGreaterThan(0);
+    expect(archivedData.sessions).toEqual([]);
+    expect(archivedData.customer_tokens).toEqual([]);
+    const sentMail = archivedData
+      .email_outbox!.map((line) => JSON.parse(line))
+      .find((m) => m.status === 'sent');
+    expect(sentMail).toMatchObject({ subject: 'Bienvenue', body_html: '', body_text: '' });
+    const withoutCredentials = (data: Record<string, string[]>) => {
+      const { sessions: _s, customer_tokens: _c, email_outbox: _o, ...rest } = data;
+      return rest;
+    };
+    expect(withoutCredentials(archivedData)).toEqual(withoutCredentials(atBackup));
     expect(archived.rings!.some((line) => line.includes('"storage_quota_bytes":5497558138880'))).toBe(true);
     expect(
       archived.customers!.some((line) =>
@@ -583,9 +635,13 @@ describe('backups (/api/admin/backup.php)', () => {
 
     const res = await restore(backup.filename);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ success: true, message: BACKUP_MESSAGES.restored });
+    expect(res.json()).toEqual({ success: true, message: BACKUP_MESSAGES.restored, settings_to_reenter: [] });
 
-    expect(await snapshot()).toEqual(atBackup);
+    const restored = await snapshot();
+    expect(withoutCredentials(restored)).toEqual(withoutCredentials(atBackup));
+    expect(restored.sessions).toEqual([]);
+    expect(restored.customer_tokens).toEqual([]);
+    expect(restored.email_outbox).toEqual(archivedData.email_outbox);
     expect(files()).toEqual(filesAtBackup);
     const logs = await t.ctx.db.selectFrom('system_logs').selectAll().execute();
     const logLines = logs.map((row) => JSON.stringify(row));
@@ -595,10 +651,13 @@ describe('backups (/api/admin/backup.php)', () => {
     expect(JSON.parse(restoredEntry!.details!)).toMatchObject({ filename: backup.filename });
     expect(logs.length).toBe(archivedLogs!.length + 1);
 
-    // Sessions come from the backup: the one opened later is gone, the older one still works.
-    const late = await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers: lateToken });
-    expect(late.statusCode).toBe(401);
-    expect(late.json().error).toBe(MESSAGES.sessionExpired);
+    // Every session has ended: the one opened later, and the one that asked for the restore.
+    for (const headers of [lateToken, root]) {
+      const ended = await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers });
+      expect(ended.statusCode).toBe(401);
+      expect(ended.json().error).toBe(MESSAGES.sessionExpired);
+    }
+    await signInAgain();
     expect((await list()).some((b) => b.filename === backup.filename)).toBe(true);
     // No work folder is left behind.
     expect(fs.readdirSync(path.join(t.ctx.config.dataDir, '.backup-work'))).toEqual([]);
@@ -910,18 +969,20 @@ describe('backups (/api/admin/backup.php)', () => {
       'x.zip%00.txt',
     ];
     for (const name of badNames) {
+      // A NUL character is refused for every request before the route runs (input guard).
+      const expected = name.includes('%00') ? MESSAGES.invalidRequest : BACKUP_MESSAGES.invalidFilename;
       const download = await t.app.inject({
         method: 'GET',
         url: `${URL}?action=download&filename=${name}`,
         headers: root,
       });
       expect(download.statusCode, name).toBe(400);
-      expect(download.json().error, name).toBe(BACKUP_MESSAGES.invalidFilename);
+      expect(download.json().error, name).toBe(expected);
       const removed = await t.app.inject({ method: 'DELETE', url: `${URL}?filename=${name}`, headers: root });
       expect(removed.statusCode, name).toBe(400);
       const restored = await restore(decodeURIComponent(name));
       expect(restored.statusCode, name).toBe(400);
-      expect(restored.json().error, name).toBe(BACKUP_MESSAGES.invalidFilename);
+      expect(restored.json().error, name).toBe(expected);
     }
     expect(fs.readFileSync(outside, 'utf8')).toBe('secret');
     const missing = await t.app.inject({
@@ -982,6 +1043,302 @@ describe('backups (/api/admin/backup.php)', () => {
     }
   });
 
+  it('leaves live credentials and the bodies of finished mails out, and a restore ends every session', async () => {
+    const now = t.ctx.clock.now();
+    const customer = await buildCustomer(t.ctx);
+    const ring = await buildRing(t.ctx, customer.id);
+    const member = await buildRingMember(t.ctx, ring.id);
+    const sessions = {
+      admin: root,
+      customer: bearer(await customerToken(t.ctx, customer.id)),
+      ring: bearer(await ringToken(t.ctx, member.id)),
+    };
+    const resetToken = newToken();
+    await t.ctx.db
+      .insertInto('customer_tokens')
+      .values({
+        id: newId(),
+        customer_id: customer.id,
+        purpose: 'reset_password',
+        token_hash: hashToken(resetToken),
+        expires_at: new Date(now.getTime() + 3600_000).toISOString(),
+        used_at: null,
+        login_used_at: null,
+        created_at: now.toISOString(),
+      })
+      .execute();
+    const mail = (status: 'sent' | 'logged' | 'pending', body: string) => ({
+      id: newId(),
+      to_address: customer.email,
+      subject: `Mail ${status}`,
+      body_html: `<p>${body}</p>`,
+      body_text: body,
+      template_name: 'password_reset',
+      status,
+      attempts: status === 'pending' ? 0 : 1,
+      next_attempt_at: now.toISOString(),
+      locked_until: null,
+      last_error: null,
+      created_at: now.toISOString(),
+      sent_at: status === 'pending' ? null : now.toISOString(),
+    });
+    await t.ctx.db
+      .insertInto('email_outbox')
+      .values([
+        mail('sent', `http://x/reset-password?token=${resetToken}`),
+        mail('logged', 'http://x/verify?token=logged-link-secret'),
+        mail('pending', 'http://x/verify?token=pending-link-kept'),
+      ])
+      .execute();
+
+    const backup = await create();
+    const entries = await readZip(backupBytes(backup.filename));
+    const text = [...entries.values()].map((b) => b.toString('utf8')).join('\n');
+    expect(entries.get('db/sessions.jsonl')!.toString()).toBe('');
+    expect(entries.get('db/customer_tokens.jsonl')!.toString()).toBe('');
+    expect(JSON.parse(entries.get('manifest.json')!.toString()).tables).toMatchObject({
+      sessions: 0,
+      customer_tokens: 0,
+    });
+    expect(text).not.toContain(resetToken);
+    expect(text).not.toContain(hashToken(resetToken));
+    expect(text).not.toContain('logged-link-secret');
+    expect(text).toContain('pending-link-kept');
+    const outbox = entries
+      .get('db/email_outbox.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(outbox.find((m) => m.subject === 'Mail sent')).toMatchObject({
+      body_html: '',
+      body_text: '',
+      status: 'sent',
+    });
+
+    const res = await restore(backup.filename);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await t.ctx.db.selectFrom('sessions').selectAll().execute()).toEqual([]);
+    const calls = {
+      admin: { method: 'GET' as const, url: `${URL}?action=list` },
+      customer: { method: 'GET' as const, url: '/api/auth/customer-status.php' },
+      ring: { method: 'POST' as const, url: '/api/rings/mint-stream-token.php' },
+    };
+    for (const audience of ['admin', 'customer', 'ring'] as const) {
+      const ended = await t.app.inject({ ...calls[audience], headers: sessions[audience] });
+      expect(ended.statusCode, audience).toBe(401);
+    }
+    const reset = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/reset-password.php',
+      payload: {
+        token: resetToken,
+        password: 'Nouveau-Mot-De-Passe-1',
+        confirmPassword: 'Nouveau-Mot-De-Passe-1',
+      },
+    });
+    expect(reset.statusCode).toBe(400);
+    await signInAgain();
+  });
+
+  it('never brings sessions, tokens or finished mail bodies back from an older archive', async () => {
+    const { entries, manifest } = await validEntries();
+    const live = await t.ctx.db.selectFrom('sessions').selectAll().execute();
+    expect(live.length).toBeGreaterThan(0);
+    const crafted = new Map(entries);
+    crafted.set('db/sessions.jsonl', Buffer.from(live.map((row) => `${JSON.stringify(row)}\n`).join('')));
+    const outboxLines = entries.get('db/email_outbox.jsonl')!.toString();
+    const oldMail = {
+      id: newId(),
+      to_address: 'ancien@example.com',
+      subject: 'Ancien',
+      body_html: '<p>http://x/reset?token=old-archive-link</p>',
+      body_text: 'http://x/reset?token=old-archive-link',
+      template_name: null,
+      status: 'sent',
+      attempts: 1,
+      next_attempt_at: '2026-01-01T00:00:00.000Z',
+      locked_until: null,
+      last_error: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      sent_at: '2026-01-01T00:00:00.000Z',
+    };
+    crafted.set('db/email_outbox.jsonl', Buffer.from(`${outboxLines}${JSON.stringify(oldMail)}\n`));
+    crafted.set(
+      'manifest.json',
+      Buffer.from(
+        JSON.stringify({
+          ...manifest,
+          version: 1,
+          secrets: undefined,
+          tables: {
+            ...manifest.tables,
+            sessions: live.length,
+            email_outbox: manifest.tables.email_outbox! + 1,
+          },
+        }),
+      ),
+    );
+    fs.writeFileSync(
+      path.join(storagePaths.backups(t.ctx.config), 'ancien-format.zip'),
+      await zipOf(asInputs(crafted)),
+    );
+    const res = await restore('ancien-format.zip');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await t.ctx.db.selectFrom('sessions').selectAll().execute()).toEqual([]);
+    expect((await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers: root })).statusCode).toBe(
+      401,
+    );
+    const restoredMail = await t.ctx.db
+      .selectFrom('email_outbox')
+      .selectAll()
+      .where('id', '=', oldMail.id)
+      .executeTakeFirstOrThrow();
+    expect(restoredMail).toMatchObject({ subject: 'Ancien', body_html: '', body_text: '' });
+    await signInAgain();
+  });
+
+  it('leaves secret settings out without BACKUP_ENCRYPTION_KEY; a restore keeps the current ones and names them', async () => {
+    await t.ctx.settings.save('smtp', { host: 'smtp.example.com', password: 'smtp-password-at-backup' });
+    await t.ctx.settings.save('stripe', { secret_key_test: 'sk_test_at_backup' });
+    const backup = await create();
+    const raw = backupBytes(backup.filename);
+    const entries = await readZip(raw);
+    const text = [...entries.values()].map((b) => b.toString('utf8')).join('\n');
+    expect(text).not.toContain('smtp-password-at-backup');
+    expect(text).not.toContain('sk_test_at_backup');
+    expect(raw.includes(Buffer.from('smtp-password-at-backup'))).toBe(false);
+    const manifest = JSON.parse(entries.get('manifest.json')!.toString());
+    expect(manifest.secrets).toEqual({
+      encryption: 'none',
+      keys: ['smtp.password', 'stripe.secret_key_test'],
+    });
+    const settingsRows = entries
+      .get('db/settings.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(settingsRows.find((r) => r.category === 'smtp' && r.key === 'password')).toMatchObject({
+      setting_value: '',
+    });
+    expect(settingsRows.find((r) => r.category === 'smtp' && r.key === 'host')).toMatchObject({
+      setting_value: 'smtp.example.com',
+    });
+
+    await t.ctx.settings.save('smtp', { host: 'smtp.example.com', password: 'smtp-password-now' });
+    await t.ctx.settings.save('smtp', { host: 'smtp2.example.com', password: 'smtp-password-now' });
+    const res = await restore(backup.filename);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = ZBackupRestoreResponse.parse(res.json());
+    expect(body.settings_to_reenter).toEqual([
+      { category: 'smtp', key: 'password', label: 'Mot de passe SMTP' },
+      { category: 'stripe', key: 'secret_key_test', label: 'Clé secrète Stripe (test)' },
+    ]);
+    expect(body.message).toBe(
+      backupSecretsNotRestoredMessage(['Mot de passe SMTP', 'Clé secrète Stripe (test)']),
+    );
+    // The rest of the category comes from the backup; the secrets keep their current values.
+    expect(await t.ctx.settings.getCategory('smtp')).toMatchObject({
+      host: 'smtp.example.com',
+      password: 'smtp-password-now',
+    });
+    expect(await t.ctx.settings.getValue('stripe', 'secret_key_test')).toBe('sk_test_at_backup');
+    await signInAgain();
+    const audit = await t.ctx.db
+      .selectFrom('system_logs')
+      .selectAll()
+      .where('message', '=', 'Sauvegarde restaurée')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(audit.details!)).toMatchObject({
+      settings_to_reenter: ['smtp.password', 'stripe.secret_key_test'],
+    });
+  });
+
+  it('refuses zip bombs before extracting: too many entries or too large once inflated', async () => {
+    const { entries } = await validEntries();
+    const before = await snapshot();
+    const filesBefore = files();
+    const onDisk = backupsOnDisk();
+    // Small entries claiming 4 GiB each, past the 64 GiB cap once added up.
+    const bombs = Math.floor(BACKUP_LIMITS.maxUncompressedBytes / 0xfffffff0) + 1;
+    let bomb = await zipOf([
+      ...asInputs(entries),
+      ...Array.from({ length: bombs }, (_, i) => ({
+        name: `files/uploads/bomb-${i}.bin`,
+        data: 'x'.repeat(1000),
+      })),
+    ]);
+    for (let i = 0; i < bombs; i++) bomb = patchDeclaredSize(bomb, `files/uploads/bomb-${i}.bin`, 0xfffffff0);
+
+    const uploaded = await upload('bombe.zip', bomb);
+    expect(uploaded.statusCode).toBe(400);
+    expect(uploaded.json()).toEqual({ success: false, error: BACKUP_MESSAGES.tooLargeUncompressed });
+    expect(backupsOnDisk()).toEqual(onDisk);
+    fs.writeFileSync(path.join(storagePaths.backups(t.ctx.config), 'bombe.zip'), bomb);
+    const restored = await restore('bombe.zip');
+    expect(restored.statusCode).toBe(400);
+    expect(restored.json()).toEqual({ success: false, error: BACKUP_MESSAGES.tooLargeUncompressed });
+    expect(await snapshot()).toEqual(before);
+    expect(files()).toEqual(filesBefore);
+
+    // The entry count is capped the same way (a smaller cap here than the real one).
+    const many = path.join(storagePaths.backups(t.ctx.config), 'bombe.zip');
+    await expect(
+      BackupArchive.open(many, {
+        maxEntries: entries.size,
+        maxUncompressedBytes: BACKUP_LIMITS.maxUncompressedBytes,
+      }),
+    ).rejects.toMatchObject({ publicMessage: BACKUP_MESSAGES.tooManyEntries });
+    fs.rmSync(many);
+  });
+
+  it('stops an entry that inflates beyond its declared size, and writes nothing', async () => {
+    const { entries } = await validEntries();
+    const liar = patchDeclaredSize(
+      await zipOf([
+        ...asInputs(entries),
+        { name: 'files/uploads/menteur.bin', data: Buffer.alloc(1024 * 1024) },
+      ]),
+      'files/uploads/menteur.bin',
+      16,
+    );
+    fs.writeFileSync(path.join(storagePaths.backups(t.ctx.config), 'menteur.zip'), liar);
+    const before = await snapshot();
+    const filesBefore = files();
+    const res = await restore('menteur.zip');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ success: false, error: BACKUP_MESSAGES.unreadableData });
+    expect(await snapshot()).toEqual(before);
+    expect(files()).toEqual(filesBefore);
+    expect(fs.readdirSync(path.join(t.ctx.config.dataDir, '.backup-work'))).toEqual([]);
+  });
+
+  it('checks the free disk space against the uncompressed size before restoring', async () => {
+    const { filename } = await validEntries();
+    const archive = await BackupArchive.open(path.join(storagePaths.backups(t.ctx.config), filename));
+    const needed = archive.uncompressedBytes;
+    archive.close();
+    expect(needed).toBeGreaterThan(0);
+    const before = await snapshot();
+    const real = fs.promises.statfs.bind(fs.promises);
+    const statfs = vi.spyOn(fs.promises, 'statfs').mockImplementation((async (target: fs.PathLike) => ({
+      ...(await real(target)),
+      bsize: 1,
+      bavail: needed - 1,
+    })) as unknown as typeof fs.promises.statfs);
+    try {
+      const res = await restore(filename);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ success: false, error: BACKUP_MESSAGES.notEnoughSpace });
+      expect(await snapshot()).toEqual(before);
+      expect(statfs).toHaveBeenCalled();
+    } finally {
+      statfs.mockRestore();
+    }
+  });
+
   it('runs one create or restore at a time', async () => {
     const [first, second] = await Promise.all([post({ action: 'create' }), post({ action: 'create' })]);
     expect([first.statusCode, second.statusCode].sort()).toEqual([200, 409]);
@@ -1026,15 +1383,27 @@ describe('backups (/api/admin/backup.php)', () => {
     expect(
       (await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers: viewer })).statusCode,
     ).toBe(200);
-    expect(
-      (
-        await t.app.inject({
-          method: 'GET',
-          url: `${URL}?action=download&filename=${filename}`,
-          headers: viewer,
-        })
-      ).statusCode,
-    ).toBe(200);
+    // Archives are super-admin material: download and restore need the role, not a permission.
+    const everyBackupRight = await adminWith([
+      ['backup', 'view'],
+      ['backup', 'create'],
+      ['backup', 'edit'],
+      ['backup', 'delete'],
+    ]);
+    const almostSuper = bearer(await adminToken(t.ctx, everyBackupRight));
+    for (const headers of [viewer, almostSuper]) {
+      const download = await t.app.inject({
+        method: 'GET',
+        url: `${URL}?action=download&filename=${filename}`,
+        headers,
+      });
+      expect(download.statusCode).toBe(403);
+      expect(download.json()).toEqual({ success: false, error: BACKUP_MESSAGES.superAdminOnly });
+      expect(download.headers['content-type']).not.toBe('application/zip');
+    }
+    const restoreByAlmost = await restore(filename, almostSuper);
+    expect(restoreByAlmost.statusCode).toBe(403);
+    expect(restoreByAlmost.json().error).toBe(BACKUP_MESSAGES.superAdminOnly);
     for (const res of [
       await post({ action: 'create' }, viewer),
       await restore(filename, viewer),
@@ -1070,8 +1439,176 @@ describe('backups (/api/admin/backup.php)', () => {
       (await t.app.inject({ method: 'DELETE', url: `${URL}?filename=par-createur.zip`, headers: root }))
         .statusCode,
     ).toBe(200);
-    // Last: a restore by an admin holding edit (sessions come back from the backup, which holds this one).
-    const restored = await restore(filename, tokens.editor);
+    // An admin holding edit may not restore; a super admin may (which ends every session).
+    const byEditor = await restore(filename, tokens.editor);
+    expect(byEditor.statusCode).toBe(403);
+    expect(byEditor.json().error).toBe(BACKUP_MESSAGES.superAdminOnly);
+    const restored = await restore(filename);
     expect(restored.statusCode, restored.body).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: `${URL}?action=list`, headers: root })).statusCode).toBe(
+      401,
+    );
+    await signInAgain();
+  });
+});
+
+describe('backups with BACKUP_ENCRYPTION_KEY', () => {
+  const KEY = 'cle-de-sauvegarde-de-test-0123456789-abcdef';
+  const OTHER_KEY = 'une-autre-cle-de-sauvegarde-0123456789-xyz';
+  const SECRETS = {
+    smtp: { password: 'smtp-secret-chiffre' },
+    stripe: { secret_key_test: 'sk_test_chiffre' },
+    nowpayments: { api_key: 'np-key-chiffree' },
+  } as const;
+  let keyed: TestApp;
+  let otherKey: TestApp;
+  let keyless: TestApp;
+
+  const rootOf = async (app: TestApp) =>
+    bearer(await adminToken(app.ctx, (await app.ctx.admins.findByUsername(TEST_ADMIN.username))!.id));
+  const restoreOn = async (app: TestApp, filename: string) =>
+    app.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: await rootOf(app),
+      payload: { action: 'restore', filename },
+    });
+  const secretsOf = async (app: TestApp) => ({
+    smtp: await app.ctx.settings.getValue('smtp', 'password'),
+    stripe: await app.ctx.settings.getValue('stripe', 'secret_key_test'),
+    nowpayments: await app.ctx.settings.getValue('nowpayments', 'api_key'),
+  });
+  const setSecrets = async (app: TestApp, value: string) => {
+    await app.ctx.settings.save('smtp', { host: 'smtp.example.com', password: `${value}-smtp` });
+    await app.ctx.settings.save('stripe', { secret_key_test: `${value}-stripe` });
+    await app.ctx.settings.save('nowpayments', { api_key: `${value}-np` });
+  };
+
+  // Three instances on one database and DATA_DIR, set up with the key, another key and none: as if
+  // the same backups were restored by servers configured differently.
+  beforeAll(async () => {
+    keyed = await buildTestApp({ config: { backupEncryptionKey: KEY } });
+    otherKey = await buildTestApp({ database: keyed.database, config: { backupEncryptionKey: OTHER_KEY } });
+    keyless = await buildTestApp({ database: keyed.database });
+  });
+  afterAll(async () => {
+    await otherKey.close();
+    await keyless.close();
+    await keyed.close();
+  });
+
+  it('keeps secrets only encrypted; the same key brings them back, another key or none keeps the current ones', async () => {
+    await keyed.ctx.settings.save('smtp', { host: 'smtp.example.com', ...SECRETS.smtp });
+    await keyed.ctx.settings.save('stripe', SECRETS.stripe);
+    await keyed.ctx.settings.save('nowpayments', SECRETS.nowpayments);
+    const created = await keyed.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: await rootOf(keyed),
+      payload: { action: 'create' },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const { filename } = ZBackupCreateResponse.parse(created.json()).backup;
+    const raw = fs.readFileSync(path.join(storagePaths.backups(keyed.ctx.config), filename));
+    const entries = await readZip(raw);
+    const text = [...entries.values()].map((b) => b.toString('utf8')).join('\n');
+    for (const value of ['smtp-secret-chiffre', 'sk_test_chiffre', 'np-key-chiffree', KEY])
+      expect(text.includes(value) || raw.includes(Buffer.from(value)), value).toBe(false);
+    const manifest = JSON.parse(entries.get('manifest.json')!.toString());
+    expect(manifest.secrets).toMatchObject({
+      encryption: 'aes-256-gcm',
+      kdf: 'scrypt',
+      salt: expect.any(String),
+      check: expect.stringMatching(/^srenc:v1:/),
+      keys: ['nowpayments.api_key', 'smtp.password', 'stripe.secret_key_test'],
+    });
+    const rows = entries
+      .get('db/settings.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { category: string; key: string; setting_value: string });
+    const stored = (category: string, key: string) =>
+      rows.find((r) => r.category === category && r.key === key)!.setting_value;
+    expect(stored('smtp', 'password')).toMatch(/^srenc:v1:/);
+    expect(stored('smtp', 'host')).toBe('smtp.example.com');
+    expect(stored('stripe', 'secret_key_live')).toBe('');
+
+    // Same key: the secrets come back as they were.
+    await setSecrets(keyed, 'apres');
+    const same = await restoreOn(keyed, filename);
+    expect(same.statusCode, same.body).toBe(200);
+    expect(same.json()).toEqual({
+      success: true,
+      message: BACKUP_MESSAGES.restored,
+      settings_to_reenter: [],
+    });
+    expect(await secretsOf(keyed)).toEqual({
+      smtp: 'smtp-secret-chiffre',
+      stripe: 'sk_test_chiffre',
+      nowpayments: 'np-key-chiffree',
+    });
+
+    // Another key, or none: the current secrets stay and the answer names them.
+    const labels = ['Clé API NOWPayments', 'Mot de passe SMTP', 'Clé secrète Stripe (test)'];
+    for (const [label, app] of [
+      ['other key', otherKey],
+      ['no key', keyless],
+    ] as const) {
+      await setSecrets(app, 'actuel');
+      const res = await restoreOn(app, filename);
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(200);
+      const body = ZBackupRestoreResponse.parse(res.json());
+      expect(
+        body.settings_to_reenter.map((s) => s.label),
+        label,
+      ).toEqual(labels);
+      expect(body.message).toBe(backupSecretsNotRestoredMessage(labels));
+      expect(await secretsOf(app), label).toEqual({
+        smtp: 'actuel-smtp',
+        stripe: 'actuel-stripe',
+        nowpayments: 'actuel-np',
+      });
+      // Nothing encrypted leaks into the live settings.
+      expect(await app.ctx.settings.getValue('stripe', 'secret_key_live')).toBe('');
+    }
+  });
+
+  it('binds each encrypted value to its setting: values swapped between settings are not restored', async () => {
+    await keyed.ctx.settings.save('smtp', { host: 'smtp.example.com', password: 'smtp-lie' });
+    await keyed.ctx.settings.save('stripe', { secret_key_test: 'sk-lie' });
+    const created = await keyed.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: await rootOf(keyed),
+      payload: { action: 'create' },
+    });
+    const { filename } = ZBackupCreateResponse.parse(created.json()).backup;
+    const entries = await readZip(
+      fs.readFileSync(path.join(storagePaths.backups(keyed.ctx.config), filename)),
+    );
+    const rows = entries
+      .get('db/settings.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { category: string; key: string; setting_value: string });
+    const smtp = rows.find((r) => r.category === 'smtp' && r.key === 'password')!;
+    const stripe = rows.find((r) => r.category === 'stripe' && r.key === 'secret_key_test')!;
+    [smtp.setting_value, stripe.setting_value] = [stripe.setting_value, smtp.setting_value];
+    entries.set('db/settings.jsonl', Buffer.from(rows.map((r) => `${JSON.stringify(r)}\n`).join('')));
+    fs.writeFileSync(
+      path.join(storagePaths.backups(keyed.ctx.config), 'echange.zip'),
+      await zipOf([...entries].map(([name, data]) => ({ name, data }))),
+    );
+    await setSecrets(keyed, 'courant');
+    const res = await restoreOn(keyed, 'echange.zip');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(ZBackupRestoreResponse.parse(res.json()).settings_to_reenter.map((s) => s.key)).toEqual([
+      'password',
+      'secret_key_test',
+    ]);
+    expect(await keyed.ctx.settings.getValue('smtp', 'password')).toBe('courant-smtp');
+    expect(await keyed.ctx.settings.getValue('stripe', 'secret_key_test')).toBe('courant-stripe');
   });
 });

@@ -32,7 +32,11 @@ describe('checkout, payments and the subscription lifecycle', () => {
     nowpayments = await new NowPaymentsStub('np-key').start();
     t = await buildTestApp({
       clock,
-      config: { providerBases: { stripe: stripe.base, paypal: paypal.base, nowpayments: nowpayments.base } },
+      config: {
+        // The test provider exists only when the operator starts the server with PAYMENT_TEST_MODE=1.
+        paymentTestMode: true,
+        providerBases: { stripe: stripe.base, paypal: paypal.base, nowpayments: nowpayments.base },
+      },
     });
     const rows = await t.ctx.db.selectFrom('plans').select(['id', 'slug']).execute();
     plans = Object.fromEntries(rows.map((r) => [r.slug, r.id]));
@@ -104,7 +108,7 @@ describe('checkout, payments and the subscription lifecycle', () => {
       payload: JSON.stringify(body),
     });
 
-  describe('test provider (no real provider enabled, not production)', () => {
+  describe('test provider (PAYMENT_TEST_MODE=1, no real provider enabled)', () => {
     beforeEach(() => enableProviders(false));
 
     it('is offered only while no real provider is enabled', async () => {

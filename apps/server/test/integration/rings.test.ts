@@ -9,6 +9,7 @@ import {
   ZRingLoginSelection,
 } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/lib/ids';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { bearer, buildCustomer, buildSubscription, customerToken, lastMailTo, ringToken } from '../factories';
 import { connectSocket, listen, type TestSocket } from '../socket-client';
@@ -140,6 +141,50 @@ describe('customer Rings, invitations and the way into a Ring', () => {
         encryptionLevel: 'military',
         ephemeralMessages: true,
         allowVideo: true,
+      });
+    });
+
+    it('enforces the plan on voice and on the maximum file size too', async () => {
+      // A plan without voice calls and with 1 GiB of storage.
+      const starter = await t.ctx.db
+        .selectFrom('plans')
+        .selectAll()
+        .where('slug', '=', 'starter')
+        .executeTakeFirstOrThrow();
+      await t.ctx.db
+        .insertInto('plans')
+        .values({
+          ...starter,
+          id: newId(),
+          slug: 'sans-voix',
+          name: 'Sans voix',
+          features_voice: 0,
+          storage_bytes: 1024 ** 3,
+        })
+        .execute();
+      const { headers } = await subscriber('sans-voix');
+      const ringId = await createRing(headers);
+      const put = (payload: object) =>
+        call('PUT', '/api/customer/rings.php', headers, { ring_id: ringId, ...payload });
+      const before = ZRingDetailResponse.parse(
+        (await call('GET', `/api/customer/rings.php?ring_id=${ringId}`, headers)).json(),
+      ).data;
+      expect(before.allowVoice).toBe(false);
+
+      const voice = await put({ allow_voice: true });
+      expect(voice.statusCode).toBe(400);
+      expect(voice.json().error).toBe(RING_MESSAGES.voiceNotInPlan);
+      const tooBig = await put({ max_file_size: 1025 });
+      expect(tooBig.statusCode).toBe(400);
+      expect(tooBig.json().error).toBe(RING_MESSAGES.maxFileSizeOverPlan(1024));
+      const after = ZRingDetailResponse.parse(
+        (await call('GET', `/api/customer/rings.php?ring_id=${ringId}`, headers)).json(),
+      ).data;
+      expect(after).toMatchObject({ allowVoice: false, maxFileSize: before.maxFileSize });
+
+      expect((await put({ allow_voice: false, max_file_size: 1024 })).json().data).toMatchObject({
+        allowVoice: false,
+        maxFileSize: 1024,
       });
     });
 

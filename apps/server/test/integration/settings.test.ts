@@ -1,4 +1,4 @@
-import { MESSAGES, SECRET_MARKER } from '@securering/contract';
+import { MESSAGES, SECRET_MARKER, secretsReentryMessage } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { adminToken, bearer, buildAdmin } from '../factories';
@@ -80,11 +80,88 @@ describe('settings', () => {
 
     const res = await save(superToken, 'stripe', {
       secret_key_test: SECRET_MARKER,
-      public_key_test: 'pk_test_1',
+      public_key_test: '',
+      enabled: '1',
     });
     expect(res.statusCode).toBe(200);
     expect(await t.ctx.settings.getValue('stripe', 'secret_key_test')).toBe('sk_test_very_secret');
-    expect(await t.ctx.settings.getValue('stripe', 'public_key_test')).toBe('pk_test_1');
+    expect(await t.ctx.settings.getValue('stripe', 'enabled')).toBe('1');
+  });
+
+  it('never keeps a secret behind the marker when the same save changes where it goes', async () => {
+    await save(superToken, 'smtp', {
+      host: 'smtp.example.com',
+      port: '587',
+      username: 'mailer',
+      password: 'smtp-pass',
+    });
+    await save(superToken, 'stripe', {
+      public_key_test: 'pk_test_a',
+      secret_key_test: 'sk_test_a',
+      webhook_secret: 'whsec_a',
+    });
+    await save(superToken, 'paypal', { client_id_test: 'client-a', client_secret_test: 'paypal-secret-a' });
+    await save(superToken, 'nowpayments', { test_mode: '1', api_key: 'np-key', ipn_secret: 'np-ipn' });
+    const before = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/settings.php',
+      headers: bearer(superToken),
+    });
+
+    const refused: Array<[string, Record<string, unknown>, string[]]> = [
+      ['smtp', { host: 'attacker.example.net', password: SECRET_MARKER }, ['Mot de passe SMTP']],
+      ['smtp', { host: 'smtp.example.com', port: '2525' }, ['Mot de passe SMTP']],
+      ['smtp', { username: 'other', password: SECRET_MARKER, from_name: 'X' }, ['Mot de passe SMTP']],
+      [
+        'stripe',
+        { public_key_test: 'pk_test_b', secret_key_test: SECRET_MARKER },
+        ['Clé secrète Stripe (test)'],
+      ],
+      ['stripe', { test_mode: '0', webhook_secret: SECRET_MARKER }, ['Secret du webhook Stripe']],
+      ['paypal', { client_id_test: 'client-b' }, ['Secret client PayPal (sandbox)']],
+      ['nowpayments', { test_mode: '0' }, ['Clé API NOWPayments', 'Secret IPN NOWPayments']],
+    ];
+    for (const [category, settings, labels] of refused) {
+      const res = await save(superToken, category, settings);
+      expect(res.statusCode, `${category} ${JSON.stringify(settings)}`).toBe(400);
+      expect(res.json().error).toBe(secretsReentryMessage(labels));
+    }
+    const after = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/settings.php',
+      headers: bearer(superToken),
+    });
+    expect(after.json()).toEqual(before.json());
+    expect(await t.ctx.settings.getValue('smtp', 'password')).toBe('smtp-pass');
+
+    // With the secret typed again (or cleared), the new destination is saved.
+    const moved = await save(superToken, 'smtp', { host: 'smtp2.example.com', password: 'new-pass' });
+    expect(moved.statusCode).toBe(200);
+    expect(await t.ctx.settings.getCategory('smtp')).toMatchObject({
+      host: 'smtp2.example.com',
+      password: 'new-pass',
+    });
+    const live = await save(superToken, 'nowpayments', {
+      test_mode: '0',
+      api_key: 'np-live',
+      ipn_secret: '',
+    });
+    expect(live.statusCode).toBe(200);
+    expect(await t.ctx.settings.getCategory('nowpayments')).toMatchObject({
+      test_mode: '0',
+      api_key: 'np-live',
+      ipn_secret: '',
+    });
+    // Unchanged destinations keep the marker working.
+    const same = await save(superToken, 'stripe', {
+      test_mode: '1',
+      public_key_test: 'pk_test_a',
+      secret_key_test: SECRET_MARKER,
+      webhook_secret: SECRET_MARKER,
+      enabled: '0',
+    });
+    expect(same.statusCode).toBe(200);
+    expect(await t.ctx.settings.getValue('stripe', 'secret_key_test')).toBe('sk_test_a');
   });
 
   it('hides categories of modules the admin may not view', async () => {

@@ -1,6 +1,17 @@
-import type { LogCategory, LogLevel, TClientLogRequest } from '@securering/contract';
+import { COOKIES, type LogCategory, type LogLevel, type TClientLogRequest } from '@securering/contract';
+import { getCookie } from './cookies';
 
 const ENDPOINT = '/api/utils/log.php';
+
+/**
+ * The session cookie whose bearer goes with a report from this page: the server files a report
+ * under its category only when a live session sent it (anonymous reports go to `client`).
+ */
+export function logSessionCookie(pathname: string): string {
+  if (pathname === '/admin' || pathname.startsWith('/admin/')) return COOKIES.adminToken;
+  if (pathname === '/ring' || pathname.startsWith('/ring/')) return COOKIES.ringToken;
+  return COOKIES.customerToken;
+}
 
 /**
  * Fire-and-forget report to the server's system log. Never throws and never awaits: a failing
@@ -16,9 +27,12 @@ export function logToServer(
   const payload: TClientLogRequest = { level, category, message, details, user_id: userId ?? null };
   try {
     const body = JSON.stringify(payload);
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const token = getCookie(logSessionCookie(window.location.pathname));
+    if (token) headers.Authorization = `Bearer ${token}`;
     void fetch(ENDPOINT, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers,
       body,
       keepalive: true,
     }).catch(() => undefined);

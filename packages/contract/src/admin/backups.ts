@@ -38,6 +38,12 @@ export const BACKUP_MESSAGES = {
   restoreFailed: "La restauration a échoué. Rien n'a été modifié.",
   filesNotSwapped: 'Base de données restaurée, mais les fichiers n’ont pas pu être remplacés',
   busy: 'Une opération de sauvegarde est déjà en cours',
+  superAdminOnly: 'Réservé au super administrateur',
+  tooManyEntries: 'Archive refusée : trop de fichiers',
+  tooLargeUncompressed: 'Archive refusée : contenu décompressé trop volumineux (64 Go maximum)',
+  notEnoughSpace: 'Espace disque insuffisant pour restaurer cette sauvegarde',
+  /** After a restore every session has ended, the restoring admin's included. */
+  restoredSignInAgain: 'Restauration terminée : reconnectez-vous',
   unknownAction: 'Action inconnue',
   // Web messages (spec 3 §8).
   createFailed: 'Impossible de créer la sauvegarde.',
@@ -47,6 +53,14 @@ export const BACKUP_MESSAGES = {
   loadFailed: 'Impossible de charger les données.',
   networkError: 'Erreur réseau',
 } as const;
+
+/**
+ * The restore's answer when secret settings could not come back (the backup was made without
+ * BACKUP_ENCRYPTION_KEY, or with another one): their current values were kept.
+ */
+export function backupSecretsNotRestoredMessage(labels: readonly string[]): string {
+  return `Sauvegarde restaurée. Secrets non restaurés (clé BACKUP_ENCRYPTION_KEY absente ou différente) : ${labels.join(', ')}. Les valeurs actuelles sont conservées : saisissez-les de nouveau si elles ne conviennent pas.`;
+}
 
 /** True when a name is one the server would accept (charset, length, .zip). */
 export function isBackupFilename(name: string): boolean {
@@ -98,3 +112,14 @@ export type TBackupListResponse = z.infer<typeof ZBackupListResponse>;
 export const ZBackupCreateResponse = successOf({ backup: ZBackupInfo, message: z.string() });
 export const ZBackupUploadResponse = ZBackupCreateResponse;
 export const ZBackupMessageResponse = successOf({ message: z.string() });
+
+/** A secret setting the restore could not bring back. */
+export const ZBackupSettingToReenter = z.object({ category: z.string(), key: z.string(), label: z.string() });
+export type TBackupSettingToReenter = z.infer<typeof ZBackupSettingToReenter>;
+
+/** POST {action: restore}: every session has ended; secrets to enter again, if any. */
+export const ZBackupRestoreResponse = successOf({
+  message: z.string(),
+  settings_to_reenter: z.array(ZBackupSettingToReenter),
+});
+export type TBackupRestoreResponse = z.infer<typeof ZBackupRestoreResponse>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BILLING_CYCLES } from '../constants';
 import { successOf, zLooseBoolean } from '../common';
-import { ACCOUNT_MESSAGES, EMAIL_PATTERN, passwordError } from '../customers/validation';
+import { ACCOUNT_MESSAGES, EMAIL_MAX_LENGTH, isEmailAddress, passwordError } from '../customers/validation';
 
 /** French texts of the back office "Clients" tab (spec 3 §2.4, §5, §8); server and console share them. */
 export const ADMIN_CUSTOMER_MESSAGES = {
@@ -120,8 +120,8 @@ const email = z
   .trim()
   .toLowerCase()
   .min(1, ACCOUNT_MESSAGES.emailRequired)
-  .max(254, ACCOUNT_MESSAGES.emailInvalid)
-  .regex(EMAIL_PATTERN, ACCOUNT_MESSAGES.emailInvalid);
+  .max(EMAIL_MAX_LENGTH, { message: ACCOUNT_MESSAGES.emailInvalid, abort: true })
+  .refine(isEmailAddress, ACCOUNT_MESSAGES.emailInvalid);
 const firstName = z
   .string({ error: ACCOUNT_MESSAGES.firstNameRequired })
   .trim()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successOf, zLooseBoolean } from '../common';
+import { EMAIL_MAX_LENGTH, isEmailAddress } from '../customers/validation';
 
 /** Kinds of template the Emails tab shows as a badge (spec 3 §2.5). */
 export const EMAIL_TEMPLATE_KINDS = ['welcome', 'payment', 'reminder', 'password_reset'] as const;
@@ -59,6 +60,10 @@ export const EMAIL_MESSAGES = {
   smtpEncryptionInvalid: 'Chiffrement invalide',
   smtpFromInvalid: 'Email d’expédition invalide',
   testFailedPrefix: "Impossible d'envoyer l'email de test : ",
+  // Why a test failed, without the server's raw text (which would describe the network probed).
+  smtpUnreachable: 'Serveur SMTP injoignable',
+  smtpAuthRefused: 'Identifiants SMTP refusés',
+  smtpSendRefused: 'Envoi refusé par le serveur SMTP',
 } as const;
 
 /** "Template {name} restauré." (spec 3 §8). */
@@ -178,8 +183,6 @@ export const SMTP_ENCRYPTION_LABELS: Record<SmtpEncryption, string> = {
 /** SMTP default port (spec 3 §9). */
 export const SMTP_DEFAULT_PORT = 587;
 
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** The SMTP values of the test form; a password equal to SECRET_MARKER means "the stored one". */
 export const ZEmailTestSmtp = z.object({
   host: z.string().trim().max(255).optional(),
@@ -202,7 +205,7 @@ export const ZEmailTestSmtp = z.object({
     .string()
     .trim()
     .max(254)
-    .refine((s) => s === '' || EMAIL_PATTERN.test(s), EMAIL_MESSAGES.smtpFromInvalid)
+    .refine((s) => s === '' || isEmailAddress(s), EMAIL_MESSAGES.smtpFromInvalid)
     .optional(),
   from_name: z.string().trim().max(200).optional(),
 });
@@ -213,8 +216,8 @@ export const ZEmailTestRequest = z.object({
     .string({ message: EMAIL_MESSAGES.emailRequired })
     .trim()
     .min(1, EMAIL_MESSAGES.emailRequired)
-    .max(254, EMAIL_MESSAGES.emailInvalid)
-    .regex(EMAIL_PATTERN, EMAIL_MESSAGES.emailInvalid),
+    .max(EMAIL_MAX_LENGTH, { message: EMAIL_MESSAGES.emailInvalid, abort: true })
+    .refine(isEmailAddress, EMAIL_MESSAGES.emailInvalid),
   smtp: ZEmailTestSmtp.optional(),
 });
 export type TEmailTestRequest = z.input<typeof ZEmailTestRequest>;

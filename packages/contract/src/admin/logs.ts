@@ -28,6 +28,7 @@ export const LOG_CATEGORY_LABELS: Record<LogCategory, string> = {
   realtime: 'Temps réel',
   messages: 'Messages',
   security: 'Sécurité',
+  client: 'Navigateur (anonyme)',
 };
 
 export const LOG_MESSAGES = {

@@ -7,6 +7,7 @@ import {
   type PermissionType,
 } from '../constants';
 import { successOf } from '../common';
+import { ACCOUNT_MESSAGES, EMAIL_MAX_LENGTH, isEmailAddress } from '../customers/validation';
 import { ZAdminPublic } from './login';
 
 /** What each permission type lets an admin do, in French, for the permissions dialog. */
@@ -86,8 +87,8 @@ const ZAdminFields = {
     .string()
     .trim()
     .toLowerCase()
-    .max(254)
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'Email invalide'),
+    .max(EMAIL_MAX_LENGTH, { message: ACCOUNT_MESSAGES.emailInvalid, abort: true })
+    .refine(isEmailAddress, ACCOUNT_MESSAGES.emailInvalid),
   role: z.enum(ADMIN_ROLES, { message: 'Rôle invalide' }),
 };
 

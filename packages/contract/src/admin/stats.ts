@@ -24,6 +24,8 @@ export const ZAdminStats = z.object({
   failedLogins24h: z.number().int(),
   lastBackupAt: z.string().nullable(),
   https: z.boolean(),
+  /** PAYMENT_TEST_MODE is on: the test provider can activate subscriptions without payment. */
+  paymentTestMode: z.boolean(),
   revenueByMonth: z.array(z.object({ month: z.string(), amount: z.number() })),
   newCustomersByDay: z.array(z.object({ date: z.string(), count: z.number().int() })),
   recentActivity: z.array(

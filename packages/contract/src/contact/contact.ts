@@ -1,14 +1,19 @@
 import { z } from 'zod';
-import { successOf } from '../common';
-import { CONTACT_MESSAGES, validateContact } from '../customers/validation';
+import { successOf, zBoundedString } from '../common';
+import {
+  CONTACT_MESSAGES,
+  CONTACT_MESSAGE_MAX_LENGTH,
+  EMAIL_MAX_LENGTH,
+  validateContact,
+} from '../customers/validation';
 
 /** POST /api/contact.php */
 export const ZContactRequest = z
   .object({
-    name: z.string().max(100, '100 caractères maximum').default(''),
-    email: z.string().max(254, CONTACT_MESSAGES.emailInvalid).default(''),
-    subject: z.string().max(200, '200 caractères maximum').default(''),
-    message: z.string().max(5000, '5000 caractères maximum').default(''),
+    name: zBoundedString(100, '100 caractères maximum').default(''),
+    email: zBoundedString(EMAIL_MAX_LENGTH, CONTACT_MESSAGES.emailInvalid).default(''),
+    subject: zBoundedString(200, '200 caractères maximum').default(''),
+    message: zBoundedString(CONTACT_MESSAGE_MAX_LENGTH, '5000 caractères maximum').default(''),
   })
   .superRefine((value, ctx) => {
     const errors = validateContact(value);

@@ -45,8 +45,16 @@ export const DEFAULT_NOTIFICATION_SETTINGS: TNotificationSettings = {
 
 /** GET /api/notifications/get-settings.php */
 export const ZNotificationSettingsResponse = successOf({ settings: ZNotificationSettings });
-/** PUT /api/notifications/save-settings.php — partial settings are merged into the stored ones. */
-export const ZSaveNotificationSettingsRequest = z.object({ settings: ZNotificationSettings.partial() });
+/**
+ * PUT /api/notifications/save-settings.php — partial settings are merged into the stored ones.
+ * Unknown keys are dropped; a save left with no known setting is refused and stores nothing.
+ */
+export const ZSaveNotificationSettingsRequest = z.object({
+  settings: ZNotificationSettings.partial().refine(
+    (settings) => Object.keys(settings).length > 0,
+    'Aucun réglage de notification à enregistrer',
+  ),
+});
 
 /** Muted when muteAll is on, or until a time still in the future. */
 export function isMuted(

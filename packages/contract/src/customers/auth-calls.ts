@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { successOf } from '../common';
+import { successOf, zBoundedString } from '../common';
 import { ZCustomerProfile } from './customer';
 import {
   ACCOUNT_MESSAGES,
+  EMAIL_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
   acceptanceError,
   emailError,
   normaliseEmail,
@@ -11,9 +13,7 @@ import {
 } from './validation';
 
 const optionalText = (max: number) =>
-  z
-    .string()
-    .max(max, `${max} caractères maximum`)
+  zBoundedString(max, `${max} caractères maximum`)
     .nullish()
     .transform((s) => (s ?? '').trim());
 const flag = z
@@ -23,11 +23,11 @@ const flag = z
 /** POST /api/auth/register.php — every rule of spec 1 §5, in the order the wizard checks them. */
 export const ZRegisterRequest = z
   .object({
-    email: z.string().max(254, ACCOUNT_MESSAGES.emailInvalid).default(''),
+    email: zBoundedString(EMAIL_MAX_LENGTH, ACCOUNT_MESSAGES.emailInvalid).default(''),
     first_name: optionalText(100),
     last_name: optionalText(100),
-    password: z.string().max(200, 'Mot de passe trop long (200 max)').default(''),
-    confirm_password: z.string().max(200).default(''),
+    password: zBoundedString(PASSWORD_MAX_LENGTH, 'Mot de passe trop long (200 max)').default(''),
+    confirm_password: zBoundedString(PASSWORD_MAX_LENGTH).default(''),
     company: optionalText(200),
     phone: optionalText(50),
     country: optionalText(100),
@@ -54,8 +54,7 @@ export type TRegisterResponse = z.infer<typeof ZRegisterResponse>;
 
 /** GET /api/auth/verify-email.php?token= */
 export const ZVerifyEmailQuery = z.object({
-  token: z
-    .string()
+  token: zBoundedString(200, ACCOUNT_MESSAGES.verificationLinkInvalid)
     .default('')
     .pipe(
       z
@@ -74,10 +73,10 @@ export type TVerifyEmailResponse = z.infer<typeof ZVerifyEmailResponse>;
 /** POST /api/auth/customer-login.php — password, or auto_login with the verification token. */
 export const ZCustomerLoginRequest = z
   .object({
-    email: z.string().max(254).default(''),
-    password: z.string().max(200).optional(),
+    email: zBoundedString(EMAIL_MAX_LENGTH).default(''),
+    password: zBoundedString(PASSWORD_MAX_LENGTH).optional(),
     auto_login: flag.optional(),
-    verification_token: z.string().max(200).optional(),
+    verification_token: zBoundedString(200).optional(),
   })
   .superRefine((value, ctx) => {
     const auto = value.auto_login === true;
@@ -95,14 +94,16 @@ export type TCustomerLoginResponse = z.infer<typeof ZCustomerLoginResponse>;
 export const ZCustomerStatusResponse = successOf({ customer: ZCustomerProfile });
 export type TCustomerStatusResponse = z.infer<typeof ZCustomerStatusResponse>;
 
-const ZEmailOnly = z.object({ email: z.string().max(254).default('') }).superRefine((value, ctx) => {
-  const error = emailError(value.email);
-  if (error)
-    ctx.addIssue({
-      code: 'custom',
-      message: error === ACCOUNT_MESSAGES.emailRequired ? ACCOUNT_MESSAGES.enterEmail : error,
-    });
-});
+const ZEmailOnly = z
+  .object({ email: zBoundedString(EMAIL_MAX_LENGTH, ACCOUNT_MESSAGES.emailInvalid).default('') })
+  .superRefine((value, ctx) => {
+    const error = emailError(value.email);
+    if (error)
+      ctx.addIssue({
+        code: 'custom',
+        message: error === ACCOUNT_MESSAGES.emailRequired ? ACCOUNT_MESSAGES.enterEmail : error,
+      });
+  });
 
 /** POST /api/auth/resend-verification.php — same answer for known and unknown addresses. */
 export const ZResendVerificationRequest = ZEmailOnly.transform((v) => ({ email: normaliseEmail(v.email) }));
@@ -114,8 +115,8 @@ export type TNeutralResponse = z.infer<typeof ZNeutralResponse>;
 /** POST /api/auth/reset-password.php */
 export const ZResetPasswordRequest = z
   .object({
-    token: z.string().trim().max(200).default(''),
-    password: z.string().max(200).default(''),
+    token: zBoundedString(200, ACCOUNT_MESSAGES.resetLinkInvalid).trim().default(''),
+    password: zBoundedString(PASSWORD_MAX_LENGTH).default(''),
   })
   .superRefine((value, ctx) => {
     if (!value.token) ctx.addIssue({ code: 'custom', message: ACCOUNT_MESSAGES.invalidLink });

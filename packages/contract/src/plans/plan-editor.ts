@@ -88,8 +88,10 @@ const DISK_UNIT_BYTES: Record<string, number> = {
  * bytes, base 1024, raised to the 1 Go minimum. Null when it is not a size (or absurdly large).
  */
 export function parseDiskSpace(text: string | number): number | null {
-  const raw = typeof text === 'number' ? `${text}` : text;
-  const match = /^\s*(\d+(?:[.,]\d+)?)\s*([a-zA-Z]{1,2})?\s*$/.exec(raw);
+  const raw = (typeof text === 'number' ? `${text}` : text).trim();
+  // Trimmed first and bounded: `\s*` on both sides of an optional unit backtracked quadratically.
+  if (raw.length > 40) return null;
+  const match = /^(\d+(?:[.,]\d+)?)\s*([a-zA-Z]{1,2})?$/.exec(raw);
   if (!match?.[1]) return null;
   const amount = Number(match[1].replace(',', '.'));
   const unit = (match[2] ?? 'go').toLowerCase();

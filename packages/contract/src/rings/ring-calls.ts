@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENCRYPTION_LEVELS, PROTECTION_LEVELS, RING_ROLES } from '../constants';
-import { successOf, zLooseBoolean } from '../common';
+import { successOf, zBoundedString, zLooseBoolean } from '../common';
+import { ACCOUNT_MESSAGES, EMAIL_MAX_LENGTH, isEmailAddress } from '../customers/validation';
 import { MAX_FILE_SIZE_MB, normaliseAutoDestroyDelay } from './protection';
 import { ZRingCustomerView, ZRingUser } from './ring-views';
 
@@ -22,6 +23,8 @@ export const RING_MESSAGES = {
   encryptionNotInPlan: 'Ce niveau de chiffrement n’est pas inclus dans votre plan',
   ephemeralNotInPlan: 'Les messages éphémères ne sont pas inclus dans votre plan',
   videoNotInPlan: 'La vidéo n’est pas incluse dans votre abonnement',
+  voiceNotInPlan: 'Les appels vocaux ne sont pas inclus dans votre plan',
+  maxFileSizeOverPlan: (max: number) => `Taille maximale : entre 1 et ${max} Mo avec votre plan`,
   settingsSaved: 'Paramètres du Ring enregistrés',
   ringCreated: 'Ring créé',
   invalidInvite: 'Code d’invitation invalide ou déjà utilisé',
@@ -36,10 +39,10 @@ const ringId = z.string().trim().min(1, RING_MESSAGES.noRingSelected).max(64);
 const optionalEmail = z
   .string()
   .trim()
-  .max(254)
+  .max(EMAIL_MAX_LENGTH, { message: ACCOUNT_MESSAGES.emailInvalid, abort: true })
   .nullish()
   .transform((v) => (v ? v.toLowerCase() : null))
-  .refine((v) => v === null || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'Email invalide');
+  .refine((v) => v === null || isEmailAddress(v), ACCOUNT_MESSAGES.emailInvalid);
 const username = z
   .string()
   .default('')
@@ -135,10 +138,10 @@ export type TRingSessionRing = z.infer<typeof ZRingSessionRing>;
 /** POST /api/rings/accept-invite.php */
 export const ZAcceptInviteRequest = z
   .object({
-    invite_code: z.string().max(64).default(''),
-    username: z.string().max(40, 'Nom d’utilisateur : 40 caractères maximum').default(''),
+    invite_code: zBoundedString(64, RING_MESSAGES.invalidInvite).default(''),
+    username: zBoundedString(40, 'Nom d’utilisateur : 40 caractères maximum').default(''),
     email: optionalEmail,
-    password: z.string().max(200).default(''),
+    password: zBoundedString(200, 'Mot de passe trop long (200 max)').default(''),
   })
   .superRefine((v, ctx) => {
     if (!v.invite_code.trim() || !v.username.trim() || !v.password)
@@ -158,10 +161,10 @@ export type TRingLoginResponse = z.infer<typeof ZRingLoginResponse>;
 /** POST /api/rings/login.php — by email (with ring_id after a selection) or by invite code. */
 export const ZRingLoginRequest = z
   .object({
-    email: z.string().max(254).optional(),
-    invite_code: z.string().max(64).optional(),
-    password: z.string().max(200).default(''),
-    ring_id: z.string().max(64).optional(),
+    email: zBoundedString(EMAIL_MAX_LENGTH).optional(),
+    invite_code: zBoundedString(64).optional(),
+    password: zBoundedString(200).default(''),
+    ring_id: zBoundedString(64).optional(),
   })
   .superRefine((v, ctx) => {
     if ((!v.email?.trim() && !v.invite_code?.trim()) || !v.password) {

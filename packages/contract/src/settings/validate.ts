@@ -1,8 +1,7 @@
+import { isEmailAddress } from '../customers/validation';
 import type { SettingKind } from './definitions';
 
 export type SettingCheck = { ok: true; value: string } | { ok: false; error: string };
-
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * Normalises and checks one setting value against its kind. Pure, so the admin forms can run the
@@ -34,7 +33,7 @@ export function checkSettingValue(kind: SettingKind, raw: unknown, label: string
         ? { ok: true, value: value.toLowerCase() }
         : { ok: false, error: `${label} : couleur attendue au format #rrggbb` };
     case 'email':
-      return value === '' || EMAIL_RE.test(value)
+      return value === '' || isEmailAddress(value)
         ? { ok: true, value }
         : { ok: false, error: 'Email invalide' };
     case 'url':

@@ -228,17 +228,6 @@ export class AdminCustomersRepository {
       .execute();
   }
 
-  /** Ids of the customer's owner memberships (they log in to Rings with the customer's password). */
-  async findOwnerMemberIds(customerId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('ring_members')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('role', '=', 'owner')
-      .execute();
-    return rows.map((r) => r.id);
-  }
-
   async findFootprint(customerId: string, trx: Database = this.db): Promise<CustomerFootprint> {
     const rings = await trx.selectFrom('rings').select('id').where('customer_id', '=', customerId).execute();
     const members = await trx

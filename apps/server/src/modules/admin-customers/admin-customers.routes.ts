@@ -10,6 +10,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
+import { assertNotCommonPassword } from '../../lib/common-passwords';
 import { adminCaller, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from '../admins/admin.guard';
 import { AdminCustomersService } from './admin-customers.service';
@@ -32,11 +33,9 @@ export async function adminCustomersRoutes(app: FastifyInstance, ctx: AppContext
     '/api/admin/customers.php',
     { preHandler: requireAdmin(ctx, 'client_users', 'create') },
     async (request) => {
-      const data = await service.create(
-        adminCaller(request).admin,
-        parseInput(ZCreateAdminCustomerRequest, request.body),
-        requestMeta(request),
-      );
+      const input = parseInput(ZCreateAdminCustomerRequest, request.body);
+      assertNotCommonPassword(input.password);
+      const data = await service.create(adminCaller(request).admin, input, requestMeta(request));
       return { success: true, data, message: M.created };
     },
   );
@@ -45,11 +44,9 @@ export async function adminCustomersRoutes(app: FastifyInstance, ctx: AppContext
     '/api/admin/customers.php',
     { preHandler: requireAdmin(ctx, 'client_users', 'edit') },
     async (request) => {
-      const data = await service.update(
-        adminCaller(request).admin,
-        parseInput(ZUpdateAdminCustomerRequest, request.body),
-        requestMeta(request),
-      );
+      const input = parseInput(ZUpdateAdminCustomerRequest, request.body);
+      assertNotCommonPassword(input.new_password);
+      const data = await service.update(adminCaller(request).admin, input, requestMeta(request));
       return { success: true, data, message: M.updated };
     },
   );

@@ -27,6 +27,7 @@ import { newCustomerRow } from '../customers/customer.policy';
 import { CustomerRepository, type CustomerRow } from '../customers/customer.repository';
 import { storageGb } from '../plans/plan.policy';
 import { PlanRepository } from '../plans/plan.repository';
+import { endCustomerSessions, endMembersAccess, endRingAccessOfCustomer } from '../rings/end-access';
 import { RingRepository } from '../rings/ring.repository';
 import type { RequestMeta } from '../sessions/session.service';
 import { toPaymentListing } from '../subscriptions/payment.policy';
@@ -190,14 +191,10 @@ export class AdminCustomersService {
 
     const passwordChanged = input.new_password !== undefined;
     const deactivated = input.is_active === false;
-    if (passwordChanged || deactivated) await this.ctx.sessions.revokeAllFor('customer', target.id);
-    if (passwordChanged) {
-      // Ring owners sign in to their Rings with the customer's password: those sessions end too.
-      for (const memberId of await this.repo.findOwnerMemberIds(target.id)) {
-        await this.ctx.sessions.revokeAllFor('ring', memberId);
-        this.ctx.realtime.disconnectMember(memberId);
-      }
-    }
+    // A new password ends every session of the person, its Ring owner sessions included.
+    if (passwordChanged || deactivated) await endCustomerSessions(this.ctx, target.id);
+    // A deactivated owner's Rings stop serving their members: their sockets close now.
+    if (deactivated) await endRingAccessOfCustomer(this.ctx, target.id);
     await this.ctx.systemLog.adminAction(actor, meta, 'Client modifié', {
       customer_id: target.id,
       fields: Object.keys(changes).filter(
@@ -217,7 +214,7 @@ export class AdminCustomersService {
       await this.repo.deleteCustomerCascade(target.id, trx);
       return found;
     });
-    for (const memberId of footprint.memberIds) this.ctx.realtime.disconnectMember(memberId);
+    await endMembersAccess(this.ctx, footprint.memberIds);
     const leftovers: string[] = [];
     for (const ringId of footprint.ringIds) {
       try {

@@ -3,6 +3,8 @@ import {
   SECRET_MARKER,
   emailTemplateKindOf,
   escapeHtml,
+  secretSettingLabel,
+  secretsReentryMessage,
   templatePlaceholders,
   templateRestoredMessage,
   testEmailSentMessage,
@@ -16,11 +18,12 @@ import type { AppContext } from '../../app-context';
 import { isUniqueViolation } from '../../db/database';
 import { AppError, badRequest, conflict, notFound, tooManyRequests } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
-import { smtpSettingsFrom } from '../../providers/mail/mail-transport';
+import { smtpSettingsFrom, type SmtpSettings } from '../../providers/mail/mail-transport';
 import type { AdminRow } from '../admins/admin.repository';
 import { DEFAULT_TEMPLATES } from '../email/default-templates';
 import { EmailTemplateRepository, type EmailTemplateRow } from '../email/email-template.repository';
 import type { RequestMeta } from '../sessions/session.service';
+import { secretsToReenter } from '../settings/settings.policy';
 
 /** Test emails an admin may send per minute (each one opens an SMTP connection). */
 const TEST_EMAILS_PER_MINUTE = 10;
@@ -49,6 +52,23 @@ export function toEmailTemplate(row: EmailTemplateRow): TEmailTemplate {
 }
 
 const isDefaultName = (name: string) => DEFAULT_TEMPLATES.some((t) => t.name === name);
+
+/** Where an SMTP password would be sent, as the settings keys name it. */
+function smtpDestination(smtp: SmtpSettings | undefined): Record<string, string> {
+  return { host: smtp?.host ?? '', port: smtp ? String(smtp.port) : '', username: smtp?.username ?? '' };
+}
+
+/**
+ * A failed test in a few fixed words: the server refused the credentials, refused the mail, or
+ * could not be talked to (closed port, timeout, not SMTP…). Never the raw error, which would turn
+ * the test into a probe of hosts and ports.
+ */
+export function smtpFailureSummary(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EAUTH') return EMAIL_MESSAGES.smtpAuthRefused;
+  if (code === 'EENVELOPE' || code === 'EMESSAGE') return EMAIL_MESSAGES.smtpSendRefused;
+  return EMAIL_MESSAGES.smtpUnreachable;
+}
 
 /** Email templates and the SMTP test of the Emails tab (spec 3 §2.5, §7 Email). */
 export class AdminEmailsService {
@@ -168,7 +188,8 @@ export class AdminEmailsService {
 
   /**
    * Sends a short test email at once with the given SMTP values (the stored ones fill the gaps; the
-   * secret marker stands for the stored password). An SMTP failure answers 502 with its text.
+   * secret marker stands for the stored password, but only towards the stored host, port and
+   * username). An SMTP failure answers 502 with a fixed summary; the raw error goes to the log.
    */
   async sendTest(
     actor: AdminRow,
@@ -184,15 +205,15 @@ export class AdminEmailsService {
 
     const stored = await this.ctx.settings.getCategory('smtp');
     const given = input.smtp;
+    // The marker (or no password) stands for the stored password, for the stored server only.
+    const newPassword =
+      given?.password === undefined || given.password === SECRET_MARKER ? undefined : given.password;
     const values: Record<string, string> = given
       ? {
           host: given.host ?? stored.host ?? '',
           port: given.port !== undefined ? String(given.port) : (stored.port ?? ''),
           username: given.username ?? stored.username ?? '',
-          password:
-            given.password === undefined || given.password === SECRET_MARKER
-              ? (stored.password ?? '')
-              : given.password,
+          password: newPassword ?? stored.password ?? '',
           encryption: given.encryption ?? stored.encryption ?? 'tls',
           from_email: given.from_email || stored.from_email || '',
           from_name: given.from_name || stored.from_name || '',
@@ -200,6 +221,13 @@ export class AdminEmailsService {
       : stored;
     const smtp = smtpSettingsFrom(values);
     if (!smtp) throw badRequest(EMAIL_MESSAGES.smtpHostRequired);
+    const stale = secretsToReenter(
+      'smtp',
+      { ...smtpDestination(smtpSettingsFrom(stored)), password: stored.password ?? '' },
+      { ...smtpDestination(smtp), ...(newPassword === undefined ? {} : { password: newPassword }) },
+    );
+    if (stale.length > 0)
+      throw badRequest(secretsReentryMessage(stale.map((key) => secretSettingLabel('smtp', key))));
 
     const siteName = (await this.ctx.settings.getValue('general', 'site_name')) || 'SecureRing';
     const sentAt = this.ctx.clock.now().toISOString();
@@ -228,6 +256,7 @@ Envoyé le ${sentAt} (UTC).`;
         smtp,
       );
     } catch (error) {
+      // The raw text stays in the system log; the answer only says how far the test got.
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       await this.ctx.systemLog.warning('email', 'Échec de l’email de test', {
         userId: actor.id,
@@ -235,7 +264,7 @@ Envoyé le ${sentAt} (UTC).`;
         userAgent: meta.userAgent,
         details: { ...details, error: reason },
       });
-      throw new AppError(502, `${EMAIL_MESSAGES.testFailedPrefix}${reason}`);
+      throw new AppError(502, `${EMAIL_MESSAGES.testFailedPrefix}${smtpFailureSummary(error)}`);
     }
     await this.ctx.systemLog.adminAction(actor, meta, 'Email de test envoyé', details);
     return testEmailSentMessage(input.email);

@@ -102,6 +102,7 @@ export class AdminStatsService {
       failedLogins24h,
       lastBackupAt: lastBackup ? lastBackup.toISOString() : null,
       https: this.ctx.config.publicUrl.startsWith('https://'),
+      paymentTestMode: this.ctx.config.paymentTestMode,
       revenueByMonth: w.months.map((key) => ({ month: key, amount: centsToEuros(revenue.get(key) ?? 0) })),
       newCustomersByDay: fillDays(w.days, customerRows),
       recentActivity,

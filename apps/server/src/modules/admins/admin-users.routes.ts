@@ -8,6 +8,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { forbidden, parseInput } from '../../lib/app-error';
+import { assertNotCommonPassword } from '../../lib/common-passwords';
 import { adminCaller, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from './admin.guard';
 import { adminMay } from './admin.policy';
@@ -47,11 +48,9 @@ export async function adminUsersRoutes(app: FastifyInstance, ctx: AppContext): P
     '/api/admin/users.php',
     { preHandler: requireAdmin(ctx, 'admin_management', 'create') },
     async (request) => {
-      const admin = await service.create(
-        adminCaller(request).admin,
-        parseInput(ZCreateAdminRequest, request.body),
-        requestMeta(request),
-      );
+      const input = parseInput(ZCreateAdminRequest, request.body);
+      assertNotCommonPassword(input.password);
+      const admin = await service.create(adminCaller(request).admin, input, requestMeta(request));
       return { success: true, admin, message: ADMIN_MESSAGES.created };
     },
   );
@@ -60,11 +59,10 @@ export async function adminUsersRoutes(app: FastifyInstance, ctx: AppContext): P
     '/api/admin/users.php',
     { preHandler: requireAdmin(ctx, 'admin_management', 'edit') },
     async (request) => {
-      const admin = await service.update(
-        adminCaller(request).admin,
-        parseInput(ZUpdateAdminRequest, request.body),
-        requestMeta(request),
-      );
+      const caller = adminCaller(request);
+      const input = parseInput(ZUpdateAdminRequest, request.body);
+      assertNotCommonPassword(input.password);
+      const admin = await service.update(caller.admin, input, requestMeta(request), caller.session.id);
       return { success: true, admin, message: ADMIN_MESSAGES.updated };
     },
   );

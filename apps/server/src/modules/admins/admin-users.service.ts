@@ -13,25 +13,18 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import { hashPassword } from '../../lib/passwords';
 import type { RequestMeta } from '../sessions/session.service';
-import { toAdminPublic } from './admin.policy';
+import {
+  ADMIN_MESSAGES,
+  checkManageAdmin,
+  checkPermissionsSave,
+  checkRoleChange,
+  grantSetOf,
+  toAdminPublic,
+  type AdminRights,
+} from './admin.policy';
 import type { AdminRow } from './admin.repository';
 
-export const ADMIN_MESSAGES = {
-  notFound: 'Administrateur introuvable',
-  usernameTaken: 'Ce nom d’utilisateur est déjà utilisé',
-  onlySuperCreatesSuper: 'Seul un super administrateur peut créer ou promouvoir un super administrateur',
-  onlySuperEditsSuper: 'Seul un super administrateur peut modifier un super administrateur',
-  notSelfDelete: 'Vous ne pouvez pas supprimer votre propre compte',
-  notSelfDeactivate: 'Vous ne pouvez pas désactiver votre propre compte',
-  notSelfDemote: 'Vous ne pouvez pas retirer votre propre rôle de super administrateur',
-  notOwnPermissions: 'Vous ne pouvez pas modifier vos propres permissions',
-  superHasAll: 'Un super administrateur a déjà toutes les permissions',
-  lastSuper: 'Le dernier super administrateur ne peut pas être supprimé ni rétrogradé',
-  created: 'Administrateur créé',
-  updated: 'Administrateur modifié',
-  deleted: 'Administrateur supprimé',
-  permissionsSaved: 'Permissions mises à jour',
-} as const;
+export { ADMIN_MESSAGES } from './admin.policy';
 
 /** Admin accounts and their permissions, with the rules that stop an admin from raising itself. */
 export class AdminUsersService {
@@ -41,6 +34,18 @@ export class AdminUsersService {
     const admin = await this.ctx.admins.findById(id);
     if (!admin) throw notFound(ADMIN_MESSAGES.notFound);
     return admin;
+  }
+
+  /** The admin with the permissions it holds now (read from the database). */
+  private async rightsOf(admin: AdminRow): Promise<AdminRights> {
+    const rows = admin.role === 'super_admin' ? [] : await this.ctx.admins.findPermissions(admin.id);
+    return { id: admin.id, role: admin.role, grants: grantSetOf(admin.role, rows) };
+  }
+
+  private async assertMayManage(actor: AdminRow, target: AdminRow): Promise<void> {
+    if (actor.role === 'super_admin') return;
+    const refusal = checkManageAdmin(await this.rightsOf(actor), await this.rightsOf(target));
+    if (refusal) throw forbidden(refusal);
   }
 
   private async countSupers(): Promise<number> {
@@ -70,6 +75,12 @@ export class AdminUsersService {
     if (input.admin_id === actor.id) throw forbidden(ADMIN_MESSAGES.notOwnPermissions);
     const target = await this.target(input.admin_id);
     if (target.role === 'super_admin') throw badRequest(ADMIN_MESSAGES.superHasAll);
+    const refusal = checkPermissionsSave(
+      await this.rightsOf(actor),
+      await this.rightsOf(target),
+      input.permissions,
+    );
+    if (refusal) throw forbidden(refusal);
     const nowIso = this.ctx.clock.now().toISOString();
     await this.ctx.admins.upsertPermissions(
       input.permissions.map((p) => ({
@@ -92,8 +103,10 @@ export class AdminUsersService {
     input: z.output<typeof ZCreateAdminRequest>,
     meta: RequestMeta,
   ): Promise<TAdminPublic> {
-    if (input.role === 'super_admin' && actor.role !== 'super_admin')
-      throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
+    // A new account starts with no permission (the request carries none): an admin grants them
+    // afterwards, within its own, through savePermissions.
+    const roleRefusal = checkRoleChange(actor.role, null, input.role);
+    if (roleRefusal) throw forbidden(roleRefusal);
     const nowIso = this.ctx.clock.now().toISOString();
     const admin: AdminRow = {
       id: newId(),
@@ -124,14 +137,14 @@ export class AdminUsersService {
     actor: AdminRow,
     input: z.output<typeof ZUpdateAdminRequest>,
     meta: RequestMeta,
+    /** The session the request came with, kept when an admin changes its own password. */
+    currentSessionId?: string,
   ): Promise<TAdminPublic> {
     const target = await this.target(input.id);
     const self = target.id === actor.id;
-    if (target.role === 'super_admin' && actor.role !== 'super_admin')
-      throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
-    if (input.role === 'super_admin' && target.role !== 'super_admin' && actor.role !== 'super_admin') {
-      throw forbidden(ADMIN_MESSAGES.onlySuperCreatesSuper);
-    }
+    await this.assertMayManage(actor, target);
+    const roleRefusal = checkRoleChange(actor.role, target.role, input.role);
+    if (roleRefusal) throw forbidden(roleRefusal);
     if (self && input.is_active === false) throw forbidden(ADMIN_MESSAGES.notSelfDeactivate);
     if (self && target.role === 'super_admin' && input.role !== 'super_admin')
       throw forbidden(ADMIN_MESSAGES.notSelfDemote);
@@ -154,9 +167,14 @@ export class AdminUsersService {
       if (isUniqueViolation(error)) throw conflict(ADMIN_MESSAGES.usernameTaken);
       throw error;
     }
-    // A new password or a deactivation ends the other admin's open sessions at once.
+    // A new password or a deactivation ends the other admin's open sessions at once; an admin
+    // changing its own password keeps only the session it did it with.
     if (!self && (input.password || input.is_active === false))
       await this.ctx.sessions.revokeAllFor('admin', target.id);
+    if (self && input.password) {
+      if (currentSessionId) await this.ctx.sessions.revokeOthers('admin', target.id, currentSessionId);
+      else await this.ctx.sessions.revokeAllFor('admin', target.id);
+    }
     await this.ctx.systemLog.adminAction(actor, meta, 'Administrateur modifié', {
       admin_id: target.id,
       fields: Object.keys(changes).filter((k) => k !== 'password_hash' && k !== 'updated_at'),
@@ -168,8 +186,7 @@ export class AdminUsersService {
   async remove(actor: AdminRow, id: string, meta: RequestMeta): Promise<void> {
     if (id === actor.id) throw forbidden(ADMIN_MESSAGES.notSelfDelete);
     const target = await this.target(id);
-    if (target.role === 'super_admin' && actor.role !== 'super_admin')
-      throw forbidden(ADMIN_MESSAGES.onlySuperEditsSuper);
+    await this.assertMayManage(actor, target);
     if (target.role === 'super_admin' && (await this.countSupers()) <= 1)
       throw forbidden(ADMIN_MESSAGES.lastSuper);
     await this.ctx.sessions.revokeAllFor('admin', target.id);

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { BACKUP_MESSAGES } from '@securering/contract';
 import yauzl from 'yauzl';
 import {
+  BACKUP_LIMITS,
   ZBackupManifest,
   classifyEntryName,
   isPlainValue,
@@ -29,7 +30,27 @@ const notSecureRing = (detail: string) => new BackupArchiveError(BACKUP_MESSAGES
 const unsafe = (detail: string) => new BackupArchiveError(BACKUP_MESSAGES.unsafePath, detail);
 const unreadable = (detail: string) => new BackupArchiveError(BACKUP_MESSAGES.unreadableData, detail);
 
-const MAX_ENTRIES = 1_000_000;
+export interface ArchiveLimits {
+  maxEntries: number;
+  maxUncompressedBytes: number;
+}
+
+/**
+ * Passes bytes through until more than `max` have come: then fails the stream, so an entry that
+ * inflates beyond its declared size is stopped as it inflates, whatever the zip claims.
+ */
+class ByteLimit extends Transform {
+  private seen = 0;
+  constructor(private readonly max: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.max) callback(new Error(`entry inflates beyond its declared ${this.max} bytes`));
+    else callback(null, chunk);
+  }
+}
+
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 /** One row of a table file may not exceed this (it is held in memory while parsed). */
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
@@ -59,9 +80,15 @@ export class BackupArchive {
     readonly manifest: BackupManifest,
     readonly tables: Map<string, yauzl.Entry>,
     readonly files: ArchiveFile[],
+    /** Sum of the declared uncompressed sizes of every entry (checked against the limit). */
+    readonly uncompressedBytes: number,
   ) {}
 
-  static async open(file: string): Promise<BackupArchive> {
+  /**
+   * Opens and checks an archive. The entry count and the sum of the declared uncompressed sizes
+   * are capped here, before a byte is inflated; every read is then held to its entry's declared size.
+   */
+  static async open(file: string, limits: ArchiveLimits = BACKUP_LIMITS): Promise<BackupArchive> {
     const head = Buffer.alloc(4);
     const handle = await fs.promises.open(file, 'r');
     try {
@@ -92,9 +119,17 @@ export class BackupArchive {
       const files: ArchiveFile[] = [];
       let manifestEntry: yauzl.Entry | undefined;
       let unexpected: string | undefined;
-      if (zip.entryCount > MAX_ENTRIES) throw notSecureRing(`too many entries: ${zip.entryCount}`);
+      let uncompressedBytes = 0;
+      if (zip.entryCount > limits.maxEntries)
+        throw new BackupArchiveError(BACKUP_MESSAGES.tooManyEntries, `too many entries: ${zip.entryCount}`);
       try {
         for await (const entry of zip.eachEntry()) {
+          uncompressedBytes += entry.uncompressedSize;
+          if (uncompressedBytes > limits.maxUncompressedBytes)
+            throw new BackupArchiveError(
+              BACKUP_MESSAGES.tooLargeUncompressed,
+              `declared uncompressed size over ${limits.maxUncompressedBytes} bytes`,
+            );
           const name = entryName(entry);
           const kind = classifyEntryName(name);
           if (kind.kind === 'unsafe') throw unsafe(`${kind.reason}: ${JSON.stringify(name)}`);
@@ -135,7 +170,7 @@ export class BackupArchive {
       if (manifestEntry.uncompressedSize > MAX_MANIFEST_BYTES) throw notSecureRing('manifest too large');
       let manifest: BackupManifest;
       try {
-        const text = await readAll(await zip.openReadStreamPromise(manifestEntry));
+        const text = await readAll(await openLimited(zip, manifestEntry));
         const parsed = ZBackupManifest.safeParse(JSON.parse(text));
         if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'manifest');
         manifest = parsed.data;
@@ -148,7 +183,7 @@ export class BackupArchive {
       for (const table of tables.keys()) {
         if (!(table in manifest.tables)) throw notSecureRing(`db/${table}.jsonl not in the manifest`);
       }
-      return new BackupArchive(zip, manifest, tables, files);
+      return new BackupArchive(zip, manifest, tables, files, uncompressedBytes);
     } catch (error) {
       zip.close();
       throw error;
@@ -164,7 +199,7 @@ export class BackupArchive {
     if (!entry) throw notSecureRing(`missing db/${table}.jsonl`);
     let stream: Readable;
     try {
-      stream = await this.zip.openReadStreamPromise(entry);
+      stream = await openLimited(this.zip, entry);
     } catch (error) {
       throw unreadable(`${table}: ${(error as Error).message}`);
     }
@@ -206,7 +241,11 @@ export class BackupArchive {
       await fs.promises.mkdir(path.dirname(destination), { recursive: true });
       try {
         const stream = await this.zip.openReadStreamPromise(file.entry);
-        await pipeline(stream, fs.createWriteStream(destination, { flags: 'wx', mode: 0o600 }));
+        await pipeline(
+          stream,
+          new ByteLimit(file.entry.uncompressedSize),
+          fs.createWriteStream(destination, { flags: 'wx', mode: 0o600 }),
+        );
       } catch (error) {
         throw unreadable(`${file.root}/${file.relative}: ${(error as Error).message}`);
       }
@@ -218,6 +257,16 @@ export class BackupArchive {
   close(): void {
     this.zip.close();
   }
+}
+
+/** An entry's inflated bytes, failing as soon as they exceed its declared size. */
+async function openLimited(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
+  const raw = await zip.openReadStreamPromise(entry);
+  const limited = new ByteLimit(entry.uncompressedSize);
+  raw.on('error', (error) => limited.destroy(error));
+  // A reader that stops early (an invalid row) destroys the limited stream: stop inflating too.
+  limited.on('close', () => raw.destroy());
+  return raw.pipe(limited);
 }
 
 async function readAll(stream: Readable): Promise<string> {

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { lines } from './backup-archive';
 import {
+  ZBackupManifest,
+  archivedRow,
   backupFileName,
   checkMigrations,
   classifyEntryName,
   isPlainValue,
+  isSecretSettingRow,
   isSpecialEntry,
   orderTablesByDependencies,
+  restoredSecretValue,
   uploadNameCandidates,
 } from './backup.policy';
 
@@ -149,5 +153,111 @@ describe('lines', () => {
     const out: string[] = [];
     for await (const line of lines(Readable.from(chunks))) out.push(line);
     expect(out).toEqual(['{"a":"é"}', '{"b":2}', '', '{"c":3}']);
+  });
+});
+
+describe('what a backup keeps of each row', () => {
+  const mail = (status: string) => ({
+    id: 'm1',
+    status,
+    subject: 'Réinitialisation',
+    to_address: 'a@example.com',
+    body_html: '<a href="http://x/reset?token=abc">lien</a>',
+    body_text: 'http://x/reset?token=abc',
+  });
+
+  it('leaves sessions and customer tokens out entirely', () => {
+    expect(archivedRow('sessions', { id: 's', token_hash: 'h' })).toBeUndefined();
+    expect(archivedRow('customer_tokens', { id: 't', token_hash: 'h', used_at: null })).toBeUndefined();
+  });
+
+  it('keeps finished mails without their bodies, and pending mails whole', () => {
+    for (const status of ['sent', 'logged', 'failed'])
+      expect(archivedRow('email_outbox', mail(status)), status).toEqual({
+        ...mail(status),
+        body_html: '',
+        body_text: '',
+      });
+    for (const status of ['pending', 'sending'])
+      expect(archivedRow('email_outbox', mail(status)), status).toEqual(mail(status));
+  });
+
+  it('keeps every other row as it is', () => {
+    const row = { id: 'c', email: 'a@example.com', password_hash: '$argon2id$…' };
+    expect(archivedRow('customers', row)).toBe(row);
+    expect(archivedRow('settings', { category: 'smtp', key: 'password', setting_value: 'x' })).toEqual({
+      category: 'smtp',
+      key: 'password',
+      setting_value: 'x',
+    });
+  });
+
+  it('knows the secret settings from the catalogue', () => {
+    expect(isSecretSettingRow({ category: 'smtp', key: 'password' })).toBe(true);
+    expect(isSecretSettingRow({ category: 'stripe', key: 'webhook_secret' })).toBe(true);
+    expect(isSecretSettingRow({ category: 'nowpayments', key: 'ipn_secret' })).toBe(true);
+    expect(isSecretSettingRow({ category: 'smtp', key: 'host' })).toBe(false);
+    expect(isSecretSettingRow({ category: 'stripe', key: 'public_key_test' })).toBe(false);
+    expect(isSecretSettingRow({ category: 'nope', key: 'password' })).toBe(false);
+  });
+});
+
+describe('restoredSecretValue', () => {
+  const base = { archived: '', leftOut: false, isEnvelope: false, decrypted: undefined, current: 'actuel' };
+
+  it('takes a value the key opens', () => {
+    expect(
+      restoredSecretValue({ ...base, archived: 'srenc:v1:x', isEnvelope: true, decrypted: 'clair' }),
+    ).toEqual({
+      value: 'clair',
+      reenter: false,
+    });
+  });
+
+  it('keeps the current value, to be re-entered, when the key is missing or wrong, or the secret was left out', () => {
+    expect(restoredSecretValue({ ...base, archived: 'srenc:v1:x', isEnvelope: true })).toEqual({
+      value: 'actuel',
+      reenter: true,
+    });
+    expect(restoredSecretValue({ ...base, leftOut: true })).toEqual({ value: 'actuel', reenter: true });
+    expect(restoredSecretValue({ ...base, leftOut: true, current: undefined })).toEqual({
+      value: '',
+      reenter: true,
+    });
+  });
+
+  it('restores an empty secret, and the plain value of a version 1 archive, as they are', () => {
+    expect(restoredSecretValue(base)).toEqual({ value: '', reenter: false });
+    expect(restoredSecretValue({ ...base, archived: 'ancien-clair' })).toEqual({
+      value: 'ancien-clair',
+      reenter: false,
+    });
+  });
+});
+
+describe('manifest versions', () => {
+  const manifest = {
+    format: 'securering-backup',
+    created_at: '2026-11-22T10:00:00.000Z',
+    app_version: '1.0.0',
+    dialect: 'sqlite',
+    migrations: ['a'],
+    tables: { customers: 1 },
+  };
+
+  it('reads version 1 and 2 archives, with or without a secrets section', () => {
+    expect(ZBackupManifest.safeParse({ ...manifest, version: 1 }).success).toBe(true);
+    expect(
+      ZBackupManifest.safeParse({
+        ...manifest,
+        version: 2,
+        secrets: { encryption: 'none', keys: ['smtp.password'] },
+      }).success,
+    ).toBe(true);
+    expect(ZBackupManifest.safeParse({ ...manifest, version: 3 }).success).toBe(false);
+    expect(
+      ZBackupManifest.safeParse({ ...manifest, version: 2, secrets: { encryption: 'rot13', keys: [] } })
+        .success,
+    ).toBe(false);
   });
 });

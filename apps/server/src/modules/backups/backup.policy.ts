@@ -1,10 +1,84 @@
-import { isBackupFilename } from '@securering/contract';
+import { getSettingDefinition, isBackupFilename } from '@securering/contract';
 import { z } from 'zod';
 
 /** Pure rules of the backup format: entry names, manifest, table order, compatibility, file names. */
 
 export const BACKUP_FORMAT = 'securering-backup';
-export const BACKUP_FORMAT_VERSION = 1;
+/**
+ * 2: sessions and customer tokens are left out, finished mails without their bodies, secret
+ * settings encrypted or left out (manifest `secrets`). Version 1 archives still restore.
+ */
+export const BACKUP_FORMAT_VERSION = 2;
+
+/**
+ * Caps checked on the central directory before anything is extracted (zip bombs), and enforced
+ * again while inflating, since declared sizes can lie.
+ */
+export const BACKUP_LIMITS = {
+  maxEntries: 1_000_000,
+  /** Sum of the declared uncompressed sizes of every entry: 64 GiB. */
+  maxUncompressedBytes: 64 * 1024 ** 3,
+} as const;
+
+/** Tables of live credentials: never exported, and a restore never brings rows back into them. */
+export const CREDENTIAL_TABLES = ['sessions', 'customer_tokens'] as const;
+
+/** Outbox statuses of mails already handled: their bodies (links included) are not kept. */
+export const FINISHED_MAIL_STATUSES = ['sent', 'logged', 'failed'] as const;
+
+export const isCredentialTable = (table: string): boolean =>
+  (CREDENTIAL_TABLES as readonly string[]).includes(table);
+
+/**
+ * A row as a backup holds it, or undefined when it is left out: credential tables are empty, and
+ * a finished mail keeps its addressee, subject and status but not its bodies (they may hold
+ * reset or verification links). Applied when exporting and again when restoring, so an older or
+ * hand-made archive cannot bring those back either. Secret settings are handled apart (they may
+ * be kept encrypted).
+ */
+export function archivedRow<R extends Record<string, unknown>>(table: string, row: R): R | undefined {
+  if (isCredentialTable(table)) return undefined;
+  if (
+    table === 'email_outbox' &&
+    (FINISHED_MAIL_STATUSES as readonly unknown[]).includes(row.status) &&
+    (row.body_html !== '' || row.body_text !== '')
+  ) {
+    return { ...row, body_html: '', body_text: '' };
+  }
+  return row;
+}
+
+/** True for a settings row whose key is a `secret` setting (SETTING_DEFINITIONS). */
+export function isSecretSettingRow(row: Record<string, unknown>): boolean {
+  return (
+    typeof row.category === 'string' &&
+    typeof row.key === 'string' &&
+    getSettingDefinition(row.category, row.key)?.visibility === 'secret'
+  );
+}
+
+/**
+ * What a restore writes for one secret setting of the archive:
+ * - an encrypted value the key opens → that value;
+ * - an encrypted value it does not open (no key, another key), or a secret the backup left out
+ *   (listed in the manifest, empty in the archive) → the current value stays, to be re-entered;
+ * - anything else (an empty secret, or a version 1 archive's plain value) → as archived.
+ */
+export function restoredSecretValue(input: {
+  archived: string;
+  leftOut: boolean;
+  isEnvelope: boolean;
+  decrypted: string | undefined;
+  current: string | undefined;
+}): { value: string; reenter: boolean } {
+  if (input.isEnvelope) {
+    return input.decrypted !== undefined
+      ? { value: input.decrypted, reenter: false }
+      : { value: input.current ?? '', reenter: true };
+  }
+  if (input.leftOut && input.archived === '') return { value: input.current ?? '', reenter: true };
+  return { value: input.archived, reenter: false };
+}
 export const MANIFEST_ENTRY = 'manifest.json';
 /** The file folders under DATA_DIR a backup carries, by their name inside `files/`. */
 export const FILE_ROOTS = ['ring-files', 'uploads'] as const;
@@ -14,15 +88,31 @@ export const MIGRATION_TABLES = ['kysely_migration', 'kysely_migration_lock'] as
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+const SETTING_NAME = /^[a-z_]{1,40}\.[a-z_]{1,60}$/;
+
 export const ZBackupManifest = z.object({
   format: z.literal(BACKUP_FORMAT),
-  version: z.literal(BACKUP_FORMAT_VERSION),
+  version: z.union([z.literal(1), z.literal(BACKUP_FORMAT_VERSION)]),
   created_at: z.string().max(64),
   app_version: z.string().max(64),
   dialect: z.enum(['sqlite', 'postgres']),
   migrations: z.array(z.string().min(1).max(200)).max(10_000),
   tables: z.record(z.string().regex(TABLE_NAME), z.number().int().nonnegative()),
   files: z.number().int().nonnegative().optional(),
+  /**
+   * Secret settings set when the backup was made ("category.key"): encrypted in db/settings.jsonl
+   * (`aes-256-gcm`, key from BACKUP_ENCRYPTION_KEY with scrypt and `salt`; `check` tells a wrong
+   * key at once), or left out (`none`, empty values).
+   */
+  secrets: z
+    .object({
+      encryption: z.enum(['none', 'aes-256-gcm']),
+      kdf: z.literal('scrypt').optional(),
+      salt: z.string().max(64).optional(),
+      check: z.string().max(200).optional(),
+      keys: z.array(z.string().regex(SETTING_NAME)).max(200),
+    })
+    .optional(),
 });
 export type BackupManifest = z.infer<typeof ZBackupManifest>;
 

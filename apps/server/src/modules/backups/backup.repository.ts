@@ -137,6 +137,11 @@ export class BackupRepository {
     await sql`lock table ${sql.join(tables.map((t) => sql.id(t)))} in exclusive mode`.execute(executor);
   }
 
+  /** Every stored setting (the restore keeps the current secrets it cannot bring back). */
+  settingsRows(executor: Executor): Promise<Array<{ category: string; key: string; setting_value: string }>> {
+    return executor.selectFrom('settings').select(['category', 'key', 'setting_value']).execute();
+  }
+
   async deleteAll(executor: Executor, table: string): Promise<void> {
     await sql`delete from ${sql.id(table)}`.execute(executor);
   }

@@ -3,23 +3,45 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BACKUP_MESSAGES, hasZipExtension, isBackupFilename, type TBackupInfo } from '@securering/contract';
+import {
+  BACKUP_MESSAGES,
+  backupSecretsNotRestoredMessage,
+  hasZipExtension,
+  isBackupFilename,
+  secretSettingLabel,
+  type TBackupInfo,
+  type TBackupSettingToReenter,
+} from '@securering/contract';
 import yazl from 'yazl';
 import type { AppContext } from '../../app-context';
-import { AppError, badRequest, conflict, notFound } from '../../lib/app-error';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import { storagePaths } from '../../lib/storage-paths';
 import type { AdminRow } from '../admins/admin.repository';
 import type { RequestMeta } from '../sessions/session.service';
 import { BackupArchive, BackupArchiveError } from './backup-archive';
 import {
+  decryptValue,
+  deriveBackupKey,
+  encryptValue,
+  isEnvelope,
+  keyCheckOf,
+  keyMatches,
+  newBackupSalt,
+  settingAad,
+} from './backup-secrets';
+import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
   FILE_ROOTS,
   MANIFEST_ENTRY,
+  archivedRow,
   backupFileName,
   checkMigrations,
   classifyEntryName,
+  isCredentialTable,
+  isSecretSettingRow,
+  restoredSecretValue,
   uploadNameCandidates,
   type BackupManifest,
   type FileRoot,
@@ -33,6 +55,25 @@ export interface UploadedBackup {
 }
 
 const STALE_WORK_MS = 24 * 3600_000;
+
+/** How the secret settings of one export are written: encrypted with `key`, or left out. */
+interface SecretExport {
+  key: Buffer | undefined;
+  /** "category.key" of every secret that was set. */
+  keys: string[];
+}
+
+/** What a restore can do with the archive's secret settings. */
+interface SecretImport {
+  /** The archive key when BACKUP_ENCRYPTION_KEY opens the archive's key check. */
+  key: Buffer | undefined;
+  /** Secrets the backup left out (made without a key). */
+  leftOut: Set<string>;
+}
+
+export interface RestoreOutcome {
+  settingsToReenter: TBackupSettingToReenter[];
+}
 
 /**
  * Backups of the whole service: every table exported as JSON lines in one consistent read, plus
@@ -114,6 +155,20 @@ export class BackupService {
     return { filename, date: stat.mtime.toISOString(), size: stat.size };
   }
 
+  /**
+   * Archives hold password hashes, provider secrets (encrypted or left out) and the whole data of
+   * every customer: downloading or restoring one is for super admins only.
+   */
+  assertMayHandleContents(actor: AdminRow): void {
+    if (actor.role !== 'super_admin') throw forbidden(BACKUP_MESSAGES.superAdminOnly);
+  }
+
+  /** The file to send for a download (super admin only). */
+  async download(actor: AdminRow, filename: string): Promise<{ file: string; info: TBackupInfo }> {
+    this.assertMayHandleContents(actor);
+    return this.resolve(filename);
+  }
+
   /** Backups on disk, newest first. */
   async list(): Promise<TBackupInfo[]> {
     await fs.promises.mkdir(this.backupsDir, { recursive: true });
@@ -176,7 +231,13 @@ export class BackupService {
       const temp = path.join(this.backupsDir, `.create-${newId()}.part`);
       try {
         const createdAt = this.ctx.clock.now();
-        const exported = await this.exportDatabase(path.join(work, 'db'));
+        const passphrase = this.ctx.config.backupEncryptionKey;
+        const salt = newBackupSalt();
+        const secrets: SecretExport = {
+          key: passphrase ? await deriveBackupKey(passphrase, salt) : undefined,
+          keys: [],
+        };
+        const exported = await this.exportDatabase(path.join(work, 'db'), secrets);
         const files = await this.collectFiles();
         const manifest: BackupManifest = {
           format: BACKUP_FORMAT,
@@ -187,6 +248,15 @@ export class BackupService {
           migrations: exported.migrations,
           tables: exported.tables,
           files: files.length,
+          secrets: secrets.key
+            ? {
+                encryption: 'aes-256-gcm',
+                kdf: 'scrypt',
+                salt: salt.toString('base64'),
+                check: keyCheckOf(secrets.key),
+                keys: secrets.keys,
+              }
+            : { encryption: 'none', keys: secrets.keys },
         };
         const zip = new yazl.ZipFile();
         zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), MANIFEST_ENTRY);
@@ -201,7 +271,12 @@ export class BackupService {
           temp,
           Array.from({ length: 50 }, (_, attempt) => backupFileName(createdAt, 'securering-backup', attempt)),
         );
-        return { info: await this.info(filename), tables: exported.tables, files: files.length };
+        return {
+          info: await this.info(filename),
+          tables: exported.tables,
+          files: files.length,
+          secrets: { encrypted: secrets.key !== undefined, count: secrets.keys.length },
+        };
       } finally {
         await fs.promises.rm(work, { recursive: true, force: true });
         await fs.promises.rm(temp, { force: true });
@@ -212,16 +287,20 @@ export class BackupService {
       size: created.info.size,
       rows: Object.values(created.tables).reduce((sum, n) => sum + n, 0),
       files: created.files,
+      secrets: created.secrets,
     });
     return created.info;
   }
 
   /**
    * Writes every table to `<dir>/<table>.jsonl` within one read transaction (a snapshot on
-   * PostgreSQL), so the export is consistent across tables; rows are read by pages.
+   * PostgreSQL), so the export is consistent across tables; rows are read by pages. Credential
+   * tables are written empty, finished mails without bodies (archivedRow), secret settings
+   * encrypted or emptied (`secrets`).
    */
   private async exportDatabase(
     dir: string,
+    secrets: SecretExport,
   ): Promise<{ migrations: string[]; tables: Record<string, number> }> {
     await fs.promises.mkdir(dir, { recursive: true });
     const migrations = await this.repo.appliedMigrations();
@@ -234,9 +313,14 @@ export class BackupService {
         const out = fs.createWriteStream(path.join(dir, `${shape.name}.jsonl`), { flags: 'wx', mode: 0o600 });
         let count = 0;
         try {
-          for await (const page of this.repo.pages(trx, shape)) {
-            const chunk = page.map((row) => `${JSON.stringify(row)}\n`).join('');
-            count += page.length;
+          const pages = isCredentialTable(shape.name) ? [] : this.repo.pages(trx, shape);
+          for await (const page of pages) {
+            const rows = page
+              .map((row) => archivedRow(shape.name, row))
+              .filter((row): row is Row => row !== undefined)
+              .map((row) => (shape.name === 'settings' ? archivedSetting(row, secrets) : row));
+            const chunk = rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+            count += rows.length;
             if (!out.write(chunk)) await once(out, 'drain');
           }
         } finally {
@@ -328,10 +412,13 @@ export class BackupService {
 
   /**
    * Replaces the whole database and the file folders with the backup's. All-or-nothing: the
-   * archive is checked in full first, files are extracted aside, the tables are replaced in one
-   * transaction, and the folders are swapped only once it has committed.
+   * archive is checked in full first (and the free disk space against its uncompressed size),
+   * files are extracted aside, the tables are replaced in one transaction, and the folders are
+   * swapped only once it has committed. Every session ends (the caller's too) and every socket is
+   * closed; secret settings the archive cannot give back keep their current values and are listed.
    */
-  async restore(actor: AdminRow, meta: RequestMeta, filename: string): Promise<void> {
+  async restore(actor: AdminRow, meta: RequestMeta, filename: string): Promise<RestoreOutcome> {
+    this.assertMayHandleContents(actor);
     const { file } = await this.resolve(filename);
     const summary = await this.exclusive(async () => {
       let archive: BackupArchive;
@@ -349,6 +436,13 @@ export class BackupService {
             await this.refused(actor, meta, error, { action: 'restore', filename });
           throw error;
         });
+        await this.assertFreeSpace(archive.uncompressedBytes).catch(async (error: unknown) => {
+          if (error instanceof BackupArchiveError)
+            await this.refused(actor, meta, error, { action: 'restore', filename });
+          throw error;
+        });
+        const secrets = await this.openSecrets(archive.manifest);
+        const reenter: TBackupSettingToReenter[] = [];
         work = await this.newWorkDir('restore');
         const staged = path.join(work, 'new');
         const files = await archive.extractFiles(staged).catch(async (error: unknown) => {
@@ -363,12 +457,40 @@ export class BackupService {
               trx,
               plan.tables.map((t) => t.name),
             );
+            const currentSecrets = new Map(
+              (await this.repo.settingsRows(trx))
+                .filter(isSecretSettingRow)
+                .map((row) => [`${row.category}.${row.key}`, row.setting_value]),
+            );
             for (const table of [...plan.tables].reverse()) await this.repo.deleteAll(trx, table.name);
             for (const table of plan.tables) {
               const columns = plan.columns.get(table.name);
-              if (!columns) continue;
+              // Credential tables stay empty: every session and customer token ends here.
+              if (!columns || isCredentialTable(table.name)) continue;
               let batch: Row[] = [];
-              for await (const row of archive.rows(table.name)) {
+              for await (const archived of archive.rows(table.name)) {
+                let row = archivedRow(table.name, archived);
+                if (!row) continue;
+                if (table.name === 'settings' && isSecretSettingRow(row)) {
+                  const name = `${String(row.category)}.${String(row.key)}`;
+                  const value = String(row.setting_value ?? '');
+                  const envelope = isEnvelope(value);
+                  const outcome = restoredSecretValue({
+                    archived: value,
+                    leftOut: secrets.leftOut.has(name),
+                    isEnvelope: envelope,
+                    decrypted:
+                      envelope && secrets.key
+                        ? decryptValue(secrets.key, settingAad(String(row.category), String(row.key)), value)
+                        : undefined,
+                    current: currentSecrets.get(name),
+                  });
+                  row = { ...row, setting_value: outcome.value };
+                  if (outcome.reenter) {
+                    const [category = '', key = ''] = name.split('.');
+                    reenter.push({ category, key, label: secretSettingLabel(category, key) });
+                  }
+                }
                 batch.push(row);
                 if (batch.length >= INSERT_BATCH_ROWS) {
                   await this.repo.insertRows(trx, table.name, columns, batch);
@@ -409,19 +531,54 @@ export class BackupService {
           rows: Object.values(archive.manifest.tables).reduce((sum, n) => sum + n, 0),
           files,
           created_at: archive.manifest.created_at,
+          reenter,
         };
       } finally {
         archive.close();
         if (work) await fs.promises.rm(work, { recursive: true, force: true });
       }
     });
+    // The sessions table was emptied: sockets opened with them are closed too, on every instance.
+    this.ctx.realtime.server?.disconnectSockets(true);
     // Written after the commit, so the entry stays next to the restored log.
     await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde restaurée', {
       filename,
       backup_created_at: summary.created_at,
       rows: summary.rows,
       files: summary.files,
+      sessions_ended: true,
+      settings_to_reenter: summary.reenter.map((s) => `${s.category}.${s.key}`),
     });
+    return { settingsToReenter: summary.reenter };
+  }
+
+  /** The restore's answer message. */
+  static restoredMessage(outcome: RestoreOutcome): string {
+    return outcome.settingsToReenter.length > 0
+      ? backupSecretsNotRestoredMessage(outcome.settingsToReenter.map((s) => s.label))
+      : BACKUP_MESSAGES.restored;
+  }
+
+  /**
+   * Refuses a restore the disk could not hold: the files are extracted next to the live ones and
+   * the rows written to the database, so the archive's whole uncompressed size must be free.
+   */
+  private async assertFreeSpace(needed: number): Promise<void> {
+    const stats = await fs.promises.statfs(path.resolve(this.ctx.config.dataDir));
+    const free = Number(stats.bavail) * Number(stats.bsize);
+    if (free < needed)
+      throw new BackupArchiveError(BACKUP_MESSAGES.notEnoughSpace, `needs ${needed} bytes, ${free} free`);
+  }
+
+  /** The archive key, when the archive's secrets are encrypted and BACKUP_ENCRYPTION_KEY opens them. */
+  private async openSecrets(manifest: BackupManifest): Promise<SecretImport> {
+    const info = manifest.secrets;
+    const leftOut = new Set(info?.encryption === 'none' ? info.keys : []);
+    const passphrase = this.ctx.config.backupEncryptionKey;
+    if (info?.encryption !== 'aes-256-gcm' || !info.salt || !passphrase) return { key: undefined, leftOut };
+    const key = await deriveBackupKey(passphrase, Buffer.from(info.salt, 'base64'));
+    if (info.check && !keyMatches(key, info.check)) return { key: undefined, leftOut };
+    return { key, leftOut };
   }
 
   /**
@@ -516,6 +673,20 @@ export class BackupService {
       }
     }
   }
+}
+
+/** A settings row as a backup keeps it: a set secret encrypted with the archive key, or emptied. */
+function archivedSetting(row: Row, secrets: SecretExport): Row {
+  if (!isSecretSettingRow(row)) return row;
+  const value = String(row.setting_value ?? '');
+  if (value === '') return row;
+  const category = String(row.category);
+  const key = String(row.key);
+  secrets.keys.push(`${category}.${key}`);
+  return {
+    ...row,
+    setting_value: secrets.key ? encryptValue(secrets.key, settingAad(category, key), value) : '',
+  };
 }
 
 /** A row the database refuses (constraint, type): the archive's data, not the server, is at fault. */

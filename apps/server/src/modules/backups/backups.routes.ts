@@ -16,7 +16,10 @@ import { BackupService } from './backup.service';
 
 const PATH = '/api/admin/backup.php';
 
-/** The permission a POST needs: upload and create → create, restore → edit. */
+/**
+ * The permission a POST needs: upload and create → create, restore → edit (and the service
+ * allows download and restore to super admins only).
+ */
 function postPermission(request: FastifyRequest): PermissionType {
   if (request.isMultipart()) return 'create';
   const action = (request.body as { action?: unknown } | null | undefined)?.action;
@@ -39,7 +42,7 @@ export async function backupRoutes(app: FastifyInstance, ctx: AppContext): Promi
   app.get(PATH, { preHandler: requireAdmin(ctx, 'backup', 'view') }, async (request, reply) => {
     const query = parseInput(ZBackupGetQuery, request.query);
     if (query.action === 'list') return { success: true, backups: await service.list() };
-    const { file, info } = await service.resolve(query.filename ?? '');
+    const { file, info } = await service.download(adminCaller(request).admin, query.filename ?? '');
     return reply
       .header('Content-Type', 'application/zip')
       .header('Content-Disposition', `attachment; filename="${info.filename}"`)
@@ -72,8 +75,13 @@ export async function backupRoutes(app: FastifyInstance, ctx: AppContext): Promi
       const backup = await service.create(admin, meta);
       return { success: true, backup, message: BACKUP_MESSAGES.created };
     }
-    await service.restore(admin, meta, input.filename);
-    return { success: true, message: BACKUP_MESSAGES.restored };
+    // Every session ends with the restore, this one included: the console signs in again.
+    const outcome = await service.restore(admin, meta, input.filename);
+    return {
+      success: true,
+      message: BackupService.restoredMessage(outcome),
+      settings_to_reenter: outcome.settingsToReenter,
+    };
   });
 
   app.delete(PATH, { preHandler: requireAdmin(ctx, 'backup', 'delete') }, async (request) => {

@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import { requestMeta } from '../../plugins/auth';
+import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { ContactRepository } from './contact.repository';
 
@@ -12,7 +13,7 @@ export async function contactRoutes(app: FastifyInstance, ctx: AppContext): Prom
   const limit = ipRateLimit(ctx.rateLimiter, 'contact', ctx.config.rateLimits.publicPerMinute);
 
   // Stored first, then the team is notified at contact_email and the sender gets an acknowledgement.
-  app.post('/api/contact.php', { preHandler: limit }, async (request) => {
+  app.post('/api/contact.php', { bodyLimit: BODY_LIMITS.contact, preHandler: limit }, async (request) => {
     const input = parseInput(ZContactRequest, request.body);
     const meta = requestMeta(request);
     const id = newId();

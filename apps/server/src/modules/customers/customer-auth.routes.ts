@@ -12,7 +12,9 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
+import { assertNotCommonPassword } from '../../lib/common-passwords';
 import { customerCaller, extractBearer, requestMeta } from '../../plugins/auth';
+import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { requireCustomer } from './customer.guard';
 import { toCustomerProfile } from './customer.policy';
@@ -22,9 +24,13 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
   const service = new CustomerAuthService(ctx);
   const perMinute = ctx.config.rateLimits.publicPerMinute;
   const limit = (name: string) => ipRateLimit(ctx.rateLimiter, name, perMinute);
+  const bodyLimit = BODY_LIMITS.form;
 
-  app.post('/api/auth/register.php', { preHandler: limit('register') }, async (request) => {
-    return service.register(parseInput(ZRegisterRequest, request.body), requestMeta(request));
+  app.post('/api/auth/register.php', { bodyLimit, preHandler: limit('register') }, async (request) => {
+    const input = parseInput(ZRegisterRequest, request.body);
+    // Checked before the account lookup, so the answer is the same for a known address.
+    assertNotCommonPassword(input.password);
+    return service.register(input, requestMeta(request));
   });
 
   app.get('/api/auth/verify-email.php', { preHandler: limit('verify-email') }, async (request) => {
@@ -32,9 +38,13 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
     return service.verifyEmail(token);
   });
 
-  app.post('/api/auth/customer-login.php', { preHandler: limit('customer-login') }, async (request) => {
-    return service.login(parseInput(ZCustomerLoginRequest, request.body), requestMeta(request));
-  });
+  app.post(
+    '/api/auth/customer-login.php',
+    { bodyLimit, preHandler: limit('customer-login') },
+    async (request) => {
+      return service.login(parseInput(ZCustomerLoginRequest, request.body), requestMeta(request));
+    },
+  );
 
   app.get(
     '/api/auth/customer-status.php',
@@ -44,35 +54,47 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
     },
   );
 
-  app.post('/api/auth/customer-logout.php', { preHandler: requireCustomer(ctx) }, async (request) => {
-    const token = extractBearer(request);
-    if (token) await ctx.sessions.revoke(token);
-    return { success: true, message: 'Déconnecté' };
-  });
+  app.post(
+    '/api/auth/customer-logout.php',
+    { bodyLimit, preHandler: requireCustomer(ctx) },
+    async (request) => {
+      const token = extractBearer(request);
+      if (token) await ctx.sessions.revoke(token);
+      return { success: true, message: 'Déconnecté' };
+    },
+  );
 
+  // Resend and forgot answer before looking the address up: the lookup, the token and the mail run
+  // after the answer is sent, so a known and an unknown address cost the request the same time.
   app.post(
     '/api/auth/resend-verification.php',
-    { preHandler: limit('resend-verification') },
-    async (request): Promise<TNeutralResponse> => {
+    { bodyLimit, preHandler: limit('resend-verification') },
+    async (request, reply): Promise<TNeutralResponse> => {
       const { email } = parseInput(ZResendVerificationRequest, request.body);
-      await service.resendVerification(email);
+      ctx.deferred.afterResponse(reply, 'resend-verification', () => service.resendVerification(email));
       return { success: true, message: ACCOUNT_MESSAGES.resendNeutral };
     },
   );
 
   app.post(
     '/api/auth/forgot-password.php',
-    { preHandler: limit('forgot-password') },
-    async (request): Promise<TNeutralResponse> => {
+    { bodyLimit, preHandler: limit('forgot-password') },
+    async (request, reply): Promise<TNeutralResponse> => {
       const { email } = parseInput(ZForgotPasswordRequest, request.body);
-      await service.forgotPassword(email, requestMeta(request));
+      const meta = requestMeta(request);
+      ctx.deferred.afterResponse(reply, 'forgot-password', () => service.forgotPassword(email, meta));
       return { success: true, message: ACCOUNT_MESSAGES.forgotNeutral };
     },
   );
 
-  app.post('/api/auth/reset-password.php', { preHandler: limit('reset-password') }, async (request) => {
-    const { token, password } = parseInput(ZResetPasswordRequest, request.body);
-    await service.resetPassword(token, password, requestMeta(request));
-    return { success: true, message: ACCOUNT_MESSAGES.passwordReset };
-  });
+  app.post(
+    '/api/auth/reset-password.php',
+    { bodyLimit, preHandler: limit('reset-password') },
+    async (request) => {
+      const { token, password } = parseInput(ZResetPasswordRequest, request.body);
+      assertNotCommonPassword(password);
+      await service.resetPassword(token, password, requestMeta(request));
+      return { success: true, message: ACCOUNT_MESSAGES.passwordReset };
+    },
+  );
 }

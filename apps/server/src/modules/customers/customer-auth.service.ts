@@ -11,8 +11,10 @@ import type { AppContext } from '../../app-context';
 import { AppError, badRequest, unauthorized } from '../../lib/app-error';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { loginAccount } from '../../lib/login-throttle';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import { hashToken, newToken } from '../../lib/tokens';
+import { endCustomerSessions } from '../rings/end-access';
 import type { RequestMeta } from '../sessions/session.service';
 import { newCustomerRow, toCustomerProfile } from './customer.policy';
 import { CustomerRepository, type CustomerRow } from './customer.repository';
@@ -116,13 +118,14 @@ export class CustomerAuthService {
 
   async login(input: LoginInput, meta: RequestMeta): Promise<TCustomerLoginResponse> {
     const { ctx } = this;
-    await ctx.loginThrottle.assertAllowed('customer', input.email);
+    // One budget per person, reserved before the password is checked (shared with Ring logins).
+    const account = loginAccount.email(input.email);
+    await ctx.loginThrottle.reserve(account);
     const customer =
       input.auto_login === true
         ? await this.checkAutoLogin(input.email, input.verification_token ?? '')
         : await this.checkPassword(input.email, input.password ?? '');
     if (!customer) {
-      await ctx.loginThrottle.recordFailure('customer', input.email);
       await ctx.systemLog.warning('auth', 'Échec de connexion client', {
         details: { email: input.email },
         ip: meta.ip,
@@ -133,7 +136,7 @@ export class CustomerAuthService {
       );
     }
     if (customer.is_active !== 1) throw new AppError(403, ACCOUNT_MESSAGES.accountDisabled);
-    await ctx.loginThrottle.clear('customer', input.email);
+    await ctx.loginThrottle.clear(account);
     const issued = await ctx.sessions.issue('customer', customer.id, meta);
     await ctx.systemLog.info('auth', 'Connexion client', {
       userId: customer.id,
@@ -195,9 +198,10 @@ export class CustomerAuthService {
       return true;
     });
     if (!done) throw badRequest(ACCOUNT_MESSAGES.resetLinkInvalid);
-    await ctx.sessions.revokeAllFor('customer', row.customer_id);
+    // Every session of the person ends: customer, Ring owner sessions, their stream tokens and sockets.
+    await endCustomerSessions(ctx, row.customer_id);
     const customer = await this.customers.findById(row.customer_id);
-    if (customer) await ctx.loginThrottle.clear('customer', customer.email);
+    if (customer) await ctx.loginThrottle.clear(loginAccount.email(customer.email));
     await ctx.systemLog.info('auth', 'Mot de passe client réinitialisé', {
       userId: row.customer_id,
       ip: meta.ip,

@@ -8,3 +8,13 @@ describe('extractLinks', () => {
     ]);
   });
 });
+
+describe('extractLinks on hostile text (issue 9, item 1)', () => {
+  it('trims a long run of punctuation inside a link in linear time', () => {
+    const link = `http://a/${'.'.repeat(60_000)}x${'.'.repeat(10)}`;
+    const started = performance.now();
+    expect(extractLinks(`voir ${link} fin`)).toEqual([`http://a/${'.'.repeat(60_000)}x`]);
+    // The old pattern took about 3 s on this input; a linear pass takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

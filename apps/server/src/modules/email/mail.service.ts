@@ -17,6 +17,12 @@ import type { OutboxRepository, OutboxRow } from './outbox.repository';
 import { extractLinks } from './extract-links';
 
 export const MAX_SEND_ATTEMPTS = 5;
+
+/**
+ * A delivered mail keeps its recipient, subject, template, status and times, not its body: bodies
+ * hold verification, reset and invitation links, which must not outlive the delivery in the database.
+ */
+const DELIVERED_BODIES = { body_html: '', body_text: '' } as const;
 const LOCK_MS = 2 * MINUTE_MS;
 
 /** Delay before attempt n+1: 1, 2, 4, 8 minutes. */
@@ -150,6 +156,11 @@ export class MailService {
     this.stopped = true;
   }
 
+  /** Blanks bodies of delivered mails still holding one (written before bodies were dropped on delivery). */
+  purgeDeliveredBodies(): Promise<number> {
+    return this.deps.outbox.blankDeliveredBodies();
+  }
+
   private transportFor(settings: SmtpSettings): MailTransport {
     return this.deps.transportFor ? this.deps.transportFor(settings) : new SmtpTransport(settings);
   }
@@ -194,6 +205,7 @@ export class MailService {
         status: 'logged',
         sent_at: now.toISOString(),
         locked_until: null,
+        ...DELIVERED_BODIES,
       });
       return;
     }
@@ -210,6 +222,7 @@ export class MailService {
         attempts: entry.attempts + 1,
         locked_until: null,
         last_error: null,
+        ...DELIVERED_BODIES,
       });
     } catch (error) {
       const attempts = entry.attempts + 1;

@@ -47,6 +47,20 @@ export class OutboxRepository {
     return this.db.selectFrom('email_outbox').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * Blanks the bodies of mails already delivered (sent or logged): their links carry tokens.
+   * Recipient, subject, template, status and times stay for the record.
+   */
+  async blankDeliveredBodies(): Promise<number> {
+    const result = await this.db
+      .updateTable('email_outbox')
+      .set({ body_html: '', body_text: '' })
+      .where('status', 'in', ['sent', 'logged'])
+      .where((eb) => eb.or([eb('body_html', '!=', ''), eb('body_text', '!=', '')]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async update(id: string, changes: Partial<OutboxRow>): Promise<void> {
     await this.db.updateTable('email_outbox').set(changes).where('id', '=', id).execute();
   }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   RING_MESSAGES,
-  normaliseProtection,
   type TRingCustomerView,
   type TRingSettingsUpdated,
   type TRingUser,
@@ -16,7 +15,7 @@ import { newId } from '../../lib/ids';
 import { newInviteCode } from '../../lib/tokens';
 import type { CustomerRow } from '../customers/customer.repository';
 import { getEntitlements, withinLimit, type Entitlements } from '../subscriptions/entitlements';
-import { toRingCustomerView, toRingUser } from './ring.policy';
+import { applyRingSettings, toRingCustomerView, toRingUser } from './ring.policy';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
 
 type UpdateInput = z.output<typeof ZUpdateRingRequest>;
@@ -137,41 +136,10 @@ export class CustomerRingsService {
     const { ctx } = this;
     const ring = await this.owned(customer, input.ring_id);
     const entitlements = await this.entitlements(customer);
-    const changes: Partial<RingRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.encryption_level !== undefined) {
-      if (!entitlements.encryptionLevels.includes(input.encryption_level))
-        throw badRequest(RING_MESSAGES.encryptionNotInPlan);
-      changes.encryption_level = input.encryption_level;
-    }
-    if (input.ephemeral_messages !== undefined) {
-      if (input.ephemeral_messages && !entitlements.ephemeralAllowed)
-        throw badRequest(RING_MESSAGES.ephemeralNotInPlan);
-      changes.ephemeral_messages = input.ephemeral_messages ? 1 : 0;
-    }
-    if (input.auto_destroy_delay !== undefined) changes.auto_destroy_delay = input.auto_destroy_delay;
-    if (input.allow_voice !== undefined) changes.allow_voice = input.allow_voice ? 1 : 0;
-    if (input.allow_video !== undefined) {
-      if (input.allow_video && !entitlements.video) throw badRequest(RING_MESSAGES.videoNotInPlan);
-      changes.allow_video = input.allow_video ? 1 : 0;
-    }
-    if (input.voice_admin_only !== undefined) changes.voice_admin_only = input.voice_admin_only ? 1 : 0;
-    if (input.max_file_size !== undefined) changes.max_file_size_mb = input.max_file_size;
-
-    const level = input.screen_protection_level ?? ring.screen_protection_level;
-    const switches = normaliseProtection(level, {
-      devtools: input.screen_devtools_protection ?? ring.screen_devtools_protection === 1,
-      visibility: input.screen_visibility_protection ?? ring.screen_visibility_protection === 1,
-      experimental: input.screen_experimental_features ?? ring.screen_experimental_features === 1,
-      recording: input.screen_recording_detection ?? ring.screen_recording_detection === 1,
-    });
-    Object.assign(changes, {
-      screen_protection_level: level,
-      screen_devtools_protection: switches.devtools ? 1 : 0,
-      screen_visibility_protection: switches.visibility ? 1 : 0,
-      screen_experimental_features: switches.experimental ? 1 : 0,
-      screen_recording_detection: switches.recording ? 1 : 0,
-    });
+    const { ring_id: _ringId, ...settings } = input;
+    const applied = applyRingSettings(ring, settings, entitlements);
+    if (!applied.ok) throw badRequest(applied.error);
+    const { changes } = applied;
 
     const nowIso = ctx.clock.now().toISOString();
     await this.rings.updateRing(ring.id, { ...changes, updated_at: nowIso });

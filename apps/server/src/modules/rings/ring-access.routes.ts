@@ -2,7 +2,9 @@ import { ZAcceptInviteRequest, ZRingLoginRequest, ZRingLogoutRequest } from '@se
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
+import { assertNotCommonPassword } from '../../lib/common-passwords';
 import { extractBearer, requestMeta, ringCaller } from '../../plugins/auth';
+import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { requireRingMember } from './ring.guard';
 import { RingAccessService } from './ring-access.service';
@@ -13,15 +15,17 @@ export async function ringAccessRoutes(app: FastifyInstance, ctx: AppContext): P
 
   app.post(
     '/api/rings/accept-invite.php',
-    { preHandler: ipRateLimit(ctx.rateLimiter, 'ring-accept', perMinute) },
+    { bodyLimit: BODY_LIMITS.form, preHandler: ipRateLimit(ctx.rateLimiter, 'ring-accept', perMinute) },
     async (request) => {
-      return service.acceptInvite(parseInput(ZAcceptInviteRequest, request.body), requestMeta(request));
+      const input = parseInput(ZAcceptInviteRequest, request.body);
+      assertNotCommonPassword(input.password);
+      return service.acceptInvite(input, requestMeta(request));
     },
   );
 
   app.post(
     '/api/rings/login.php',
-    { preHandler: ipRateLimit(ctx.rateLimiter, 'ring-login', perMinute) },
+    { bodyLimit: BODY_LIMITS.form, preHandler: ipRateLimit(ctx.rateLimiter, 'ring-login', perMinute) },
     async (request) => {
       return service.login(parseInput(ZRingLoginRequest, request.body), requestMeta(request));
     },
@@ -31,7 +35,8 @@ export async function ringAccessRoutes(app: FastifyInstance, ctx: AppContext): P
     const { reason } = parseInput(ZRingLogoutRequest, request.body ?? {});
     const caller = ringCaller(request);
     await service.logout(caller, extractBearer(request) ?? '', reason);
-    if (reason !== 'unload') ctx.realtime.disconnectMember(caller.member.id);
+    // The session's stream tokens were revoked with it; its open sockets close on every instance.
+    if (reason !== 'unload') ctx.realtime.disconnectSession(caller.session.id);
     return { success: true, message: 'Déconnecté' };
   });
 

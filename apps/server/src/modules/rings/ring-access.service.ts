@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../../app-context';
 import { isUniqueViolation } from '../../db/database';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/app-error';
+import { loginAccount } from '../../lib/login-throttle';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import type { RequestMeta } from '../sessions/session.service';
 import { isRingServiceable, type RingMembership } from './ring.guard';
@@ -105,19 +106,23 @@ export class RingAccessService {
   async login(input: LoginInput, meta: RequestMeta): Promise<TRingLoginResponse | TRingLoginSelection> {
     const { ctx } = this;
     const account = input.email ?? input.invite_code ?? '';
-    await ctx.loginThrottle.assertAllowed('ring', account);
+    const byCode = input.invite_code ? await this.rings.findMemberByInviteCode(input.invite_code) : undefined;
+    // One budget per person (shared with the customer login), reserved before any password check.
+    const budget = input.invite_code
+      ? await this.budgetOfInviteCode(input.invite_code, byCode)
+      : loginAccount.email(input.email ?? '');
+    await ctx.loginThrottle.reserve(budget);
     const matches = input.invite_code
-      ? await this.byInviteCode(input.invite_code, input.password)
+      ? await this.byInviteCode(byCode, input.password)
       : await this.byEmail(input.email ?? '', input.password, input.ring_id);
     if (matches.length === 0) {
-      await ctx.loginThrottle.recordFailure('ring', account);
       await ctx.systemLog.warning('auth', 'Échec de connexion à un Ring', {
         ip: meta.ip,
         details: { account },
       });
       throw unauthorized(RING_MESSAGES.invalidCredentials);
     }
-    await ctx.loginThrottle.clear('ring', account);
+    await ctx.loginThrottle.clear(budget);
     if (matches.length > 1) {
       return {
         success: false,
@@ -131,8 +136,20 @@ export class RingAccessService {
     return this.open(member, ring, meta);
   }
 
-  private async byInviteCode(code: string, password: string): Promise<RingMembership[]> {
-    const member = await this.rings.findMemberByInviteCode(code);
+  /**
+   * The person an invite code signs in: the owner's customer email, the member's email, or the
+   * member itself when it has none (an unknown code has a budget of its own).
+   */
+  private async budgetOfInviteCode(code: string, member: RingMemberRow | undefined): Promise<string> {
+    if (!member) return loginAccount.inviteCode(code);
+    const email =
+      member.role === 'owner' && member.customer_id
+        ? ((await this.rings.findCustomerEmail(member.customer_id)) ?? member.email)
+        : member.email;
+    return email ? loginAccount.email(email) : loginAccount.member(member.id);
+  }
+
+  private async byInviteCode(member: RingMemberRow | undefined, password: string): Promise<RingMembership[]> {
     if (!member || member.status !== 'active') {
       await verifyAgainstDummy(password);
       return [];

@@ -1,5 +1,88 @@
-import type { TRingCustomerView, TRingUser, TScreenProtection } from '@securering/contract';
+import {
+  MAX_FILE_SIZE_MB,
+  RING_MESSAGES,
+  normaliseProtection,
+  type TRingCustomerView,
+  type TRingUser,
+  type TScreenProtection,
+  type ZUpdateRingRequest,
+} from '@securering/contract';
+import type { z } from 'zod';
+import type { Entitlements } from '../subscriptions/entitlements';
 import type { RingMemberRow, RingRow } from './ring.repository';
+
+/** What a plan lets a Ring be set to. */
+export type PlanCapabilities = Pick<
+  Entitlements,
+  'encryptionLevels' | 'ephemeralAllowed' | 'voice' | 'video' | 'storageBytes'
+>;
+
+/** A settings change as the customer sends it (every field optional). */
+export type RingSettingsInput = Omit<z.output<typeof ZUpdateRingRequest>, 'ring_id'>;
+
+const MIB = 1024 ** 2;
+
+/** The largest upload size (MB) a Ring may allow: its plan's whole storage, within the product's cap. */
+export function maxFileSizeLimitMb(storageBytes: number): number {
+  return Math.max(MAX_FILE_SIZE_MB.min, Math.min(MAX_FILE_SIZE_MB.max, Math.floor(storageBytes / MIB)));
+}
+
+/**
+ * Applies a settings change under the plan's capabilities: the columns to write, or the French error
+ * of the first setting the plan does not include (encryption level, ephemeral messages, voice,
+ * video, a maximum file size beyond the plan's storage). Turning a capability off is always allowed;
+ * protection switches follow the level rules whatever was sent.
+ */
+export function applyRingSettings(
+  ring: RingRow,
+  input: RingSettingsInput,
+  plan: PlanCapabilities,
+): { ok: true; changes: Partial<RingRow> } | { ok: false; error: string } {
+  const changes: Partial<RingRow> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.encryption_level !== undefined) {
+    if (!plan.encryptionLevels.includes(input.encryption_level))
+      return { ok: false, error: RING_MESSAGES.encryptionNotInPlan };
+    changes.encryption_level = input.encryption_level;
+  }
+  if (input.ephemeral_messages !== undefined) {
+    if (input.ephemeral_messages && !plan.ephemeralAllowed)
+      return { ok: false, error: RING_MESSAGES.ephemeralNotInPlan };
+    changes.ephemeral_messages = input.ephemeral_messages ? 1 : 0;
+  }
+  if (input.auto_destroy_delay !== undefined) changes.auto_destroy_delay = input.auto_destroy_delay;
+  if (input.allow_voice !== undefined) {
+    if (input.allow_voice && !plan.voice) return { ok: false, error: RING_MESSAGES.voiceNotInPlan };
+    changes.allow_voice = input.allow_voice ? 1 : 0;
+  }
+  if (input.allow_video !== undefined) {
+    if (input.allow_video && !plan.video) return { ok: false, error: RING_MESSAGES.videoNotInPlan };
+    changes.allow_video = input.allow_video ? 1 : 0;
+  }
+  if (input.voice_admin_only !== undefined) changes.voice_admin_only = input.voice_admin_only ? 1 : 0;
+  if (input.max_file_size !== undefined) {
+    const max = maxFileSizeLimitMb(plan.storageBytes);
+    if (input.max_file_size < MAX_FILE_SIZE_MB.min || input.max_file_size > max)
+      return { ok: false, error: RING_MESSAGES.maxFileSizeOverPlan(max) };
+    changes.max_file_size_mb = input.max_file_size;
+  }
+
+  const level = input.screen_protection_level ?? ring.screen_protection_level;
+  const switches = normaliseProtection(level, {
+    devtools: input.screen_devtools_protection ?? ring.screen_devtools_protection === 1,
+    visibility: input.screen_visibility_protection ?? ring.screen_visibility_protection === 1,
+    experimental: input.screen_experimental_features ?? ring.screen_experimental_features === 1,
+    recording: input.screen_recording_detection ?? ring.screen_recording_detection === 1,
+  });
+  Object.assign(changes, {
+    screen_protection_level: level,
+    screen_devtools_protection: switches.devtools ? 1 : 0,
+    screen_visibility_protection: switches.visibility ? 1 : 0,
+    screen_experimental_features: switches.experimental ? 1 : 0,
+    screen_recording_detection: switches.recording ? 1 : 0,
+  });
+  return { ok: true, changes };
+}
 
 export function toScreenProtection(ring: RingRow): TScreenProtection {
   return {

@@ -142,6 +142,41 @@ export class RingRepository {
     return row?.password_hash;
   }
 
+  async findCustomerEmail(customerId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('customers')
+      .select('email')
+      .where('id', '=', customerId)
+      .executeTakeFirst();
+    return row?.email;
+  }
+
+  /** Every member of every Ring the customer owns, its own owner memberships included. */
+  async findMemberIdsOfCustomerRings(customerId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('ring_members')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb('customer_id', '=', customerId),
+          eb('ring_id', 'in', eb.selectFrom('rings').select('id').where('customer_id', '=', customerId)),
+        ]),
+      )
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The customer's owner memberships: it signs in to its Rings with its account password. */
+  async findOwnerMemberIds(customerId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('ring_members')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('role', '=', 'owner')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   async touchMember(id: string, nowIso: string): Promise<void> {
     await this.db.updateTable('ring_members').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
   }

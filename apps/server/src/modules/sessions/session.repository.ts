@@ -29,6 +29,7 @@ export class SessionRepository {
     await this.db.updateTable('sessions').set({ last_used_at: nowIso }).where('id', '=', id).execute();
   }
 
+  /** Revokes the session of a token and the stream tokens it minted. */
   async revokeByHash(tokenHash: string, nowIso: string): Promise<number> {
     const result = await this.db
       .updateTable('sessions')
@@ -36,7 +37,62 @@ export class SessionRepository {
       .where('token_hash', '=', tokenHash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: nowIso })
+      .where('parent_session_id', 'in', (eb) =>
+        eb.selectFrom('sessions').select('id').where('token_hash', '=', tokenHash),
+      )
+      .where('revoked_at', 'is', null)
+      .execute();
     return Number(result.numUpdatedRows);
+  }
+
+  /** Revokes every live session of the given audiences and subjects. */
+  async revokeAllForSubjects(
+    audiences: SessionAudience[],
+    subjectIds: string[],
+    nowIso: string,
+  ): Promise<number> {
+    if (audiences.length === 0 || subjectIds.length === 0) return 0;
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: nowIso })
+      .where('audience', 'in', audiences)
+      .where('subject_id', 'in', subjectIds)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** A live (not revoked, not expired) session by id and audience. */
+  async findLiveById(audience: SessionAudience, id: string, nowIso: string): Promise<SessionRow | undefined> {
+    return this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('audience', '=', audience)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Marks a live, unused stream token used. The conditional update succeeds once, on whichever
+   * instance gets there first: a token opens one socket only.
+   */
+  async consumeStream(tokenHash: string, nowIso: string): Promise<SessionRow | undefined> {
+    const row = await this.findActiveByHash('stream', tokenHash, nowIso);
+    if (!row || row.used_at !== null) return undefined;
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ used_at: nowIso, last_used_at: nowIso })
+      .where('id', '=', row.id)
+      .where('used_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? { ...row, used_at: nowIso } : undefined;
   }
 
   async revokeAllFor(audience: SessionAudience, subjectId: string, nowIso: string): Promise<number> {
@@ -48,6 +104,40 @@ export class SessionRepository {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /** Revokes every live session of a subject except one (the caller's own). */
+  async revokeAllForExcept(
+    audience: SessionAudience,
+    subjectId: string,
+    keepSessionId: string,
+    nowIso: string,
+  ): Promise<number> {
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: nowIso })
+      .where('audience', '=', audience)
+      .where('subject_id', '=', subjectId)
+      .where('id', '!=', keepSessionId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Deletes stream tokens that can no longer open a socket: used, revoked or expired. */
+  async deleteSpentStreamTokens(nowIso: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where('audience', '=', 'stream')
+      .where((eb) =>
+        eb.or([
+          eb('used_at', 'is not', null),
+          eb('revoked_at', 'is not', null),
+          eb('expires_at', '<=', nowIso),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Removes sessions that can no longer be used; keeps the table small. */

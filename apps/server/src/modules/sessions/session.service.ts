@@ -1,6 +1,6 @@
 import { SESSION_TTL_DAYS } from '@securering/contract';
 import type { SessionAudience } from '../../db/schema';
-import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock';
+import { DAY_MS, HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { SessionRepository, SessionRow } from './session.repository';
@@ -17,6 +17,22 @@ const TTL_MS: Record<SessionAudience, number> = {
 
 // last_used_at is refreshed at most this often, so authenticated reads do not all write.
 const TOUCH_INTERVAL_MS = MINUTE_MS;
+
+/** An admin session unused for this long ends, well before its 30-day absolute expiry. */
+export const ADMIN_IDLE_TIMEOUT_MS = 12 * HOUR_MS;
+
+/**
+ * True when an admin session has been idle past the timeout: measured from its last use (known to
+ * the minute, see TOUCH_INTERVAL_MS) or, never used, from its creation.
+ */
+export function isIdleExpired(
+  session: Pick<SessionRow, 'audience' | 'created_at' | 'last_used_at'>,
+  now: Date,
+): boolean {
+  if (session.audience !== 'admin') return false;
+  const lastActivity = Date.parse(session.last_used_at ?? session.created_at);
+  return now.getTime() - lastActivity > ADMIN_IDLE_TIMEOUT_MS;
+}
 
 export interface IssuedSession {
   token: string;
@@ -39,7 +55,12 @@ export class SessionService {
     private readonly clock: Clock,
   ) {}
 
-  async issue(audience: SessionAudience, subjectId: string, meta: RequestMeta = {}): Promise<IssuedSession> {
+  async issue(
+    audience: SessionAudience,
+    subjectId: string,
+    meta: RequestMeta = {},
+    parentSessionId: string | null = null,
+  ): Promise<IssuedSession> {
     const token = newToken();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + TTL_MS[audience]).toISOString();
@@ -55,15 +76,47 @@ export class SessionService {
       revoked_at: null,
       ip_address: meta.ip?.slice(0, 100) ?? null,
       user_agent: meta.userAgent?.slice(0, 500) ?? null,
+      parent_session_id: parentSessionId,
+      used_at: null,
     });
     return { token, sessionId, expiresAt };
   }
 
-  /** The live session for a token, or undefined when unknown, expired, revoked or of another audience. */
+  /** A stream token for the member of a Ring session, bound to that session (it dies with it). */
+  async issueStreamToken(ringSession: SessionRow, meta: RequestMeta = {}): Promise<IssuedSession> {
+    return this.issue('stream', ringSession.subject_id, meta, ringSession.id);
+  }
+
+  /**
+   * Uses up a stream token for one socket: the token must be live and unused, and the Ring session
+   * that minted it still live. Returns that Ring session, or undefined.
+   */
+  async consumeStreamToken(token: string): Promise<SessionRow | undefined> {
+    if (!token || token.length > 200) return undefined;
+    const nowIso = this.clock.now().toISOString();
+    const stream = await this.repo.consumeStream(hashToken(token), nowIso);
+    if (!stream?.parent_session_id) return undefined;
+    const parent = await this.repo.findLiveById('ring', stream.parent_session_id, nowIso);
+    return parent && parent.subject_id === stream.subject_id ? parent : undefined;
+  }
+
+  /** Whether a session (by id) is still live: sockets check their Ring session with it. */
+  async isLive(audience: SessionAudience, sessionId: string): Promise<boolean> {
+    return Boolean(await this.repo.findLiveById(audience, sessionId, this.clock.now().toISOString()));
+  }
+
+  /**
+   * The live session for a token, or undefined when unknown, expired, revoked, of another audience
+   * or (admin audience) idle for more than ADMIN_IDLE_TIMEOUT_MS — an idle session is revoked.
+   */
   async verify(audience: SessionAudience, token: string): Promise<SessionRow | undefined> {
     if (!token || token.length > 200) return undefined;
     const now = this.clock.now();
     const session = await this.repo.findActiveByHash(audience, hashToken(token), now.toISOString());
+    if (session && isIdleExpired(session, now)) {
+      await this.repo.revokeByHash(session.token_hash, now.toISOString());
+      return undefined;
+    }
     if (
       session &&
       (!session.last_used_at || now.getTime() - Date.parse(session.last_used_at) > TOUCH_INTERVAL_MS)
@@ -73,12 +126,32 @@ export class SessionService {
     return session;
   }
 
+  /** Ends the session of a token, and the stream tokens it minted. */
   async revoke(token: string): Promise<boolean> {
     return (await this.repo.revokeByHash(hashToken(token), this.clock.now().toISOString())) > 0;
   }
 
   async revokeAllFor(audience: SessionAudience, subjectId: string): Promise<number> {
     return this.repo.revokeAllFor(audience, subjectId, this.clock.now().toISOString());
+  }
+
+  /** Revokes every session of these audiences for these subjects (in batches: lists may be long). */
+  async revokeAllForSubjects(audiences: SessionAudience[], subjectIds: string[]): Promise<number> {
+    const nowIso = this.clock.now().toISOString();
+    let revoked = 0;
+    for (let i = 0; i < subjectIds.length; i += 500)
+      revoked += await this.repo.revokeAllForSubjects(audiences, subjectIds.slice(i, i + 500), nowIso);
+    return revoked;
+  }
+
+  /** Ends every other session of the subject, keeping the one the request came with. */
+  async revokeOthers(audience: SessionAudience, subjectId: string, keepSessionId: string): Promise<number> {
+    return this.repo.revokeAllForExcept(audience, subjectId, keepSessionId, this.clock.now().toISOString());
+  }
+
+  /** Stream tokens are single use and live minutes: once spent they go at once, not with the hourly purge. */
+  async purgeStreamTokens(): Promise<number> {
+    return this.repo.deleteSpentStreamTokens(this.clock.now().toISOString());
   }
 
   async purge(): Promise<number> {

@@ -6,6 +6,8 @@ import {
   checkSettingValue,
   getSettingDefinition,
   isSettingsCategory,
+  secretSettingLabel,
+  secretsReentryMessage,
   type SettingDefinition,
   type SettingsCategory,
   type TSettingsData,
@@ -13,6 +15,7 @@ import {
 import { badRequest } from '../../lib/app-error';
 import type { Clock } from '../../lib/clock';
 import { sanitizeRichHtml } from '../../lib/sanitize-html';
+import { secretsToReenter } from './settings.policy';
 import type { SettingsRepository } from './settings.repository';
 
 export type SettingsAudience = 'public' | 'admin';
@@ -97,7 +100,9 @@ export class SettingsService {
   }
 
   /**
-   * Validates every value first and stores nothing if one is invalid. Returns the keys changed.
+   * Validates every value first and stores nothing if one is invalid. A secret given as the marker
+   * keeps the stored value, unless the same save changes its destination (then it must be given
+   * again: secretsToReenter). Returns the keys changed.
    */
   async save(category: string, input: Record<string, unknown>): Promise<string[]> {
     if (!isSettingsCategory(category)) throw badRequest(MESSAGES.unknownSettingsCategory);
@@ -112,6 +117,10 @@ export class SettingsService {
       if (!check.ok) throw badRequest(check.error);
       updates[key] = def.kind.type === 'html' ? sanitizeRichHtml(check.value) : check.value;
     }
+    // A stored secret never follows its destination elsewhere: changing where it goes needs it again.
+    const stale = secretsToReenter(category, current, updates);
+    if (stale.length > 0)
+      throw badRequest(secretsReentryMessage(stale.map((key) => secretSettingLabel(category, key))));
     const ruleError = checkCategoryRules(category, { ...current, ...updates });
     if (ruleError) throw badRequest(ruleError);
     const now = this.clock.now().toISOString();

@@ -5,6 +5,7 @@ import { CYCLE_LABELS, formatCents, formatDateFr } from '../../lib/format';
 import { newId } from '../../lib/ids';
 import { CustomerRepository } from '../customers/customer.repository';
 import { PlanRepository } from '../plans/plan.repository';
+import { endRingAccessIfUnsubscribed } from '../rings/end-access';
 import { RingRepository } from '../rings/ring.repository';
 import { PaymentRepository, type PaymentRow } from './payment.repository';
 import { SubscriptionRepository, type SubscriptionRow } from './subscription.repository';
@@ -328,6 +329,7 @@ export class PaymentActivation {
       return { outcome: 'recorded' as const, suspend, planName: plan?.name ?? '' };
     });
     if (result.outcome === 'recorded') {
+      if (result.suspend) await endRingAccessIfUnsubscribed(ctx, subscription.customer_id);
       await ctx.systemLog.write({
         level: result.suspend ? 'error' : 'warning',
         category: 'payment',

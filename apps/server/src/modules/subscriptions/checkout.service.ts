@@ -90,8 +90,9 @@ export class CheckoutService {
     const card = stripe.enabled && Boolean(stripe.secretKey);
     const pp = paypal.enabled && Boolean(paypal.clientId && paypal.clientSecret);
     const cr = crypto.enabled && Boolean(crypto.apiKey);
-    // The local test provider exists only outside production, and only while no real one is on.
-    const test = config.nodeEnv !== 'production' && !card && !pp && !cr;
+    // The local test provider activates subscriptions without payment: it exists only when the
+    // operator started the server with PAYMENT_TEST_MODE=1, and only while no real one is on.
+    const test = config.paymentTestMode && !card && !pp && !cr;
     return { available: { card, paypal: pp, crypto: cr, test }, stripe, paypal, crypto };
   }
 
@@ -212,7 +213,7 @@ export class CheckoutService {
     }
   }
 
-  /** The local test provider: a checkout page served by SecureRing, never available in production. */
+  /** The local test provider: a checkout page served by SecureRing, only with PAYMENT_TEST_MODE=1. */
   async startTest(customer: CustomerRow, input: CheckoutInput): Promise<TCheckoutResponse> {
     if (!(await this.providers()).test) throw forbidden(SUBSCRIPTION_MESSAGES.testProviderUnavailable);
     const { plan, quote } = await this.priced(customer, input);
@@ -226,6 +227,7 @@ export class CheckoutService {
   }
 
   async testCheckoutSummary(customer: CustomerRow, sessionId: string): Promise<PaymentRow> {
+    if (!(await this.providers()).test) throw forbidden(SUBSCRIPTION_MESSAGES.testProviderUnavailable);
     return this.ownedPayment(customer, 'test', sessionId);
   }
 
@@ -247,8 +249,10 @@ export class CheckoutService {
   /** Return from Stripe (or the test page): confirm with the provider, then activate. */
   async finalizeSession(customer: CustomerRow, sessionId: string): Promise<TFinalizeResponse> {
     const { ctx } = this;
-    if (sessionId.startsWith('test_'))
+    if (sessionId.startsWith('test_')) {
+      if (!(await this.providers()).test) throw forbidden(SUBSCRIPTION_MESSAGES.testProviderUnavailable);
       return this.finalizeResponse(await this.ownedPayment(customer, 'test', sessionId));
+    }
     let payment = await this.ownedPayment(customer, 'stripe', sessionId);
     if (payment.status === 'pending') {
       const gateway = new StripeGateway(await loadStripeSettings(ctx.settings, ctx.config));

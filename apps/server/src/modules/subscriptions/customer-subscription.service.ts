@@ -2,6 +2,7 @@ import { SUBSCRIPTION_MESSAGES } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, conflict } from '../../lib/app-error';
 import { formatDateFr } from '../../lib/format';
+import { sameOriginUrl } from '../../lib/same-origin';
 import { loadStripeSettings } from '../../providers/payments/payment-settings';
 import { StripeGateway } from '../../providers/payments/stripe-gateway';
 import type { CustomerRow } from '../customers/customer.repository';
@@ -21,10 +22,9 @@ export class CustomerSubscriptionService {
     if (!customer.stripe_customer_id || !current || current.provider !== 'stripe') {
       throw badRequest(SUBSCRIPTION_MESSAGES.portalCardOnly);
     }
+    // Parsed and compared by origin: a text prefix check let `https://site.fr.evil.com` through.
     const target =
-      returnUrl && returnUrl.startsWith(ctx.config.publicUrl)
-        ? returnUrl
-        : `${ctx.config.publicUrl}/client?tab=subscription`;
+      sameOriginUrl(returnUrl, ctx.config.publicUrl) ?? `${ctx.config.publicUrl}/client?tab=subscription`;
     try {
       return await new StripeGateway(await loadStripeSettings(ctx.settings, ctx.config)).createPortalSession(
         customer.stripe_customer_id,

@@ -2,6 +2,7 @@ import type { AppContext } from '../../app-context';
 import { DAY_MS } from '../../lib/clock';
 import { formatDateFr } from '../../lib/format';
 import { CustomerRepository } from '../customers/customer.repository';
+import { endRingAccessIfUnsubscribed } from '../rings/end-access';
 import { PlanRepository } from '../plans/plan.repository';
 import { PaymentRepository } from './payment.repository';
 import { SubscriptionRepository } from './subscription.repository';
@@ -28,8 +29,11 @@ export async function runSubscriptionLifecycle(
     nowIso,
     new Date(now.getTime() - RENEWAL_GRACE_MS).toISOString(),
   );
-  for (const id of expired)
+  for (const { id } of expired)
     await ctx.systemLog.info('payment', 'Abonnement expiré', { details: { subscription_id: id } });
+  // A customer left without a current subscription: its Rings stop serving, their sockets close.
+  for (const customerId of new Set(expired.map((e) => e.customer_id)))
+    await endRingAccessIfUnsubscribed(ctx, customerId);
 
   let reminded = 0;
   const due = await subscriptions.findDueReminders(

@@ -65,10 +65,13 @@ export class SubscriptionRepository {
   }
 
   /** Active subscriptions whose end has passed, beyond a grace period for providers that renew. */
-  async expireLapsed(nowIso: string, renewingGraceIso: string): Promise<string[]> {
+  async expireLapsed(
+    nowIso: string,
+    renewingGraceIso: string,
+  ): Promise<Array<{ id: string; customer_id: string }>> {
     const rows = await this.db
       .selectFrom('subscriptions')
-      .select('id')
+      .select(['id', 'customer_id'])
       .where('status', '=', 'active')
       .where((eb) =>
         eb.or([
@@ -85,7 +88,7 @@ export class SubscriptionRepository {
       .where('id', 'in', ids)
       .where('status', '=', 'active')
       .execute();
-    return ids;
+    return rows;
   }
 
   /** Non-renewing subscriptions ending before `beforeIso` that have not been reminded yet. */
@@ -147,6 +150,16 @@ export class SubscriptionRepository {
       })
       .onConflict((oc) => oc.column(column).doUpdateSet({ ...values, updated_at: nowIso }))
       .execute();
+  }
+
+  /** Deletes anonymous visitors' selections not updated since `beforeIso`; returns how many. */
+  async deleteStaleVisitorSelections(beforeIso: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('plan_selections')
+      .where('customer_id', 'is', null)
+      .where('updated_at', '<', beforeIso)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async deleteSelection(customerId: string): Promise<void> {

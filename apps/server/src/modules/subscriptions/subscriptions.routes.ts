@@ -20,11 +20,14 @@ import { badRequest, parseInput } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import { hashToken, newToken } from '../../lib/tokens';
 import { customerCaller, extractBearer } from '../../plugins/auth';
+import { BODY_LIMITS } from '../../plugins/body-limits';
+import { ipRateLimit } from '../../plugins/rate-limit';
 import { requireCustomer } from '../customers/customer.guard';
 import { PlanRepository } from '../plans/plan.repository';
 import { CheckoutService } from './checkout.service';
 import { CustomerSubscriptionService } from './customer-subscription.service';
 import { SubscriptionRepository, type PlanSelectionRow } from './subscription.repository';
+import { VISITOR_SELECTION_TTL_MS } from './visitor-selection-purge.job';
 
 /** Anonymous visitors keep a plan choice in this cookie until they sign up. */
 const VISITOR_COOKIE = 'sr_selection';
@@ -59,12 +62,21 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
       httpOnly: true,
       sameSite: 'lax',
       secure: ctx.config.publicUrl.startsWith('https://'),
-      maxAge: 30 * 24 * 3600,
+      maxAge: VISITOR_SELECTION_TTL_MS / 1000,
     });
     return hashToken(token);
   }
 
-  app.post('/api/subscriptions/store-selection.php', async (request, reply) => {
+  // Each anonymous call may write a visitor row: limited per IP, and stale visitor rows are purged
+  // by the visitor-selection-purge job. A customer's call only updates its own row.
+  const visitorLimit = ipRateLimit(ctx.rateLimiter, 'store-selection', ctx.config.rateLimits.publicPerMinute);
+  const selectionOptions = {
+    bodyLimit: BODY_LIMITS.form,
+    preHandler: async (request: FastifyRequest) => {
+      if (!extractBearer(request)) await visitorLimit(request);
+    },
+  };
+  app.post('/api/subscriptions/store-selection.php', selectionOptions, async (request, reply) => {
     const input = parseInput(ZStoreSelectionRequest, request.body);
     const plan = await plans.findById(input.plan_id);
     if (!plan || plan.is_active !== 1) throw badRequest(SUBSCRIPTION_MESSAGES.planNotFound);

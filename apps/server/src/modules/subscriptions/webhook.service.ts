@@ -24,6 +24,7 @@ import {
   type StripeInvoice,
   type StripeSubscription,
 } from '../../providers/payments/stripe-gateway';
+import { endRingAccessIfUnsubscribed } from '../rings/end-access';
 import { PaymentActivation } from './activate-payment';
 import { capturePaypalOrder } from './checkout.service';
 import { PaymentRepository } from './payment.repository';
@@ -157,6 +158,7 @@ export class WebhookService {
             cancelled_at: subscription.cancelled_at ?? now.toISOString(),
             updated_at: now.toISOString(),
           });
+          await endRingAccessIfUnsubscribed(this.ctx, subscription.customer_id);
         } else {
           await this.subscriptions.update(subscription.id, {
             auto_renew: remote.cancel_at_period_end ? 0 : 1,

@@ -31,7 +31,8 @@ export function useAppVersion() {
   return useQuery({
     queryKey: ['admin', 'version'],
     queryFn: async ({ signal }) =>
-      ((await apiRequest('/api/admin/version.php', { signal })) as { version: string }).version,
+      ((await apiRequest('/api/admin/version.php', { auth: 'admin', signal })) as { version: string })
+        .version,
     staleTime: Infinity,
   });
 }

@@ -1,7 +1,9 @@
 import {
   ADMIN_ROLE_LABELS,
   ZAdminsListResponse,
+  type AdminModule,
   type AdminRole,
+  type PermissionType,
   type TAdminPublic,
   type TPermissionEntry,
 } from '@securering/contract';
@@ -244,7 +246,13 @@ function AdminForm({ admin, onDone }: { admin: TAdminPublic | null; onDone: () =
         <Field
           id="admin-form-password"
           label="Mot de passe"
-          hint={admin ? 'Vide = inchangé' : '8 caractères minimum'}
+          hint={
+            admin
+              ? admin.id === session.admin?.id
+                ? 'Vide = inchangé. Un nouveau mot de passe ferme vos autres sessions.'
+                : 'Vide = inchangé'
+              : '8 caractères minimum'
+          }
         >
           <PasswordInput
             id="admin-form-password"
@@ -332,6 +340,11 @@ function PermissionsEditor({
 }) {
   const notify = useToast();
   const client = useQueryClient();
+  const session = useAdminSession();
+  const isSuper = session.admin?.role === 'super_admin';
+  // An admin grants or withdraws only permissions it holds (the server refuses the others).
+  const mayChange = (module: string, type: string) =>
+    session.can(module as AdminModule, type as PermissionType);
   const [grid, setGrid] = useState(initial);
   const toggle = (module: string, type: string, granted: boolean) =>
     setGrid((g) =>
@@ -347,7 +360,14 @@ function PermissionsEditor({
   const toggleModule = (module: string, granted: boolean) =>
     setGrid((g) =>
       g.map((m) =>
-        m.module_name === module ? { ...m, permissions: m.permissions.map((p) => ({ ...p, granted })) } : m,
+        m.module_name === module
+          ? {
+              ...m,
+              permissions: m.permissions.map((p) =>
+                mayChange(m.module_name, p.permission_type) ? { ...p, granted } : p,
+              ),
+            }
+          : m,
       ),
     );
   const save = useMutation({
@@ -379,9 +399,17 @@ function PermissionsEditor({
   });
   return (
     <>
+      {isSuper ? null : (
+        <p className="text-sm text-slate-500">
+          Vous ne pouvez accorder ou retirer que les permissions que vous détenez vous-même.
+        </p>
+      )}
       <div className="max-h-[60vh] space-y-3 overflow-y-auto pr-1">
         {grid.map((module) => {
           const all = module.permissions.every((p) => p.granted);
+          const noneChangeable = module.permissions.every(
+            (p) => !mayChange(module.module_name, p.permission_type),
+          );
           return (
             <fieldset key={module.module_name} className="rounded-lg border border-slate-200 p-3">
               <legend className="sr-only">{module.module_label}</legend>
@@ -390,6 +418,7 @@ function PermissionsEditor({
                 <Switch
                   aria-label={`Tout le module ${module.module_label}`}
                   checked={all}
+                  disabled={noneChangeable}
                   onCheckedChange={(v) => toggleModule(module.module_name, v)}
                 />
               </div>
@@ -401,6 +430,7 @@ function PermissionsEditor({
                       <Checkbox
                         id={id}
                         checked={p.granted}
+                        disabled={!mayChange(module.module_name, p.permission_type)}
                         onCheckedChange={(v) => toggle(module.module_name, p.permission_type, v === true)}
                       />
                       <Label htmlFor={id} className="font-normal">

@@ -4,7 +4,9 @@ import {
   ZBackupCreateResponse,
   ZBackupListResponse,
   ZBackupMessageResponse,
+  ZBackupRestoreResponse,
   ZBackupUploadResponse,
+  type TBackupSettingToReenter,
 } from '@securering/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiDownload, apiRequest } from '@/lib/api-client';
@@ -80,25 +82,35 @@ export function useDeleteBackup() {
   });
 }
 
+/** A restore's end: answered (with the server's message and the secrets to enter again), or cut. */
+export type RestoreResult =
+  | {
+      outcome: Extract<RestoreOutcome, 'restored'>;
+      message: string;
+      settingsToReenter: TBackupSettingToReenter[];
+    }
+  | { outcome: Extract<RestoreOutcome, 'cut'> };
+
 /**
  * Starts a restore (spec 3 §4). The request is cut client-side after 1.2 s: the server carries on
- * regardless, and the page reloads a little later (4 s instead of 3 s).
+ * regardless, and the page reloads a little later (4 s instead of 3 s). Either way every session
+ * ends with the restore, this one included.
  */
-export async function restoreBackup(filename: string): Promise<RestoreOutcome> {
+export async function restoreBackup(filename: string): Promise<RestoreResult> {
   const controller = new AbortController();
   const timer = window.setTimeout(() => controller.abort(), BACKUP_RESTORE_ABORT_MS);
   try {
-    await apiRequest(PATH, {
+    const res = await apiRequest(PATH, {
       method: 'POST',
       auth: 'admin',
       body: { action: 'restore', filename },
-      schema: ZBackupMessageResponse,
+      schema: ZBackupRestoreResponse,
       signal: controller.signal,
     });
-    return 'restored';
+    return { outcome: 'restored', message: res.message, settingsToReenter: res.settings_to_reenter };
   } catch (error) {
     if (controller.signal.aborted && error instanceof DOMException && error.name === 'AbortError')
-      return 'cut';
+      return { outcome: 'cut' };
     throw error;
   } finally {
     window.clearTimeout(timer);

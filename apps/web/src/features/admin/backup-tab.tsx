@@ -4,6 +4,7 @@ import {
   BACKUP_RESTORE_RELOAD_MS,
   hasZipExtension,
   type TBackupInfo,
+  type TBackupSettingToReenter,
 } from '@securering/contract';
 import { DatabaseBackup, Download, RefreshCw, RotateCcw, Trash2, Upload } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
@@ -15,6 +16,7 @@ import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { useToast } from '@/components/ui/toast';
+import { clearSession } from '@/lib/api-client';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateTimeShort } from '@/lib/dates';
 import {
@@ -27,13 +29,33 @@ import {
 } from './backup-api';
 import { formatBackupSize } from './backup-format';
 
-type Reloading = { seconds: number; cut: boolean } | null;
+/**
+ * After a restore every session has ended, this one included. The page reloads on the sign-in
+ * form, by itself after a few seconds, or, when secrets must be entered again, once the admin has
+ * read which (`seconds` null).
+ */
+type Reloading = {
+  seconds: number | null;
+  cut: boolean;
+  message: string | null;
+  settingsToReenter: TBackupSettingToReenter[];
+} | null;
+
+/** Ends the admin session this page still holds (the server has already ended it) and reloads. */
+function reloadSignedOut() {
+  clearSession('admin');
+  window.location.reload();
+}
 
 /** The Sauvegarde tab (spec 3 §2.9): create, upload, list, download, restore and delete backups. */
 export function BackupTab() {
   const session = useAdminSession();
   const canCreate = session.can('backup', 'create');
-  const canRestore = session.can('backup', 'edit');
+  // Archives hold every account and every secret of the service: download and restore are
+  // for super admins (the server checks it too).
+  const isSuper = session.admin?.role === 'super_admin';
+  const canDownload = isSuper;
+  const canRestore = isSuper;
   const canDelete = session.can('backup', 'delete');
   const backups = useBackups();
   const create = useCreateBackup();
@@ -75,11 +97,26 @@ export function BackupTab() {
     setToRestore(null);
     setRestoring(true);
     try {
-      const outcome = await restoreBackup(filename);
-      const delay = outcome === 'cut' ? BACKUP_RESTORE_ABORTED_RELOAD_MS : BACKUP_RESTORE_RELOAD_MS;
-      setReloading({ seconds: delay / 1000, cut: outcome === 'cut' });
-      if (outcome === 'restored') notify({ title: BACKUP_MESSAGES.restored, variant: 'success' });
-      window.setTimeout(() => window.location.reload(), delay);
+      const result = await restoreBackup(filename);
+      const cut = result.outcome === 'cut';
+      const reenter = cut ? [] : result.settingsToReenter;
+      const delay = cut ? BACKUP_RESTORE_ABORTED_RELOAD_MS : BACKUP_RESTORE_RELOAD_MS;
+      // Secrets to enter again: no automatic reload, the list stays until the admin goes on.
+      const waits = reenter.length > 0;
+      setReloading({
+        seconds: waits ? null : delay / 1000,
+        cut,
+        message: cut ? null : result.message,
+        settingsToReenter: reenter,
+      });
+      if (!cut) {
+        notify({
+          title: BACKUP_MESSAGES.restoredSignInAgain,
+          ...(waits ? { description: result.message, duration: 60_000 } : {}),
+          variant: 'success',
+        });
+      }
+      if (!waits) window.setTimeout(reloadSignedOut, delay);
     } catch (error) {
       notify({
         title: BACKUP_MESSAGES.networkError,
@@ -114,9 +151,26 @@ export function BackupTab() {
         </CardHeader>
         <CardContent className="space-y-4">
           {reloading ? (
-            <Alert variant="success" title={reloading.cut ? 'Restauration lancée' : BACKUP_MESSAGES.restored}>
-              La page va se recharger dans {reloading.seconds} secondes. Vous devrez peut-être vous
-              reconnecter.
+            <Alert
+              variant={reloading.settingsToReenter.length > 0 ? 'info' : 'success'}
+              title={reloading.cut ? 'Restauration lancée' : BACKUP_MESSAGES.restoredSignInAgain}
+            >
+              <p>
+                {reloading.cut
+                  ? 'La restauration continue sur le serveur ; elle fermera toutes les sessions, la vôtre comprise.'
+                  : 'Toutes les sessions ont été fermées, la vôtre comprise.'}{' '}
+                {reloading.seconds !== null
+                  ? `La page va se recharger dans ${reloading.seconds} secondes : reconnectez-vous ensuite.`
+                  : null}
+              </p>
+              {reloading.settingsToReenter.length > 0 ? (
+                <>
+                  <p className="mt-2">{reloading.message}</p>
+                  <Button className="mt-3" size="sm" onClick={reloadSignedOut}>
+                    Se reconnecter
+                  </Button>
+                </>
+              ) : null}
             </Alert>
           ) : null}
           {restoring ? <Spinner label="Restauration en cours…" /> : null}
@@ -175,15 +229,17 @@ export function BackupTab() {
                       <td className="whitespace-nowrap py-2 pr-4">{formatBackupSize(backup.size)}</td>
                       <td className="py-2">
                         <div className="flex justify-end gap-1">
-                          <Button
-                            variant="ghost"
-                            size="sm"
-                            onClick={() => void handleDownload(backup)}
-                            disabled={downloading === backup.filename}
-                            aria-label={`Télécharger ${backup.filename}`}
-                          >
-                            <Download aria-hidden /> Télécharger
-                          </Button>
+                          {canDownload ? (
+                            <Button
+                              variant="ghost"
+                              size="sm"
+                              onClick={() => void handleDownload(backup)}
+                              disabled={downloading === backup.filename}
+                              aria-label={`Télécharger ${backup.filename}`}
+                            >
+                              <Download aria-hidden /> Télécharger
+                            </Button>
+                          ) : null}
                           {canRestore ? (
                             <Button
                               variant="ghost"
@@ -224,7 +280,7 @@ export function BackupTab() {
         title="Restaurer cette sauvegarde ?"
         description={
           toRestore
-            ? `Toutes les données actuelles seront remplacées par celles de « ${toRestore.filename} » : base de données (clients, abonnements, Rings, messages, paramètres, administrateurs…) et fichiers envoyés (fichiers des Rings, logo, favicon). Les modifications faites depuis cette sauvegarde seront perdues et les sessions ouvertes depuis seront fermées. Cette action est irréversible.`
+            ? `Toutes les données actuelles seront remplacées par celles de « ${toRestore.filename} » : base de données (clients, abonnements, Rings, messages, paramètres, administrateurs…) et fichiers envoyés (fichiers des Rings, logo, favicon). Les modifications faites depuis cette sauvegarde seront perdues. Toutes les sessions seront fermées, la vôtre comprise : vous devrez vous reconnecter. Les secrets (mot de passe SMTP, clés des paiements) ne sont restaurés que si la sauvegarde a été chiffrée avec la clé BACKUP_ENCRYPTION_KEY de ce serveur. Cette action est irréversible.`
             : ''
         }
         confirmLabel="Restaurer"

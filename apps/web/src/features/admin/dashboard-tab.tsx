@@ -1,7 +1,7 @@
 import { formatEuros, type TAdminStats } from '@securering/contract';
 import { Activity, CreditCard, Gauge, ShieldCheck } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { LoadError } from '@/components/ui/alert';
+import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { BarChart } from '@/components/ui/bar-chart';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
@@ -32,6 +32,12 @@ function Dashboard({ stats }: { stats: TAdminStats }) {
   const { responseTime } = stats;
   return (
     <div className="space-y-6">
+      {stats.paymentTestMode ? (
+        <Alert variant="error" title="Mode paiement de test actif (PAYMENT_TEST_MODE)">
+          Les abonnements peuvent être activés sans paiement. Redémarrez le serveur sans PAYMENT_TEST_MODE
+          avant de l’ouvrir au public.
+        </Alert>
+      ) : null}
       <div className="grid gap-4 lg:grid-cols-3">
         <Panel title="Performance" icon={<Gauge aria-hidden className="size-5 text-primary" />}>
           <Figure

@@ -68,10 +68,27 @@ export function SmtpCard() {
   );
 }
 
+/** Shown when the stored password would follow a new server: the server refuses it too. */
+const RETYPE_PASSWORD =
+  'Le serveur, le port ou l’identifiant a changé : saisissez de nouveau le mot de passe.';
+
+/** Whether the form points the stored password at another host, port or username. */
+function destinationChanged(form: SmtpForm, initial: SmtpForm): boolean {
+  const port = (value: string) => value.trim() || String(SMTP_DEFAULT_PORT);
+  return (
+    form.host.trim() !== initial.host.trim() ||
+    port(form.port) !== port(initial.port) ||
+    form.username.trim() !== initial.username.trim()
+  );
+}
+
 function SmtpForm({ stored }: { stored: Record<string, string> }) {
   const session = useAdminSession();
   const canEdit = session.can('email_management', 'edit');
-  const [form, setForm] = useState<SmtpForm>(() => formFrom(stored));
+  const [initial] = useState<SmtpForm>(() => formFrom(stored));
+  const [form, setForm] = useState<SmtpForm>(initial);
+  // The stored password is only ever sent to the server it was entered for.
+  const mustRetypePassword = form.password === SECRET_MARKER && destinationChanged(form, initial);
   const [testEmail, setTestEmail] = useState('');
   const [testError, setTestError] = useState<string | null>(null);
   const save = useSaveSettings();
@@ -85,6 +102,10 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
 
   const handleSave = (event: React.FormEvent) => {
     event.preventDefault();
+    if (mustRetypePassword) {
+      notify({ title: SAVE_FAILED, description: RETYPE_PASSWORD, variant: 'error' });
+      return;
+    }
     const settings: Record<string, string> = {
       host: form.host.trim(),
       port: form.port.trim() || String(SMTP_DEFAULT_PORT),
@@ -114,6 +135,7 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
     event.preventDefault();
     const email = testEmail.trim();
     if (!email) return setTestError(EMAIL_MESSAGES.emailRequired);
+    if (mustRetypePassword) return setTestError(RETYPE_PASSWORD);
     setTestError(null);
     sendTest.mutate(
       {
@@ -177,9 +199,10 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
           <Field
             id="smtp-password"
             label="Mot de passe"
+            error={mustRetypePassword ? RETYPE_PASSWORD : undefined}
             hint={
-              form.password === SECRET_MARKER
-                ? 'Mot de passe enregistré : laissez tel quel pour le conserver.'
+              form.password === SECRET_MARKER && !mustRetypePassword
+                ? 'Mot de passe enregistré : laissez tel quel pour le conserver (même serveur, port et identifiant).'
                 : undefined
             }
           >

@@ -1,4 +1,5 @@
 import {
+  ACCOUNT_MESSAGES,
   acceptanceError,
   validateAccountStep,
   type AccountStepValues,
@@ -64,6 +65,13 @@ export function RegisterPage() {
         fallbackError: 'Erreur lors de la création du compte',
       }),
     onSuccess: () => notify({ title: 'Compte créé avec succès ! Vérifiez votre email.', variant: 'success' }),
+    // A password the server finds too common: back to step 1, with the message under the field.
+    onError: (error) => {
+      if (error instanceof ApiError && error.message === ACCOUNT_MESSAGES.passwordCommon) {
+        setStep(0);
+        form.setError('password', { type: 'server', message: error.message });
+      }
+    },
   });
 
   useEffect(() => {
@@ -116,7 +124,9 @@ export function RegisterPage() {
   const errorText =
     submit.error instanceof ApiError && submit.error.status === 0
       ? 'Erreur de connexion'
-      : submit.error?.message;
+      : submit.error?.message === ACCOUNT_MESSAGES.passwordCommon
+        ? undefined // shown under the password field
+        : submit.error?.message;
 
   return (
     <PageShell
