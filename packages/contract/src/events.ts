@@ -48,6 +48,10 @@ export interface TRtcRelay extends TRtcSignal {
   fromUserId: string;
 }
 
+/**
+ * A message was stored (spec 2 §3 incoming message notice, plus what delivery needs): emitted after
+ * the commit to the conversation's members only. `content` is the encrypted envelope.
+ */
 export interface TNewMessageEvent {
   messageId: string;
   fromUsername: string;
@@ -57,7 +61,34 @@ export interface TNewMessageEvent {
   conversationId: string;
   ringId: string;
   timestamp: string;
+  seq: number;
+  clientMessageId: string;
+  epoch: number;
+  isEphemeral: boolean;
+  expiresAt: string | null;
 }
+
+/** Messages removed from a conversation (ephemeral messages at expiry). */
+export interface TMessagesDeleted {
+  ringId: string;
+  conversationId: string;
+  messageIds: string[];
+}
+
+/**
+ * The Ring's key state changed: a new epoch (`rotated`), shares for the receiver (`shared`), a
+ * member published or reset its keys (`member_keys`), or a nudge to a key holder: some member
+ * lacks keys it holds (`needed`). Clients read GET /api/rings/keys/state.php again.
+ */
+export interface TKeysChanged {
+  ringId: string;
+  reason: 'rotated' | 'shared' | 'member_keys' | 'needed' | 'rotation_due';
+  epoch?: number;
+  memberId?: string;
+}
+
+export const ZRequestKeys = z.object({ ringId: z.string().min(1).max(64) });
+export type TRequestKeys = z.infer<typeof ZRequestKeys>;
 
 export type TPresenceStatus = 'online' | 'in_call' | 'offline';
 export interface TPresenceUpdate {
@@ -82,6 +113,8 @@ export interface TRingSettingsUpdated {
 
 export interface ServerToClientEvents {
   new_message: (e: TNewMessageEvent) => void;
+  messages_deleted: (e: TMessagesDeleted) => void;
+  keys_changed: (e: TKeysChanged) => void;
   call_invite: (e: TIncomingCall & TCallEvent) => void;
   call_cancel: (e: TCallEvent) => void;
   call_accept: (e: TCallEvent) => void;
@@ -96,6 +129,8 @@ export interface ServerToClientEvents {
 
 export interface ClientToServerEvents {
   join_ring: (payload: TJoinRing, ack: (result: TJoinRingAck) => void) => void;
+  /** A member waiting for keys asks the server to nudge the key holders who are online. */
+  request_keys: (payload: TRequestKeys, ack?: (result: { ok: boolean; error?: string }) => void) => void;
   call_invite: (payload: TCallSignal) => void;
   call_accept: (payload: TCallSignal) => void;
   call_reject: (payload: TCallSignal) => void;

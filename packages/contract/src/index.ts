@@ -38,3 +38,5 @@ export * from './admin/logs';
 export * from './admin/site';
 export * from './admin/realtime';
 export * from './plans/plan-editor';
+export * from './e2ee/keys';
+export * from './messages/messages';

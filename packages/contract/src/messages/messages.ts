@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { successOf, zBoundedString } from '../common';
+
+/**
+ * Messages and conversations of a Ring (spec 2 §3 Message / Send payload, §6 DM rules, §7 calls).
+ * `content` is always an end-to-end encrypted envelope (packages/e2ee): the server stores and
+ * relays ciphertext only, reading nothing but the envelope's header (ring, conversation, epoch,
+ * sender, client message id).
+ */
+
+export const ROOM_CONVERSATION_ID = 'room:general';
+
+export const CHAT_MESSAGES = {
+  loadFailed: 'Impossible de charger les messages',
+  sendFailed: 'Impossible d’envoyer le message',
+  sent: 'Message envoyé',
+  empty: 'Aucun message pour le moment',
+  loading: 'Chargement des messages…',
+  conversationNotFound: 'Conversation introuvable',
+  dmFailed: 'Impossible de créer la conversation',
+  dmSelf: 'Vous ne pouvez pas vous écrire à vous-même',
+  peerNotFound: 'Membre introuvable',
+  tooLarge: 'Message trop long',
+  ephemeralNotAllowed: 'Les messages éphémères ne sont pas activés dans ce Ring',
+  ephemeralRequired: 'Ce Ring n’accepte que des messages éphémères',
+  unverifiable: 'Message non vérifiable',
+} as const;
+
+/** Envelope text limit: 64 KiB of ciphertext in base64 plus the header. */
+export const MAX_ENVELOPE_LENGTH = 90_000;
+/** Messages per history page (spec: limit ≤ 100). */
+export const MESSAGE_PAGE = { default: 50, max: 100 } as const;
+
+export const MESSAGE_TYPES = ['text', 'mention', 'dm', 'ephemeral'] as const;
+
+const conversationId = zBoundedString(80).min(1, CHAT_MESSAGES.conversationNotFound);
+
+/** A stored message as the API and the socket deliver it. */
+export const ZMessage = z.object({
+  id: z.string(),
+  /** Position in its conversation: 1, 2, 3… never reused. */
+  seq: z.number().int().positive(),
+  conversationId: z.string(),
+  clientMessageId: z.string(),
+  epoch: z.number().int(),
+  content: z.string(),
+  messageType: z.enum(MESSAGE_TYPES),
+  sender: z.object({ id: z.string(), username: z.string() }),
+  timestamp: z.string(),
+  isOwn: z.boolean(),
+  encrypted: z.literal(true),
+  clientEncrypted: z.literal(true),
+  isEphemeral: z.boolean(),
+  expiresAt: z.string().nullable(),
+});
+export type TMessage = z.infer<typeof ZMessage>;
+
+/**
+ * POST /api/messages/send.php (spec 2 §3 Send payload). Sending the same client message id twice
+ * stores one message and answers it again (retries are safe). A 409 with `code` `epoch_stale` or
+ * `rotation_required` asks the client to rotate the Ring key (or load the new one) and re-send.
+ */
+export const ZSendMessageRequest = z.object({
+  content: zBoundedString(MAX_ENVELOPE_LENGTH, CHAT_MESSAGES.tooLarge).min(1),
+  messageType: z.enum(['text']).default('text'),
+  clientEncrypted: z.literal(true, {
+    message: 'Les messages d’un Ring doivent être chiffrés de bout en bout.',
+  }),
+  conversation_id: conversationId.default(ROOM_CONVERSATION_ID),
+  isEphemeral: z.boolean().default(false),
+});
+export type TSendMessageRequest = z.input<typeof ZSendMessageRequest>;
+export const ZSendMessageResponse = successOf({ message: ZMessage });
+
+/**
+ * GET /api/messages/get.php — `since`: messages after this sequence number (oldest first, for
+ * catch-up); `before`: the page before this sequence number (history scrolling); neither: the
+ * latest page. Always in ascending order.
+ */
+export const ZGetMessagesQuery = z.object({
+  conversation_id: conversationId.default(ROOM_CONVERSATION_ID),
+  since: z.coerce.number().int().nonnegative().optional(),
+  before: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(MESSAGE_PAGE.max).default(MESSAGE_PAGE.default),
+});
+export const ZGetMessagesResponse = successOf({
+  messages: z.array(ZMessage),
+  /** More messages exist in the direction asked. */
+  hasMore: z.boolean(),
+  /** Highest sequence number of the conversation. */
+  lastSeq: z.number().int().nonnegative(),
+});
+export type TGetMessagesResponse = z.infer<typeof ZGetMessagesResponse>;
+
+/** POST /api/conversations/create-dm.php — the same conversation for the same two members. */
+export const ZCreateDmRequest = z.object({
+  peer_user_id: zBoundedString(64).min(1, CHAT_MESSAGES.peerNotFound),
+});
+export const ZCreateDmResponse = successOf({
+  conversation_id: z.string(),
+  peer: z.object({ id: z.string(), username: z.string() }),
+});
+
+/** GET /api/conversations/list.php — the caller's conversations with unread counts. */
+export const ZConversationSummary = z.object({
+  id: z.string(),
+  kind: z.enum(['room', 'dm']),
+  peer: z.object({ id: z.string(), username: z.string() }).nullable(),
+  lastSeq: z.number().int().nonnegative(),
+  lastReadSeq: z.number().int().nonnegative(),
+  unread: z.number().int().nonnegative(),
+});
+export type TConversationSummary = z.infer<typeof ZConversationSummary>;
+export const ZConversationsResponse = successOf({ conversations: z.array(ZConversationSummary) });
+
+/** POST /api/conversations/read.php — the caller has read up to `seq`. */
+export const ZMarkReadRequest = z.object({
+  conversation_id: conversationId,
+  seq: z.number().int().nonnegative(),
+});
