@@ -63,6 +63,8 @@ export async function startServer({ dataDir, databaseUrl = '' }) {
   }
   return {
     url,
+    /** The server's process id (benchmarks read its memory from /proc). */
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

@@ -30,7 +30,8 @@ const targets = [
     inputs: ['apps/server/src', 'apps/server/build.mjs', 'apps/server/package.json'],
   },
 ];
-const shared = ['packages/contract/src', 'package-lock.json'];
+// Both apps bundle the contract and the e2ee package: a change there makes both builds stale.
+const shared = ['packages/contract/src', 'packages/e2ee/src', 'package-lock.json'];
 
 function listFiles(entry) {
   const full = path.join(root, entry);

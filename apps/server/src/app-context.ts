@@ -16,6 +16,8 @@ import { SettingsService } from './modules/settings/settings.service';
 import { SystemLogRepository } from './modules/system-logs/system-log.repository';
 import { SystemLogService } from './modules/system-logs/system-log.service';
 import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
+import { createStorageProvider } from './providers/storage/create-storage';
+import type { StorageProvider } from './providers/storage/storage-provider';
 import { RealtimeHub } from './realtime/realtime-hub';
 import { RequestMetrics } from './lib/request-metrics';
 import { DeferredTasks } from './lib/deferred-tasks';
@@ -43,6 +45,8 @@ export interface AppContext {
   metrics: RequestMetrics;
   /** Work that runs after a request has answered (so its duration reveals nothing). */
   deferred: DeferredTasks;
+  /** Where Ring files are stored (local disk or S3), for the file space, backups and deletions. */
+  storage: StorageProvider;
 }
 
 export interface ContextOptions {
@@ -95,5 +99,6 @@ export function createAppContext(options: ContextOptions): AppContext {
     realtime: new RealtimeHub(),
     metrics: new RequestMetrics(),
     deferred: new DeferredTasks(logger),
+    storage: createStorageProvider(config),
   };
 }

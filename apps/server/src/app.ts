@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './lib/clock';
 import { redactUrl } from './lib/redact-url';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import { ROUTE_MODULES, buildSocketFeatures } from './modules';
+import { registerCompression } from './plugins/compression';
 import { registerErrorHandling } from './plugins/errors';
 import { registerInputGuard } from './plugins/input-guard';
 import { registerSecurityHeaders } from './plugins/security';
@@ -95,6 +96,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerErrorHandling(app);
   registerInputGuard(app);
   await registerSecurityHeaders(app);
+  await registerCompression(app);
   await app.register(cookie);
   // Uploads: each route sets its own size limit when reading the file.
   await app.register(multipart, { limits: { files: 1, fields: 10, fileSize: 2 * 1024 ** 3 } });
@@ -120,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await ctx.deferred.idle();
     await ctx.mail.idle();
     if (ctx.redis) ctx.redis.disconnect();
+    ctx.storage.close();
     await ctx.database.close();
   });
 

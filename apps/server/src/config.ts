@@ -36,11 +36,44 @@ export interface AppConfig {
    * a key derived from it (scrypt, AES-256-GCM). Unset: backups leave the secrets out.
    */
   backupEncryptionKey: string | undefined;
+  /**
+   * STUN/TURN servers for calls: TURN_URLS (comma-separated `stun:`/`turn:`/`turns:` URLs) and
+   * TURN_SECRET (coturn's `static-auth-secret`, never sent to browsers); credentials live TURN_TTL_SEC.
+   */
+  turn: TurnConfig;
+  /** An unanswered call is cancelled for both sides after this time (CALL_RING_TIMEOUT_SEC, default 30). */
+  callRingTimeoutMs: number;
+  /**
+   * Where Ring files are stored: the local disk under DATA_DIR/ring-files (default), or an
+   * S3-compatible bucket when S3_BUCKET is set (S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
+   * S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE), which several instances can share.
+   */
+  storage: StorageConfig;
   /** Where runtime version info is read from (package version). */
   version: string;
   /** API base URLs of the payment providers; set in tests to point at local stubs. */
   providerBases: { stripe: string | undefined; paypal: string | undefined; nowpayments: string | undefined };
 }
+
+export interface TurnConfig {
+  urls: string[];
+  secret: string | undefined;
+  ttlSec: number;
+}
+
+export type StorageConfig =
+  | { provider: 'local' }
+  | {
+      provider: 's3';
+      bucket: string;
+      region: string;
+      /** Unset: AWS's own endpoint for the region. */
+      endpoint: string | undefined;
+      /** Unset: the SDK's default credential chain (environment, instance role…). */
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      /** Bucket in the path (`endpoint/bucket/key`), as MinIO and most self-hosted servers want. */
+      forcePathStyle: boolean;
+    };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -68,6 +101,49 @@ function backupKeyFrom(value: string | undefined): string | undefined {
   if (value.length < BACKUP_ENCRYPTION_KEY_MIN_LENGTH)
     throw new Error(`BACKUP_ENCRYPTION_KEY must be at least ${BACKUP_ENCRYPTION_KEY_MIN_LENGTH} characters`);
   return value;
+}
+
+/** TURN credentials live at most an hour (TURN REST API scheme). */
+export const TURN_TTL_MAX_SEC = 3600;
+
+/** TURN_URLS: comma-separated STUN/TURN URLs; anything else is refused at start-up. */
+function turnUrlsFrom(value: string | undefined): string[] {
+  const urls = (value ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const url of urls)
+    if (!/^(stun|stuns|turn|turns):[^\s,]+$/i.test(url))
+      throw new Error(`TURN_URLS entries must start with stun:, stuns:, turn: or turns:, got "${url}"`);
+  return urls;
+}
+
+function turnConfigFrom(env: NodeJS.ProcessEnv): TurnConfig {
+  const ttlSec = intFrom(env.TURN_TTL_SEC, TURN_TTL_MAX_SEC, 'TURN_TTL_SEC');
+  if (ttlSec < 60 || ttlSec > TURN_TTL_MAX_SEC)
+    throw new Error(`TURN_TTL_SEC must be between 60 and ${TURN_TTL_MAX_SEC}, got "${env.TURN_TTL_SEC}"`);
+  return { urls: turnUrlsFrom(env.TURN_URLS), secret: env.TURN_SECRET || undefined, ttlSec };
+}
+
+/** S3_BUCKET set: S3-compatible object storage; otherwise the local disk. */
+function storageConfigFrom(env: NodeJS.ProcessEnv): StorageConfig {
+  const bucket = env.S3_BUCKET?.trim();
+  if (!bucket) return { provider: 'local' };
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  const endpoint = env.S3_ENDPOINT?.trim() || undefined;
+  if (endpoint && !/^https?:\/\/[^\s]+$/i.test(endpoint))
+    throw new Error(`S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  return {
+    provider: 's3',
+    bucket,
+    region: env.S3_REGION?.trim() || 'us-east-1',
+    endpoint,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: flagFrom(env.S3_FORCE_PATH_STYLE, 'S3_FORCE_PATH_STYLE'),
+  };
 }
 
 /** Reads the environment once; every other module receives the typed result. */
@@ -102,6 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publicPerMinute: intFrom(env.RATE_LIMIT_PUBLIC_PER_MIN, 60, 'RATE_LIMIT_PUBLIC_PER_MIN'),
     },
     backupEncryptionKey: backupKeyFrom(env.BACKUP_ENCRYPTION_KEY),
+    turn: turnConfigFrom(env),
+    callRingTimeoutMs: Math.max(1, intFrom(env.CALL_RING_TIMEOUT_SEC, 30, 'CALL_RING_TIMEOUT_SEC')) * 1000,
+    storage: storageConfigFrom(env),
     version: env.APP_VERSION || '1.0.0',
     providerBases: {
       stripe: env.STRIPE_API_BASE || undefined,

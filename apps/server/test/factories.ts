@@ -170,6 +170,11 @@ export async function buildRing(
     is_active: 1,
     created_at: now,
     updated_at: now,
+    current_epoch: 0,
+    epoch_created_at: null,
+    epoch_message_count: 0,
+    rotation_due: 0,
+    share_history: 0,
     ...ringOverrides,
   };
   await ctx.db.insertInto('rings').values(ring).execute();
@@ -201,6 +206,7 @@ export async function buildRingMember(
     last_seen_at: null,
     created_at: now,
     updated_at: now,
+    first_readable_epoch: 0,
     ...rest,
   };
   await ctx.db.insertInto('ring_members').values(member).execute();

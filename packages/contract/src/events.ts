@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type TCallEndReason, type TCallType } from './calls/calls';
 import { type PROTECTION_LEVELS } from './constants';
 
 /**
@@ -10,42 +11,86 @@ export const ZJoinRing = z.object({ ringId: z.string().min(1) });
 export type TJoinRing = z.infer<typeof ZJoinRing>;
 export type TJoinRingAck = { ok: true; ringId: string } | { ok: false; error: string };
 
-export const ZCallSignal = z.object({
-  ringId: z.string(),
-  callId: z.string().min(1).max(100),
-  toUserId: z.string().min(1),
+const callRingId = z.string().min(1).max(64);
+const callMemberId = z.string().min(1).max(64);
+
+/** Largest SDP or ICE payload relayed, in JSON characters (an SDP with a signature is a few KB). */
+export const MAX_RTC_SIGNAL_CHARS = 64 * 1024;
+
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
+ * call_invite from the caller (spec 2 §4: emitted when a call starts). `audioOnly` defaults to
+ * true; false asks for a video call. `callId` may be chosen by the client (a UUID, so the call
+ * popup can open before the answer); otherwise the server makes one. The ack carries the callId.
+ */
+export const ZCallInvite = z.object({
+  ringId: callRingId,
+  toUserId: callMemberId,
+  callId: z.uuid().optional(),
   audioOnly: z.boolean().optional(),
 });
-export type TCallSignal = z.infer<typeof ZCallSignal>;
+export type TCallInvite = z.infer<typeof ZCallInvite>;
+export type TCallInviteAck = { ok: true; callId: string; callType: TCallType } | { ok: false; error: string };
 
-/** What a peer receives for a call event: the sender is stamped by the server. */
+/**
+ * call_accept, call_reject, call_cancel, call_hangup and call_connected: one member of a call acts
+ * on it. `toUserId`, when sent, must be the other member of the call.
+ */
+export const ZCallAction = z.object({
+  ringId: callRingId,
+  callId: z.string().min(1).max(100),
+  toUserId: callMemberId.optional(),
+});
+export type TCallAction = z.infer<typeof ZCallAction>;
+export type TCallAck = { ok: true } | { ok: false; error: string };
+
+/**
+ * What a member of the call receives for a call event: the sender (`fromUserId`, `fromUsername`)
+ * is stamped by the server, never taken from the client. Ending events carry the reason.
+ */
 export interface TCallEvent {
   ringId: string;
   callId: string;
   fromUserId: string;
   toUserId: string;
   fromUsername: string;
-  audioOnly?: boolean;
+  audioOnly: boolean;
+  callType: TCallType;
+  reason?: TCallEndReason;
 }
 
 export interface TIncomingCall {
   callId: string;
-  callType: 'voice' | 'video';
+  callType: TCallType;
   fromUsername: string;
   fromUserId: string;
   ringId: string;
   timestamp: string;
 }
 
+/** call_offer, call_answer, ice_candidate: `data` (SDP, candidate, signatures) is relayed as is. */
 export const ZRtcSignal = z.object({
-  ringId: z.string(),
+  ringId: callRingId,
   callId: z.string().min(1).max(100),
-  toUserId: z.string().min(1),
-  data: z.unknown(),
+  toUserId: callMemberId.optional(),
+  data: z
+    .unknown()
+    .refine((value) => value !== undefined && value !== null && jsonLength(value) <= MAX_RTC_SIGNAL_CHARS),
 });
 export type TRtcSignal = z.infer<typeof ZRtcSignal>;
-export interface TRtcRelay extends TRtcSignal {
+export interface TRtcRelay {
+  ringId: string;
+  callId: string;
   fromUserId: string;
+  toUserId: string;
+  data: unknown;
 }
 
 /**
@@ -100,6 +145,8 @@ export interface TPresenceUpdate {
 export interface TPresenceState {
   ringId: string;
   online: string[];
+  /** Online members in a connected call (shown `in_call`). */
+  inCall: string[];
 }
 
 export interface TRingSettingsUpdated {
@@ -111,6 +158,15 @@ export interface TRingSettingsUpdated {
   };
 }
 
+/**
+ * The Ring's file space changed (upload, rename, delete, folder created, renamed or deleted):
+ * members showing `folder` (a folder path, "" for the root) read list.php again.
+ */
+export interface TFilesChanged {
+  ringId: string;
+  folder: string;
+}
+
 export interface ServerToClientEvents {
   new_message: (e: TNewMessageEvent) => void;
   messages_deleted: (e: TMessagesDeleted) => void;
@@ -119,23 +175,33 @@ export interface ServerToClientEvents {
   call_cancel: (e: TCallEvent) => void;
   call_accept: (e: TCallEvent) => void;
   call_reject: (e: TCallEvent) => void;
+  call_hangup: (e: TCallEvent) => void;
   call_offer: (e: TRtcRelay) => void;
   call_answer: (e: TRtcRelay) => void;
   ice_candidate: (e: TRtcRelay) => void;
   presence_update: (e: TPresenceUpdate) => void;
   presence_state: (e: TPresenceState) => void;
   ring_settings_updated: (e: TRingSettingsUpdated) => void;
+  files_changed: (e: TFilesChanged) => void;
 }
 
 export interface ClientToServerEvents {
   join_ring: (payload: TJoinRing, ack: (result: TJoinRingAck) => void) => void;
   /** A member waiting for keys asks the server to nudge the key holders who are online. */
-  request_keys: (payload: TRequestKeys, ack?: (result: { ok: boolean; error?: string }) => void) => void;
-  call_invite: (payload: TCallSignal) => void;
-  call_accept: (payload: TCallSignal) => void;
-  call_reject: (payload: TCallSignal) => void;
-  call_cancel: (payload: TCallSignal) => void;
-  call_offer: (payload: TRtcSignal) => void;
-  call_answer: (payload: TRtcSignal) => void;
-  ice_candidate: (payload: TRtcSignal) => void;
+  request_keys: (
+    payload: TRequestKeys,
+    /** `nudged`: how many online key holders were asked (0: nothing lacking, or no holder online). */
+    ack?: (result: { ok: boolean; error?: string; nudged?: number }) => void,
+  ) => void;
+  call_invite: (payload: TCallInvite, ack?: (result: TCallInviteAck) => void) => void;
+  call_accept: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
+  call_reject: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
+  call_cancel: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
+  /** Ends the call whatever its state (hang-up; reject or cancel while it rings). */
+  call_hangup: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
+  /** The peer connection is connected: both members show `in_call` to the Ring. */
+  call_connected: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
+  call_offer: (payload: TRtcSignal, ack?: (result: TCallAck) => void) => void;
+  call_answer: (payload: TRtcSignal, ack?: (result: TCallAck) => void) => void;
+  ice_candidate: (payload: TRtcSignal, ack?: (result: TCallAck) => void) => void;
 }

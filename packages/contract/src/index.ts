@@ -40,3 +40,5 @@ export * from './admin/realtime';
 export * from './plans/plan-editor';
 export * from './e2ee/keys';
 export * from './messages/messages';
+export * from './calls/calls';
+export * from './ring-files/ring-files';

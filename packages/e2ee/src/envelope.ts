@@ -128,6 +128,9 @@ export async function encryptMessage(
   if (epochKey.ringId !== header.ringId || epochKey.epoch !== header.epoch) {
     throw new E2eeError('invalid_format', 'the epoch key does not match the header');
   }
+  if (epochKey.conversationId !== undefined && epochKey.conversationId !== header.conversationId) {
+    throw new E2eeError('invalid_format', 'the conversation key belongs to another conversation');
+  }
   const text = utf8Encode(plaintext);
   if (text.length > MAX_MESSAGE_BYTES) throw new E2eeError('too_large', 'message too long');
   const aad = headerBytes(header);
@@ -224,7 +227,11 @@ export async function decryptMessage(
   if (!verifyKey) throw new E2eeError('missing_key', 'sender key unknown');
   const epochKey = await lookups.epochKey(header.epoch);
   if (!epochKey) throw new E2eeError('missing_key', `epoch ${header.epoch} key unknown`);
-  if (epochKey.ringId !== header.ringId || epochKey.epoch !== header.epoch) {
+  if (
+    epochKey.ringId !== header.ringId ||
+    epochKey.epoch !== header.epoch ||
+    (epochKey.conversationId !== undefined && epochKey.conversationId !== header.conversationId)
+  ) {
     throw new E2eeError('unverifiable', 'the epoch key does not match the header');
   }
   if (!(await verifyDetached(verifyKey, MESSAGE_DOMAIN, signedBytes(header, iv, ciphertext), signature))) {

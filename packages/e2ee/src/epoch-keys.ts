@@ -54,6 +54,11 @@ export interface EpochKey {
   readonly innerKey?: CryptoKey;
   readonly namesKey: Bytes;
   readonly material: Bytes;
+  /**
+   * Set only on a private conversation's key (`deriveConversationKey`): the one conversation it
+   * may encrypt. Such a key is never wrapped for anyone.
+   */
+  readonly conversationId?: string;
 }
 
 /** One epoch key encrypted (HPKE) for one member and signed (Ed25519) by the member who sent it. */
@@ -152,6 +157,9 @@ export async function wrapEpochKeyFor(
 ): Promise<EpochKeyShare> {
   assertWireId(recipient.memberId, 'recipient.memberId');
   assertWireId(sender.memberId, 'sender.memberId');
+  if (epochKey.conversationId !== undefined) {
+    throw new E2eeError('invalid_format', 'a private conversation key is never shared');
+  }
   const header = {
     v: 1 as const,
     ringId: epochKey.ringId,

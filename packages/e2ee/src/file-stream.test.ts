@@ -7,6 +7,7 @@ import {
   ciphertextSize,
   createFileDecryptor,
   createFileEncryptor,
+  createSeekableFileEncryptor,
   decryptStream,
   encryptStream,
   generateFileKey,
@@ -161,6 +162,35 @@ describe('file stream encryption', () => {
     await expectCode(lastNotMarked.decryptChunk(last, false), 'unverifiable');
     await expectCode(createFileDecryptor(key, encryptor.header.slice(1)), 'invalid_format');
     await expectCode(createFileEncryptor(new Uint8Array(16)), 'invalid_format');
+  });
+
+  it('seekable encryption gives a decryptable SRF1 file, the same bytes for a chunk asked twice, in any order', async () => {
+    for (const size of [0, 1, C - 1, C, C + 1, 3 * C + 17]) {
+      const key = generateFileKey();
+      const plain = randomBytes(size);
+      const encryptor = await createSeekableFileEncryptor(key, size);
+      expect(encryptor.chunkCount).toBe(Math.max(1, Math.ceil(size / C)));
+      const chunkOf = (i: number) => plain.slice(i * C, Math.min(size, (i + 1) * C));
+      // Backwards, as a resumed upload may ask, then each chunk again.
+      const sealed: Uint8Array[] = [];
+      for (let i = encryptor.chunkCount - 1; i >= 0; i--) sealed[i] = await encryptor.encryptChunkAt(i, chunkOf(i));
+      for (let i = 0; i < encryptor.chunkCount; i++)
+        expect(sameBytes(await encryptor.encryptChunkAt(i, chunkOf(i)), sealed[i]!)).toBe(true);
+      const cipher = join(encryptor.header, sealed);
+      expect(cipher.length).toBe(ciphertextSize(size));
+      expect(sameBytes(await decrypt(cipher, key, [4096, 70_000]), plain)).toBe(true);
+    }
+  });
+
+  it('seekable encryption refuses indexes out of range and chunks of the wrong size', async () => {
+    const encryptor = await createSeekableFileEncryptor(generateFileKey(), 2 * C + 5);
+    await expectCode(encryptor.encryptChunkAt(-1, new Uint8Array(C)), 'invalid_format');
+    await expectCode(encryptor.encryptChunkAt(3, new Uint8Array(5)), 'invalid_format');
+    await expectCode(encryptor.encryptChunkAt(0.5, new Uint8Array(C)), 'invalid_format');
+    await expectCode(encryptor.encryptChunkAt(0, new Uint8Array(C - 1)), 'invalid_format');
+    await expectCode(encryptor.encryptChunkAt(2, new Uint8Array(C)), 'invalid_format');
+    expect(await encryptor.encryptChunkAt(2, new Uint8Array(5))).toHaveLength(5 + 16);
+    await expectCode(createSeekableFileEncryptor(generateFileKey(), -1), 'invalid_format');
   });
 
   it('wraps file keys under the epoch key, bound to Ring, file and epoch', async () => {

@@ -131,6 +131,58 @@ export async function createFileDecryptor(fileKey: Uint8Array, header: Uint8Arra
 }
 
 /**
+ * Encrypts the chunks of one file of known size in any order, each by its index: what a
+ * resumable upload needs to send again the part after an interruption. AES-GCM is deterministic
+ * for a key, nonce and plaintext, so a chunk encrypted twice gives the same bytes, and the output
+ * is exactly the SRF1 file `createFileEncryptor` would give with this header.
+ */
+export interface SeekableFileEncryptor {
+  /** The 12-byte header that starts the ciphertext. */
+  readonly header: Bytes;
+  readonly plainSize: number;
+  /** Number of chunks (at least 1: an empty file has one empty final chunk). */
+  readonly chunkCount: number;
+  /**
+   * Encrypts chunk `index`: the plaintext bytes [index × 64 KiB, +64 KiB) of the file (shorter
+   * only for the last chunk). The caller must give the same bytes every time it asks for an index
+   * (a browser `File`, whose reads fail once it changes on disk): two different plaintexts under
+   * one nonce would break AES-GCM.
+   */
+  encryptChunkAt(index: number, plain: Uint8Array): Promise<Bytes>;
+}
+
+/** Starts a seekable encryption of a `plainSize`-byte file under its key, with a fresh nonce prefix. */
+export async function createSeekableFileEncryptor(
+  fileKey: Uint8Array,
+  plainSize: number,
+): Promise<SeekableFileEncryptor> {
+  const total = ciphertextSize(plainSize);
+  const key = await importFileKey(fileKey);
+  const header = concatBytes(new Uint8Array([...MAGIC, VERSION]), randomBytes(PREFIX_BYTES));
+  const prefix = header.slice(MAGIC.length + 1);
+  const chunkCount = Math.ceil((total - FILE_HEADER_BYTES) / CIPHER_CHUNK_BYTES);
+  return {
+    header,
+    plainSize,
+    chunkCount,
+    async encryptChunkAt(index, plain) {
+      const isLast = index === chunkCount - 1;
+      const expected = isLast ? plainSize - index * FILE_CHUNK_BYTES : FILE_CHUNK_BYTES;
+      if (!Number.isInteger(index) || index < 0 || index >= chunkCount || plain.length !== expected) {
+        throw new E2eeError('invalid_format', 'chunk index out of range or chunk of the wrong size');
+      }
+      const iv = chunkNonce(prefix, index, isLast);
+      const sealed = await subtle().encrypt(
+        { name: 'AES-GCM', iv, additionalData: header },
+        key,
+        new Uint8Array(plain),
+      );
+      return new Uint8Array(sealed);
+    },
+  };
+}
+
+/**
  * Cuts a byte stream into blocks of `size` bytes. A full block is handed on only once more data
  * arrives, so the block given at `end()` (possibly short or empty) is known to be the last.
  */

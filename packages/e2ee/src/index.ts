@@ -55,6 +55,7 @@ export {
   unwrapEpochKey,
   wrapEpochKeyFor,
 } from './epoch-keys';
+export { deriveConversationKey } from './conversation-keys';
 export {
   MAX_ENVELOPE_CIPHERTEXT_BYTES,
   MAX_ENVELOPE_TEXT_LENGTH,
@@ -73,10 +74,12 @@ export {
   FILE_KEY_BYTES,
   type FileDecryptor,
   type FileEncryptor,
+  type SeekableFileEncryptor,
   type WrappedFileKey,
   ciphertextSize,
   createFileDecryptor,
   createFileEncryptor,
+  createSeekableFileEncryptor,
   decryptStream,
   encryptStream,
   generateFileKey,

@@ -210,6 +210,15 @@ export interface RingsTable {
   is_active: Flag;
   created_at: string;
   updated_at: string;
+  /** The Ring key epoch new messages must use; 0 until the first member to unlock creates epoch 1. */
+  current_epoch: number;
+  epoch_created_at: string | null;
+  /** Messages stored under the current epoch (rotation every 1,000 or 100 by level). */
+  epoch_message_count: number;
+  /** A membership change happened: the next message needs a new epoch first. */
+  rotation_due: Flag;
+  /** "Partager l’historique avec les nouveaux membres": past epochs reach members who join later. */
+  share_history: Flag;
 }
 
 export interface RingMembersTable {
@@ -231,6 +240,8 @@ export interface RingMembersTable {
   last_seen_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The first key epoch this member may read: the one current when it joined or the next after a reactivation. */
+  first_readable_epoch: number;
 }
 
 export interface MemberKeysTable {
@@ -243,6 +254,34 @@ export interface MemberKeysTable {
   hmac_hex: string;
   created_at: string;
   updated_at: string;
+  /** Published identity public keys (raw, base64); '' until the member first publishes keys. */
+  public_x25519: string;
+  public_ed25519: string;
+  /** Safety number of the public keys ("Numéro de sécurité"). */
+  fingerprint: string;
+  /** 0: nothing published; 1 on first publish, +1 on each key reset. */
+  key_version: number;
+}
+
+export interface RingEpochsTable {
+  ring_id: string;
+  epoch: number;
+  level: 'basic' | 'standard' | 'high' | 'military';
+  created_by_member_id: string | null;
+  created_at: string;
+}
+
+/** One epoch key wrapped (HPKE) to one member's public key, signed by its sender: opaque JSON. */
+export interface EpochKeySharesTable {
+  id: string;
+  ring_id: string;
+  epoch: number;
+  recipient_member_id: string;
+  /** The recipient's key_version the share was wrapped to; a key reset deletes the member's shares. */
+  recipient_key_version: number;
+  sender_member_id: string | null;
+  share: string;
+  created_at: string;
 }
 
 export interface ConversationsTable {
@@ -252,6 +291,8 @@ export interface ConversationsTable {
   /** 'room:general' or 'dm:<memberA>:<memberB>' with ids sorted. */
   conversation_key: string;
   created_at: string;
+  /** Sequence number of the conversation's latest message (0: none yet). */
+  last_seq: number;
 }
 
 export interface ConversationParticipantsTable {
@@ -271,13 +312,29 @@ export interface MessagesTable {
   is_ephemeral: Flag;
   expires_at: string | null;
   created_at: string;
+  /** 1, 2, 3… within the conversation, never reused. */
+  seq: number;
+  /** The sender's id for the message: a retried send stores it once. */
+  client_message_id: string;
+  /** The Ring key epoch of the envelope. */
+  epoch: number;
+}
+
+export interface ConversationReadsTable {
+  conversation_id: string;
+  member_id: string;
+  last_read_seq: number;
+  updated_at: string;
 }
 
 export interface RingFoldersTable {
   id: string;
   ring_id: string;
+  /** Encrypted segments (base64url) joined by "/". */
   path: string;
   created_at: string;
+  /** The member who created it (no foreign key; null for folders older than issue 12). */
+  created_by_member_id: string | null;
 }
 
 export interface RingFilesTable {
@@ -293,6 +350,26 @@ export interface RingFilesTable {
   uploaded_by_member_id: string | null;
   uploaded_at: string;
   updated_at: string;
+  /** The file key wrapped under a Ring epoch key (JSON from the browser); null for older files. */
+  file_key: string | null;
+  key_epoch: number | null;
+}
+
+/** Bytes set aside for an upload in progress (multipart or tus), counted against the quota. */
+export interface RingUploadReservationsTable {
+  /** For tus, the upload id of its URL. */
+  id: string;
+  ring_id: string;
+  member_id: string;
+  kind: 'multipart' | 'tus';
+  bytes: number;
+  /** The file id the upload will create (tus: from its metadata), unique while reserved. */
+  file_id: string | null;
+  /** tus: the upload's checked metadata (JSON); '{}' for multipart. */
+  metadata: string;
+  created_at: string;
+  /** Last activity: a tus upload idle for a day is purged with its reservation. */
+  updated_at: string;
 }
 
 export interface CallsTable {
@@ -301,7 +378,8 @@ export interface CallsTable {
   caller_member_id: string | null;
   callee_member_id: string | null;
   call_type: 'voice' | 'video';
-  status: 'ringing' | 'accepted' | 'rejected' | 'cancelled' | 'ended';
+  /** `connected`: a member reported the peer connection up (both show `in_call`). */
+  status: 'ringing' | 'accepted' | 'connected' | 'rejected' | 'cancelled' | 'ended';
   started_at: string;
   answered_at: string | null;
   ended_at: string | null;
@@ -386,11 +464,15 @@ export interface DB {
   rings: RingsTable;
   ring_members: RingMembersTable;
   member_keys: MemberKeysTable;
+  ring_epochs: RingEpochsTable;
+  epoch_key_shares: EpochKeySharesTable;
   conversations: ConversationsTable;
   conversation_participants: ConversationParticipantsTable;
   messages: MessagesTable;
+  conversation_reads: ConversationReadsTable;
   ring_folders: RingFoldersTable;
   ring_files: RingFilesTable;
+  ring_upload_reservations: RingUploadReservationsTable;
   calls: CallsTable;
   notification_settings: NotificationSettingsTable;
   email_templates: EmailTemplatesTable;

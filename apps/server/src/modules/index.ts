@@ -10,6 +10,10 @@ import { adminRealtimeRoutes } from './admin-realtime/admin-realtime.routes';
 import { adminStatsRoutes } from './admin-stats/admin-stats.routes';
 import { adminTransactionsRoutes } from './admin-transactions/admin-transactions.routes';
 import { backupRoutes } from './backups/backups.routes';
+import { ringFilesRoutes } from './ring-files/ring-files.routes';
+import { callsFeature } from './calls/calls.feature';
+import { callsRoutes } from './calls/calls.routes';
+import { CallService } from './calls/calls.service';
 import { adminLogsRoutes } from './system-logs/admin-logs.routes';
 import { uploadRoutes } from './uploads/uploads.routes';
 import { adminAuthRoutes } from './admins/admin-auth.routes';
@@ -23,6 +27,9 @@ import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
 import { webhookRoutes } from './subscriptions/webhooks.routes';
+import { messagesRoutes } from './messages/messages.routes';
+import { ringKeysRoutes } from './ring-keys/ring-keys.routes';
+import { ringKeysSocketFeature } from './ring-keys/ring-keys.socket';
 import { customerRingsRoutes } from './rings/customer-rings.routes';
 import { ringAccessRoutes } from './rings/ring-access.routes';
 import { ringStreamRoutes } from './rings/ring-stream.routes';
@@ -57,7 +64,11 @@ export const ROUTE_MODULES: RouteModule[] = [
   adminLogsRoutes,
   backupRoutes,
   uploadRoutes,
+  ringFilesRoutes,
   adminRealtimeRoutes,
+  ringKeysRoutes,
+  messagesRoutes,
+  callsRoutes,
 ];
 
 /**
@@ -67,6 +78,6 @@ export const ROUTE_MODULES: RouteModule[] = [
  */
 export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
   const bind = createSocketEventBinder(ctx);
-  void bind;
-  return [presenceFeature(ctx)];
+  const calls = new CallService(ctx);
+  return [presenceFeature(ctx, calls), callsFeature(ctx, bind, calls), ringKeysSocketFeature(ctx, bind)];
 }

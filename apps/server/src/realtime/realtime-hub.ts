@@ -57,6 +57,27 @@ export class RealtimeHub {
     this.io?.to(memberRoom(memberId)).emit(event, ...args);
   }
 
+  /**
+   * Emits to several members' rooms at once (each socket gets it once), except one socket: the
+   * one whose action this is, which already has its answer.
+   */
+  emitToMembers<E extends keyof ServerToClientEvents>(
+    memberIds: string[],
+    exceptSocketId: string | undefined,
+    event: E,
+    ...args: EventArgs<E>
+  ): void {
+    if (!this.io || memberIds.length === 0) return;
+    const target = this.io.to(memberIds.map(memberRoom));
+    (exceptSocketId ? target.except(exceptSocketId) : target).emit(event, ...args);
+  }
+
+  /** Whether a member has a socket that joined its Ring's room (online), on any instance. */
+  async isMemberOnline(memberId: string): Promise<boolean> {
+    if (!this.io) return false;
+    return (await this.io.in(memberRoom(memberId)).fetchSockets()).some((s) => s.data.joined);
+  }
+
   /** Members with a socket in the Ring's room, on any instance (the adapter asks the others). */
   async onlineMemberIds(ringId: string): Promise<Set<string>> {
     if (!this.io) return new Set();

@@ -558,6 +558,7 @@ describe('back office customers', () => {
           kind: 'room',
           conversation_key: 'room:general',
           created_at: now,
+          last_seq: 1,
         })
         .execute();
       await db
@@ -577,6 +578,9 @@ describe('back office customers', () => {
           is_ephemeral: 0,
           expires_at: null,
           created_at: now,
+          seq: 1,
+          client_message_id: newId(),
+          epoch: 1,
         })
         .execute();
       const fileRow = (ringId: string) => ({

@@ -99,9 +99,14 @@ describe('admin dashboard stats', () => {
         kind: 'room',
         conversation_key: 'room:general',
         created_at: '2025-01-01T00:00:00.000Z',
+        last_seq: 0,
       })
       .execute();
+    let seq = 0;
     const message = (at: string) => ({
+      seq: ++seq,
+      client_message_id: newId(),
+      epoch: 1,
       id: newId(),
       ring_id: ringA.id,
       conversation_id: conversationId,

@@ -56,9 +56,12 @@ const SCHEMA_TABLES = [
   'rings',
   'ring_members',
   'member_keys',
+  'ring_epochs',
+  'epoch_key_shares',
   'conversations',
   'conversation_participants',
   'messages',
+  'conversation_reads',
   'ring_folders',
   'ring_files',
   'calls',
@@ -371,6 +374,10 @@ describe('backups (/api/admin/backup.php)', () => {
     const ring = await buildRing(ctx, customer.id, {
       withSubscription: false,
       storage_quota_bytes: 5 * 1024 ** 4,
+      current_epoch: 1,
+      epoch_created_at: now,
+      epoch_message_count: 2,
+      share_history: 1,
     });
     const owner = await buildRingMember(ctx, ring.id, { role: 'owner', customer_id: customer.id });
     const member = await buildRingMember(ctx, ring.id, { email: null, last_seen_at: now });
@@ -386,6 +393,33 @@ describe('backups (/api/admin/backup.php)', () => {
         hmac_hex: 'ab'.repeat(32),
         created_at: now,
         updated_at: now,
+        public_x25519: 'eA=='.padEnd(44, 'A'),
+        public_ed25519: 'ZQ=='.padEnd(44, 'A'),
+        fingerprint: '12345 67890 12345 67890 12345 67890',
+        key_version: 2,
+      })
+      .execute();
+    await ctx.db
+      .insertInto('ring_epochs')
+      .values({
+        ring_id: ring.id,
+        epoch: 1,
+        level: 'standard',
+        created_by_member_id: member.id,
+        created_at: now,
+      })
+      .execute();
+    await ctx.db
+      .insertInto('epoch_key_shares')
+      .values({
+        id: newId(),
+        ring_id: ring.id,
+        epoch: 1,
+        recipient_member_id: owner.id,
+        recipient_key_version: 1,
+        sender_member_id: member.id,
+        share: '{"v":1,"ct":"chiffré"}',
+        created_at: now,
       })
       .execute();
     const conversationId = newId();
@@ -397,6 +431,7 @@ describe('backups (/api/admin/backup.php)', () => {
         kind: 'room',
         conversation_key: 'room:general',
         created_at: now,
+        last_seq: 2,
       })
       .execute();
     await ctx.db
@@ -420,6 +455,9 @@ describe('backups (/api/admin/backup.php)', () => {
           is_ephemeral: 0,
           expires_at: null,
           created_at: now,
+          seq: 1,
+          client_message_id: 'client-1',
+          epoch: 1,
         },
         {
           id: newId(),
@@ -430,10 +468,18 @@ describe('backups (/api/admin/backup.php)', () => {
           message_type: 'system',
           client_encrypted: 0,
           is_ephemeral: 1,
-          expires_at: now,
+          // Still live when the backup is made (expired ones are left out: see below).
+          expires_at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
           created_at: now,
+          seq: 2,
+          client_message_id: 'client-2',
+          epoch: 1,
         },
       ])
+      .execute();
+    await ctx.db
+      .insertInto('conversation_reads')
+      .values({ conversation_id: conversationId, member_id: member.id, last_read_seq: 1, updated_at: now })
       .execute();
     await ctx.db
       .insertInto('ring_folders')
@@ -1138,6 +1184,94 @@ describe('backups (/api/admin/backup.php)', () => {
       },
     });
     expect(reset.statusCode).toBe(400);
+    await signInAgain();
+  });
+
+  it('never keeps expired ephemeral messages, and numbers the messages of an archive made before sequences', async () => {
+    const db = t.ctx.db;
+    const now = clock.now().getTime();
+    const customer = await buildCustomer(t.ctx);
+    const ring = await buildRing(t.ctx, customer.id);
+    const member = await buildRingMember(t.ctx, ring.id);
+    const conversationId = newId();
+    await db
+      .insertInto('conversations')
+      .values({
+        id: conversationId,
+        ring_id: ring.id,
+        kind: 'room',
+        conversation_key: 'room:general',
+        created_at: clock.now().toISOString(),
+        last_seq: 3,
+      })
+      .execute();
+    const message = (seq: number, expiresInMs: number | null) => ({
+      id: newId(),
+      ring_id: ring.id,
+      conversation_id: conversationId,
+      sender_member_id: member.id,
+      content: `{"v":1,"n":${seq}}`,
+      message_type: 'text',
+      client_encrypted: 1 as const,
+      is_ephemeral: expiresInMs === null ? (0 as const) : (1 as const),
+      expires_at: expiresInMs === null ? null : new Date(now + expiresInMs).toISOString(),
+      created_at: clock.now().toISOString(),
+      seq,
+      client_message_id: `c${seq}`,
+      epoch: 1,
+    });
+    const [lasting, live, expired] = [message(1, null), message(2, 3_600_000), message(3, -1)];
+    await db.insertInto('messages').values([lasting, live, expired]).execute();
+
+    const { entries, manifest } = await validEntries();
+    const archivedIds = entries
+      .get('db/messages.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).id as string);
+    expect(archivedIds).toEqual(expect.arrayContaining([lasting.id, live.id]));
+    expect(archivedIds).not.toContain(expired.id);
+
+    // An archive that still carries the expired message (hand-made), and whose messages have no
+    // sequence columns (made before they existed): the restore drops the first and numbers the rest.
+    const rows = entries
+      .get('db/messages.jsonl')!
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const legacy = [...rows, { ...expired }].map(
+      ({ seq: _s, client_message_id: _c, epoch: _e, ...rest }) => rest,
+    );
+    const crafted = new Map(entries);
+    crafted.set('db/messages.jsonl', Buffer.from(legacy.map((row) => `${JSON.stringify(row)}\n`).join('')));
+    crafted.set(
+      'manifest.json',
+      Buffer.from(JSON.stringify({ ...manifest, tables: { ...manifest.tables, messages: legacy.length } })),
+    );
+    fs.writeFileSync(
+      path.join(storagePaths.backups(t.ctx.config), 'avant-les-sequences.zip'),
+      await zipOf(asInputs(crafted)),
+    );
+    const res = await restore('avant-les-sequences.zip');
+    expect(res.statusCode, res.body).toBe(200);
+    const restored = await db
+      .selectFrom('messages')
+      .select(['id', 'seq', 'client_message_id', 'epoch'])
+      .where('conversation_id', '=', conversationId)
+      .orderBy('seq')
+      .execute();
+    expect(restored).toEqual([
+      { id: lasting.id, seq: 1, client_message_id: lasting.id, epoch: 0 },
+      { id: live.id, seq: 2, client_message_id: live.id, epoch: 0 },
+    ]);
+    const conversation = await db
+      .selectFrom('conversations')
+      .select('last_seq')
+      .where('id', '=', conversationId)
+      .executeTakeFirstOrThrow();
+    expect(conversation.last_seq).toBe(2);
     await signInAgain();
   });
 

@@ -50,6 +50,7 @@ describe('ring statistics (customer space, "Statistiques")', () => {
           kind: 'room',
           conversation_key: 'room:general',
           created_at: '2026-01-01T00:00:00.000Z',
+          last_seq: 0,
         })
         .execute();
       return id;
@@ -57,7 +58,11 @@ describe('ring statistics (customer space, "Statistiques")', () => {
     const room = await conversation(ring.id);
     const otherRoom = await conversation(otherRing.id);
 
+    let seq = 0;
     const message = (rid: string, conversationId: string, sender: string | null, at: string) => ({
+      seq: ++seq,
+      client_message_id: newId(),
+      epoch: 1,
       id: newId(),
       ring_id: rid,
       conversation_id: conversationId,

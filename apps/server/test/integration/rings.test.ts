@@ -486,7 +486,7 @@ describe('customer Rings, invitations and the way into a Ring', () => {
       socket.on('presence_state', (s) => states.push(s));
       expect(await socket.emitWithAck('join_ring', { ringId })).toEqual({ ok: true, ringId });
       await expect.poll(() => states.length).toBe(1);
-      expect(states[0]).toEqual({ ringId, online: [session.user.id] });
+      expect(states[0]).toEqual({ ringId, online: [session.user.id], inCall: [] });
 
       const info = ZRingInfoResponse.parse(
         (

@@ -141,8 +141,19 @@ describe('logo and favicon upload', () => {
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
-    expect(served.headers['cache-control']).toContain('max-age=31536000');
+    // No content hash in the name: a short cache, then a revalidation answered 304.
+    expect(served.headers['cache-control']).toBe('public, max-age=3600, must-revalidate');
     expect(served.rawPayload.equals(PNG)).toBe(true);
+    const etag = String(served.headers['etag']);
+    const unchanged = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.rawPayload.length).toBe(0);
+    const since = String(served.headers['last-modified']);
+    const notModified = await t.app.inject({ method: 'GET', url, headers: { 'if-modified-since': since } });
+    expect(notModified.statusCode).toBe(304);
+    const stale = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': '"autre"' } });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(PNG)).toBe(true);
 
     const audit = await t.ctx.db
       .selectFrom('system_logs')

@@ -28,11 +28,35 @@ export const E2EE_MESSAGES = {
   plaintextRefused: 'Les messages d’un Ring doivent être chiffrés de bout en bout.',
   envelopeMismatch: 'Message chiffré invalide pour cette conversation',
   keysReset: 'Nouvelles clés créées : vos contacts verront votre numéro de sécurité changer.',
+  membersChanged: 'Les membres du Ring ou leurs clés ont changé : rechargez les clés.',
+  levelMismatch: 'Le niveau de chiffrement ne correspond pas à celui du Ring.',
+  shareNotAllowed: 'Ce membre ne peut pas recevoir cette clé du Ring.',
+  keysPublished: 'Clés publiées',
 } as const;
 
-/** Error codes the client acts on (409 answers of send.php and the key calls). */
-export const E2EE_ERROR_CODES = ['epoch_stale', 'rotation_required', 'epoch_conflict'] as const;
+/**
+ * Error codes the client acts on (409 answers of send.php and the key calls, field `code`):
+ * `epoch_stale` (send: encrypt again under `currentEpoch`), `rotation_required` (send: create the
+ * next epoch first), `epoch_conflict` (rotate: another rotation won, read the state again),
+ * `members_changed` (rotate/share: the active members or their key versions changed since the
+ * state was read; read it again and retry).
+ */
+export const E2EE_ERROR_CODES = [
+  'epoch_stale',
+  'rotation_required',
+  'epoch_conflict',
+  'members_changed',
+] as const;
 export type TE2eeErrorCode = (typeof E2EE_ERROR_CODES)[number];
+
+/** The key calls (all Ring-member authenticated). */
+export const KEY_API_PATHS = {
+  getMemberKey: '/api/rings/get-member-key.php',
+  saveMemberKey: '/api/rings/save-member-key.php',
+  state: '/api/rings/keys/state.php',
+  rotate: '/api/rings/keys/rotate.php',
+  share: '/api/rings/keys/share.php',
+} as const;
 
 const b64 = (minBytes: number, maxBytes: number) =>
   z
@@ -93,6 +117,16 @@ export const ZEpochKeyShare = z.object({
 });
 export type TEpochKeyShare = z.infer<typeof ZEpochKeyShare>;
 
+/**
+ * The key version (`keyVersion` of state.php `pending` or rings/info.php `keys`) of each recipient's
+ * public key the shares were wrapped to, by member id. A share is stored only when it matches the
+ * recipient's current version, so a share wrapped to keys the member has since reset is refused
+ * (409 `members_changed`) instead of being stored unreadable.
+ */
+const zKeyVersions = z
+  .record(z.string().min(1).max(64), z.number().int().positive())
+  .refine((value) => Object.keys(value).length <= 2000, { message: 'Partage de clé invalide' });
+
 /** A member who lacks epoch keys that the caller holds and may share with them. */
 export const ZPendingShare = z.object({
   memberId: z.string(),
@@ -109,11 +143,17 @@ export type TPendingShare = z.infer<typeof ZPendingShare>;
  */
 export const ZKeyStateResponse = successOf({
   ringId: z.string(),
+  /** 0 until the first member to unlock creates epoch 1. */
   currentEpoch: z.number().int().nonnegative(),
+  /** The Ring's encryption level: the level the next epoch must have. */
   level: z.enum(ENCRYPTION_LEVELS),
+  /**
+   * The next message needs a new epoch first: no epoch yet, a membership change, the epoch's age
+   * (7 days) or message count (per level), or a change of the Ring's level.
+   */
   rotationDue: z.boolean(),
   shareHistory: z.boolean(),
-  /** First epoch this member may read. */
+  /** This member may read epochs ≥ this number (0: every epoch). */
   firstReadableEpoch: z.number().int().nonnegative(),
   shares: z.array(z.object({ epoch: z.number().int(), senderMemberId: z.string(), share: ZEpochKeyShare })),
   pending: z.array(ZPendingShare),
@@ -122,19 +162,30 @@ export type TKeyStateResponse = z.infer<typeof ZKeyStateResponse>;
 
 /**
  * POST /api/rings/keys/rotate.php — creates epoch `epoch` (= current + 1) with a share for every
- * active member who has published keys, the caller included. 409 `epoch_conflict` when another
- * rotation won.
+ * active member who has published keys (the caller included), except those listed in `withheld`.
+ * The caller must hold the current epoch (any member with keys may create epoch 1). 409
+ * `epoch_conflict` when another rotation won, `members_changed` when the set of members or their
+ * key versions differs from what the caller read.
  */
 export const ZRotateEpochRequest = z.object({
   epoch: z.number().int().min(1),
   level: z.enum(ENCRYPTION_LEVELS),
   shares: z.array(ZEpochKeyShare).min(1).max(2000),
+  /**
+   * Members whose new public keys the rotating member has not confirmed yet (a changed safety
+   * number): they get no share from this member and receive the key later from one who confirmed.
+   */
+  withheld: z.array(z.string().min(1).max(64)).max(2000).default([]),
+  keyVersions: zKeyVersions,
 });
 export type TRotateEpochRequest = z.infer<typeof ZRotateEpochRequest>;
 export const ZRotateEpochResponse = successOf({ epoch: z.number().int() });
 
 /** POST /api/rings/keys/share.php — shares existing epoch keys with members who lack them. */
-export const ZShareEpochKeysRequest = z.object({ shares: z.array(ZEpochKeyShare).min(1).max(2000) });
+export const ZShareEpochKeysRequest = z.object({
+  shares: z.array(ZEpochKeyShare).min(1).max(2000),
+  keyVersions: zKeyVersions,
+});
 export type TShareEpochKeysRequest = z.infer<typeof ZShareEpochKeysRequest>;
 export const ZShareEpochKeysResponse = successOf({ stored: z.number().int().nonnegative() });
 

@@ -10,6 +10,24 @@ import { successOf, zBoundedString } from '../common';
 
 export const ROOM_CONVERSATION_ID = 'room:general';
 
+/**
+ * A private conversation's id: `dm:<memberA>:<memberB>` with the two member ids sorted, the same
+ * whoever asks first (create-dm.php answers it).
+ */
+export function dmConversationId(memberA: string, memberB: string): string {
+  const [first, second] = [memberA, memberB].sort();
+  return `dm:${first}:${second}`;
+}
+
+/** The chat calls (all Ring-member authenticated). */
+export const CHAT_API_PATHS = {
+  send: '/api/messages/send.php',
+  get: '/api/messages/get.php',
+  createDm: '/api/conversations/create-dm.php',
+  list: '/api/conversations/list.php',
+  read: '/api/conversations/read.php',
+} as const;
+
 export const CHAT_MESSAGES = {
   loadFailed: 'Impossible de charger les messages',
   sendFailed: 'Impossible d’envoyer le message',
@@ -58,7 +76,10 @@ export type TMessage = z.infer<typeof ZMessage>;
 /**
  * POST /api/messages/send.php (spec 2 §3 Send payload). Sending the same client message id twice
  * stores one message and answers it again (retries are safe). A 409 with `code` `epoch_stale` or
- * `rotation_required` asks the client to rotate the Ring key (or load the new one) and re-send.
+ * `rotation_required` (and `currentEpoch`) asks the client to rotate the Ring key (or load the new
+ * one) and re-send. The server decides `isEphemeral`/`expiresAt` from the Ring's settings at send
+ * time; `isEphemeral: true` while the Ring has ephemeral messages off is refused
+ * (`ephemeralNotAllowed`) rather than stored for good.
  */
 export const ZSendMessageRequest = z.object({
   content: zBoundedString(MAX_ENVELOPE_LENGTH, CHAT_MESSAGES.tooLarge).min(1),
@@ -113,8 +134,16 @@ export const ZConversationSummary = z.object({
 export type TConversationSummary = z.infer<typeof ZConversationSummary>;
 export const ZConversationsResponse = successOf({ conversations: z.array(ZConversationSummary) });
 
-/** POST /api/conversations/read.php — the caller has read up to `seq`. */
+/**
+ * POST /api/conversations/read.php — the caller has read up to `seq` (never moves back; capped at
+ * the conversation's last sequence number).
+ */
 export const ZMarkReadRequest = z.object({
   conversation_id: conversationId,
   seq: z.number().int().nonnegative(),
+});
+export const ZMarkReadResponse = successOf({
+  conversation_id: z.string(),
+  lastReadSeq: z.number().int().nonnegative(),
+  unread: z.number().int().nonnegative(),
 });

@@ -3,6 +3,7 @@ import { ENCRYPTION_LEVELS, PROTECTION_LEVELS, RING_ROLES } from '../constants';
 import { successOf, zBoundedString, zLooseBoolean } from '../common';
 import { ACCOUNT_MESSAGES, EMAIL_MAX_LENGTH, isEmailAddress } from '../customers/validation';
 import { MAX_FILE_SIZE_MB, normaliseAutoDestroyDelay } from './protection';
+import { ZMemberPublicKeysView } from '../e2ee/keys';
 import { ZRingCustomerView, ZRingUser } from './ring-views';
 
 export const RING_MESSAGES = {
@@ -20,6 +21,11 @@ export const RING_MESSAGES = {
   invitationCreated: 'Invitation créée',
   invitationSent: 'Invitation créée et envoyée par email',
   userRemoved: 'Utilisateur supprimé',
+  userDeactivated: 'Utilisateur désactivé',
+  userReactivated: 'Utilisateur réactivé',
+  cannotDeactivateOwner: 'Le propriétaire du Ring ne peut pas être désactivé',
+  cannotDeactivateInvitation: 'Une invitation non utilisée ne se désactive pas : supprimez-la.',
+  invalidUserStatus: 'Statut invalide',
   encryptionNotInPlan: 'Ce niveau de chiffrement n’est pas inclus dans votre plan',
   ephemeralNotInPlan: 'Les messages éphémères ne sont pas inclus dans votre plan',
   videoNotInPlan: 'La vidéo n’est pas incluse dans votre abonnement',
@@ -92,6 +98,8 @@ export const ZUpdateRingRequest = z.object({
   screen_visibility_protection: zLooseBoolean.optional(),
   screen_experimental_features: zLooseBoolean.optional(),
   screen_recording_detection: zLooseBoolean.optional(),
+  /** "Partager l’historique avec les nouveaux membres": past epoch keys reach members who join later. */
+  share_history: zLooseBoolean.optional(),
 });
 export type TUpdateRingRequest = z.input<typeof ZUpdateRingRequest>;
 export const ZUpdateRingResponse = successOf({ data: ZRingCustomerView, message: z.string() });
@@ -122,6 +130,18 @@ export const ZInviteRingUserResponse = successOf({
 export const ZDeleteRingUserRequest = z.object({
   user_id: z.string().trim().min(1, RING_MESSAGES.userNotFound).max(64),
 });
+
+/**
+ * PATCH /api/customer/ring-users.php — "Désactiver" an accepted member (its sessions and sockets
+ * end at once, login is refused, the next Ring key epoch is due) or "Réactiver" it (within the
+ * plan's user limit; it reads from the next epoch on). The owner cannot be deactivated.
+ */
+export const ZUpdateRingUserStatusRequest = z.object({
+  user_id: z.string().trim().min(1, RING_MESSAGES.userNotFound).max(64),
+  status: z.enum(['active', 'inactive'], { message: RING_MESSAGES.invalidUserStatus }),
+});
+export type TUpdateRingUserStatusRequest = z.input<typeof ZUpdateRingUserStatusRequest>;
+export const ZUpdateRingUserStatusResponse = successOf({ data: ZRingUser, message: z.string() });
 
 /** The member a Ring session belongs to. */
 export const ZRingSessionUser = z.object({
@@ -199,6 +219,8 @@ export const ZRingRoomUser = z.object({
   isOnline: z.boolean(),
   lastSeen: z.string().nullable(),
   isCurrentUser: z.boolean(),
+  /** Published public keys and safety number; null until the member first unlocks. */
+  keys: ZMemberPublicKeysView,
 });
 export type TRingRoomUser = z.infer<typeof ZRingRoomUser>;
 
@@ -224,6 +246,8 @@ export const ZRingInfoResponse = successOf({
     storage: z.string(),
     storageBytes: z.object({ allocated: z.number(), used: z.number(), remaining: z.number() }),
     kdfSalt: z.string(),
+    /** The Ring key state: current epoch (0: none yet) and whether the next message needs a new one. */
+    e2ee: z.object({ currentEpoch: z.number().int().nonnegative(), rotationDue: z.boolean() }),
   }),
   user: ZRingSessionUser,
   users: z.array(ZRingRoomUser),

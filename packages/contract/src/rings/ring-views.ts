@@ -29,6 +29,8 @@ export const ZRingCustomerView = z.object({
   storageBytes: z.object({ allocated: z.number(), used: z.number(), remaining: z.number() }),
   membersCount: z.number().int(),
   createdAt: z.string(),
+  /** "Partager l’historique avec les nouveaux membres". */
+  shareHistory: z.boolean(),
 });
 export type TRingCustomerView = z.infer<typeof ZRingCustomerView>;
 

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import * as initial from './20261122-001-initial';
 import * as streamTokenBinding from './20261124-001-stream-token-binding';
+import * as ringKeysAndMessages from './20261124-002-ring-keys-and-messages';
+import * as ringFiles from './20261124-003-ring-files';
+import * as callsStatusIndex from './20261124-004-calls-status-index';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
   '20261122-001-initial': initial,
   '20261124-001-stream-token-binding': streamTokenBinding,
+  '20261124-002-ring-keys-and-messages': ringKeysAndMessages,
+  '20261124-003-ring-files': ringFiles,
+  '20261124-004-calls-status-index': callsStatusIndex,
 };

@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import {
   ADMIN_CUSTOMER_MESSAGES,
   centsToEuros,
@@ -22,7 +21,6 @@ import { badRequest, conflict, notFound } from '../../lib/app-error';
 import { MINUTE_MS } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { hashPassword } from '../../lib/passwords';
-import { storagePaths } from '../../lib/storage-paths';
 import { newCustomerRow } from '../customers/customer.policy';
 import { CustomerRepository, type CustomerRow } from '../customers/customer.repository';
 import { storageGb } from '../plans/plan.policy';
@@ -218,7 +216,7 @@ export class AdminCustomersService {
     const leftovers: string[] = [];
     for (const ringId of footprint.ringIds) {
       try {
-        await fs.rm(storagePaths.ringFiles(this.ctx.config, ringId), { recursive: true, force: true });
+        await this.ctx.storage.deletePrefix(`${ringId}/`);
       } catch (error) {
         leftovers.push(ringId);
         this.ctx.logger.error(

@@ -127,4 +127,14 @@ export class AdminStatsRepository {
       .limit(limit)
       .execute();
   }
+
+  /** Bytes of every Ring file (what object storage outside DATA_DIR holds). */
+  async ringFileBytes(): Promise<number> {
+    const row = await this.db
+      .selectFrom('ring_files')
+      // sum(bigint) is numeric on PostgreSQL, which pg returns as a string.
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size_bytes'), eb.lit(0)).as('bytes'))
+      .executeTakeFirstOrThrow();
+    return Number(row.bytes);
+  }
 }

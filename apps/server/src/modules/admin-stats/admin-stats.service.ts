@@ -38,12 +38,21 @@ export function statsWindows(now: Date) {
 /** Real figures for the console cards and the dashboard tab (spec 3 §2.2, §2.3). */
 export class AdminStatsService {
   private readonly repo: AdminStatsRepository;
-  /** Walking DATA_DIR can be slow on a big installation: once a minute is enough. */
+  /**
+   * DATA_DIR's size, plus the Ring files when they live in object storage (S3) rather than under
+   * DATA_DIR. Walking DATA_DIR can be slow on a big installation: once a minute is enough.
+   */
   private readonly storage: CachedValue<number>;
 
   constructor(private readonly ctx: AppContext) {
     this.repo = new AdminStatsRepository(ctx.db);
-    this.storage = new CachedValue(STORAGE_CACHE_MS, () => directorySize(ctx.config.dataDir));
+    this.storage = new CachedValue(STORAGE_CACHE_MS, async () => {
+      const [local, remote] = await Promise.all([
+        directorySize(ctx.config.dataDir),
+        ctx.storage.insideDataDir ? 0 : this.repo.ringFileBytes(),
+      ]);
+      return local + remote;
+    });
   }
 
   async stats(): Promise<TAdminStats> {

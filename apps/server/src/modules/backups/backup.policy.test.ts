@@ -13,7 +13,10 @@ import {
   orderTablesByDependencies,
   restoredSecretValue,
   uploadNameCandidates,
+  withMessageSequence,
 } from './backup.policy';
+
+const NOW = '2026-11-24T10:00:00.000Z';
 
 describe('backup entry names', () => {
   it('accepts the manifest, table files, file folders and their entries', () => {
@@ -167,29 +170,65 @@ describe('what a backup keeps of each row', () => {
   });
 
   it('leaves sessions and customer tokens out entirely', () => {
-    expect(archivedRow('sessions', { id: 's', token_hash: 'h' })).toBeUndefined();
-    expect(archivedRow('customer_tokens', { id: 't', token_hash: 'h', used_at: null })).toBeUndefined();
+    expect(archivedRow('sessions', { id: 's', token_hash: 'h' }, NOW)).toBeUndefined();
+    expect(archivedRow('customer_tokens', { id: 't', token_hash: 'h', used_at: null }, NOW)).toBeUndefined();
+  });
+
+  it('leaves out the quota reserved by uploads in progress (their partial bytes are not archived)', () => {
+    const reservation = { id: 'u', ring_id: 'r', member_id: 'm', kind: 'tus', bytes: 10 };
+    expect(archivedRow('ring_upload_reservations', reservation, NOW)).toBeUndefined();
   });
 
   it('keeps finished mails without their bodies, and pending mails whole', () => {
     for (const status of ['sent', 'logged', 'failed'])
-      expect(archivedRow('email_outbox', mail(status)), status).toEqual({
+      expect(archivedRow('email_outbox', mail(status), NOW), status).toEqual({
         ...mail(status),
         body_html: '',
         body_text: '',
       });
     for (const status of ['pending', 'sending'])
-      expect(archivedRow('email_outbox', mail(status)), status).toEqual(mail(status));
+      expect(archivedRow('email_outbox', mail(status), NOW), status).toEqual(mail(status));
   });
 
   it('keeps every other row as it is', () => {
     const row = { id: 'c', email: 'a@example.com', password_hash: '$argon2id$…' };
-    expect(archivedRow('customers', row)).toBe(row);
-    expect(archivedRow('settings', { category: 'smtp', key: 'password', setting_value: 'x' })).toEqual({
+    expect(archivedRow('customers', row, NOW)).toBe(row);
+    expect(archivedRow('settings', { category: 'smtp', key: 'password', setting_value: 'x' }, NOW)).toEqual({
       category: 'smtp',
       key: 'password',
       setting_value: 'x',
     });
+  });
+
+  it('leaves out ephemeral messages whose expiry has passed, and keeps the others', () => {
+    const message = (is_ephemeral: number, expires_at: string | null) => ({
+      id: 'm',
+      is_ephemeral,
+      expires_at,
+      content: '{"v":1}',
+    });
+    expect(archivedRow('messages', message(1, '2026-11-24T09:59:59.999Z'), NOW)).toBeUndefined();
+    expect(archivedRow('messages', message(1, NOW), NOW)).toBeUndefined();
+    const live = message(1, '2026-11-24T10:00:00.001Z');
+    expect(archivedRow('messages', live, NOW)).toBe(live);
+    const lasting = message(0, null);
+    expect(archivedRow('messages', lasting, NOW)).toBe(lasting);
+  });
+
+  it('numbers the messages of an archive made before sequences, per conversation', () => {
+    const counters = new Map<string, number>();
+    const rows = [
+      { id: 'a', conversation_id: 'c1' },
+      { id: 'b', conversation_id: 'c2' },
+      { id: 'c', conversation_id: 'c1' },
+    ].map((row) => withMessageSequence(row, counters));
+    expect(rows).toEqual([
+      { id: 'a', conversation_id: 'c1', seq: 1, client_message_id: 'a', epoch: 0 },
+      { id: 'b', conversation_id: 'c2', seq: 1, client_message_id: 'b', epoch: 0 },
+      { id: 'c', conversation_id: 'c1', seq: 2, client_message_id: 'c', epoch: 0 },
+    ]);
+    const current = { id: 'd', conversation_id: 'c1', seq: 7, client_message_id: 'x', epoch: 3 };
+    expect(withMessageSequence(current, counters)).toBe(current);
   });
 
   it('knows the secret settings from the catalogue', () => {

@@ -30,14 +30,38 @@ export const isCredentialTable = (table: string): boolean =>
   (CREDENTIAL_TABLES as readonly string[]).includes(table);
 
 /**
- * A row as a backup holds it, or undefined when it is left out: credential tables are empty, and
- * a finished mail keeps its addressee, subject and status but not its bodies (they may hold
- * reset or verification links). Applied when exporting and again when restoring, so an older or
- * hand-made archive cannot bring those back either. Secret settings are handled apart (they may
- * be kept encrypted).
+ * Tables of work in progress: quota reserved by uploads under way, whose partial bytes no backup
+ * holds. Exported empty and never restored.
  */
-export function archivedRow<R extends Record<string, unknown>>(table: string, row: R): R | undefined {
-  if (isCredentialTable(table)) return undefined;
+export const TRANSIENT_TABLES = ['ring_upload_reservations'] as const;
+
+export const isTransientTable = (table: string): boolean =>
+  (TRANSIENT_TABLES as readonly string[]).includes(table);
+
+/** An ephemeral message whose expiry has passed: it is never served again, nor kept by a backup. */
+export function isExpiredMessageRow(row: Record<string, unknown>, nowIso: string): boolean {
+  return (
+    (row.is_ephemeral === 1 || row.is_ephemeral === '1') &&
+    typeof row.expires_at === 'string' &&
+    row.expires_at <= nowIso
+  );
+}
+
+/**
+ * A row as a backup holds it, or undefined when it is left out: credential tables are empty,
+ * expired ephemeral messages are dropped (the job deleting them may not have run yet), and a
+ * finished mail keeps its addressee, subject and status but not its bodies (they may hold reset
+ * or verification links). Applied when exporting and again when restoring (`nowIso` is the time
+ * of either), so an older or hand-made archive cannot bring those back either. Secret settings
+ * are handled apart (they may be kept encrypted).
+ */
+export function archivedRow<R extends Record<string, unknown>>(
+  table: string,
+  row: R,
+  nowIso: string,
+): R | undefined {
+  if (isCredentialTable(table) || isTransientTable(table)) return undefined;
+  if (table === 'messages' && isExpiredMessageRow(row, nowIso)) return undefined;
   if (
     table === 'email_outbox' &&
     (FINISHED_MAIL_STATUSES as readonly unknown[]).includes(row.status) &&
@@ -46,6 +70,26 @@ export function archivedRow<R extends Record<string, unknown>>(table: string, ro
     return { ...row, body_html: '', body_text: '' };
   }
   return row;
+}
+
+/** Columns that messages gained with per-conversation sequences (migration 20261124-002). */
+export const MESSAGE_SEQUENCE_COLUMNS = ['seq', 'client_message_id', 'epoch'] as const;
+
+/**
+ * Messages of an archive made before sequences existed get them on restore, as the migration
+ * gave them to live rows: numbered per conversation in archive order (by id, which is
+ * time-ordered), their id as client message id, epoch 0. `counters` carries the last number given
+ * per conversation across batches. Rows that have a sequence are returned unchanged.
+ */
+export function withMessageSequence(
+  row: Record<string, unknown>,
+  counters: Map<string, number>,
+): Record<string, unknown> {
+  if ('seq' in row) return row;
+  const conversation = String(row.conversation_id);
+  const seq = (counters.get(conversation) ?? 0) + 1;
+  counters.set(conversation, seq);
+  return { ...row, seq, client_message_id: row.id, epoch: 0 };
 }
 
 /** True for a settings row whose key is a `secret` setting (SETTING_DEFINITIONS). */

@@ -142,6 +142,22 @@ export class BackupRepository {
     return executor.selectFrom('settings').select(['category', 'key', 'setting_value']).execute();
   }
 
+  /** Sets each conversation's last sequence number to its highest stored message's. */
+  async resyncConversationSequences(executor: Executor): Promise<void> {
+    await executor
+      .updateTable('conversations')
+      .set((eb) => ({
+        last_seq: eb.fn.coalesce(
+          eb
+            .selectFrom('messages')
+            .select((m) => m.fn.max('messages.seq').as('max_seq'))
+            .whereRef('messages.conversation_id', '=', 'conversations.id'),
+          eb.lit(0),
+        ),
+      }))
+      .execute();
+  }
+
   async deleteAll(executor: Executor, table: string): Promise<void> {
     await sql`delete from ${sql.id(table)}`.execute(executor);
   }

@@ -20,6 +20,7 @@ import { storagePaths } from '../../lib/storage-paths';
 import type { AdminRow } from '../admins/admin.repository';
 import type { RequestMeta } from '../sessions/session.service';
 import { BackupArchive, BackupArchiveError } from './backup-archive';
+import { ObjectStorageFiles, type ObjectFileEntry } from './backup-object-files';
 import {
   decryptValue,
   deriveBackupKey,
@@ -35,6 +36,7 @@ import {
   BACKUP_FORMAT_VERSION,
   FILE_ROOTS,
   MANIFEST_ENTRY,
+  MESSAGE_SEQUENCE_COLUMNS,
   archivedRow,
   backupFileName,
   checkMigrations,
@@ -43,6 +45,7 @@ import {
   isSecretSettingRow,
   restoredSecretValue,
   uploadNameCandidates,
+  withMessageSequence,
   type BackupManifest,
   type FileRoot,
 } from './backup.policy';
@@ -264,7 +267,18 @@ export class BackupService {
           zip.addFile(path.join(work, 'db', `${table}.jsonl`), `db/${table}.jsonl`);
         }
         // Ring files are encrypted and images are compressed already: stored as they are.
-        for (const file of files) zip.addFile(file.absolute, file.name, { compress: false });
+        for (const file of files) {
+          if ('absolute' in file) zip.addFile(file.absolute, file.name, { compress: false });
+          else {
+            // From object storage: each object is opened only when the zip reaches it.
+            zip.addReadStreamLazy(file.name, { compress: false, size: file.size }, (callback) => {
+              this.ctx.storage.get(file.objectKey).then(
+                (stream) => callback(null, stream),
+                (error: unknown) => callback(error, undefined as never),
+              );
+            });
+          }
+        }
         zip.end();
         await pipeline(zip.outputStream, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
         const filename = await this.place(
@@ -304,6 +318,7 @@ export class BackupService {
   ): Promise<{ migrations: string[]; tables: Record<string, number> }> {
     await fs.promises.mkdir(dir, { recursive: true });
     const migrations = await this.repo.appliedMigrations();
+    const nowIso = this.ctx.clock.now().toISOString();
     const builder = this.ctx.db.transaction();
     const transaction =
       this.ctx.database.dialect === 'postgres' ? builder.setIsolationLevel('repeatable read') : builder;
@@ -316,7 +331,7 @@ export class BackupService {
           const pages = isCredentialTable(shape.name) ? [] : this.repo.pages(trx, shape);
           for await (const page of pages) {
             const rows = page
-              .map((row) => archivedRow(shape.name, row))
+              .map((row) => archivedRow(shape.name, row, nowIso))
               .filter((row): row is Row => row !== undefined)
               .map((row) => (shape.name === 'settings' ? archivedSetting(row, secrets) : row));
             const chunk = rows.map((row) => `${JSON.stringify(row)}\n`).join('');
@@ -334,10 +349,25 @@ export class BackupService {
     return { migrations, tables };
   }
 
-  /** Every regular file under the Ring files and uploads folders, with its name in the archive. */
-  private async collectFiles(): Promise<Array<{ absolute: string; name: string }>> {
-    const found: Array<{ absolute: string; name: string }> = [];
+  /** Ring files kept outside DATA_DIR (object storage), or undefined when they live in DATA_DIR. */
+  private get objectFiles(): ObjectStorageFiles | undefined {
+    return this.ctx.storage.insideDataDir
+      ? undefined
+      : new ObjectStorageFiles(this.ctx.storage, this.ctx.logger);
+  }
+
+  /**
+   * Every regular file under the Ring files and uploads folders, with its name in the archive;
+   * Ring files in object storage are listed from the bucket under the same names.
+   */
+  private async collectFiles(): Promise<Array<{ absolute: string; name: string } | ObjectFileEntry>> {
+    const found: Array<{ absolute: string; name: string } | ObjectFileEntry> = [];
+    const objectFiles = this.objectFiles;
     for (const root of FILE_ROOTS) {
+      if (root === 'ring-files' && objectFiles) {
+        found.push(...(await objectFiles.collect()));
+        continue;
+      }
       const base = this.liveFolder(root);
       const walk = async (dir: string, relative: string[]): Promise<void> => {
         const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -450,6 +480,9 @@ export class BackupService {
             await this.refused(actor, meta, error, { action: 'restore', filename });
           throw error;
         });
+        // Ring files in object storage go into the bucket before the database changes.
+        const objectFiles = this.objectFiles;
+        const pushed = objectFiles ? await objectFiles.push(path.join(staged, 'ring-files')) : undefined;
 
         try {
           await this.ctx.db.transaction().execute(async (trx) => {
@@ -463,14 +496,20 @@ export class BackupService {
                 .map((row) => [`${row.category}.${row.key}`, row.setting_value]),
             );
             for (const table of [...plan.tables].reverse()) await this.repo.deleteAll(trx, table.name);
+            const nowIso = this.ctx.clock.now().toISOString();
+            const messageCounters = new Map<string, number>();
             for (const table of plan.tables) {
-              const columns = plan.columns.get(table.name);
+              let columns = plan.columns.get(table.name);
               // Credential tables stay empty: every session and customer token ends here.
               if (!columns || isCredentialTable(table.name)) continue;
+              // An archive from before message sequences: its messages are numbered on the way in.
+              const sequenceMessages = table.name === 'messages' && !columns.includes('seq');
+              if (sequenceMessages) columns = [...columns, ...MESSAGE_SEQUENCE_COLUMNS];
               let batch: Row[] = [];
               for await (const archived of archive.rows(table.name)) {
-                let row = archivedRow(table.name, archived);
+                let row = archivedRow(table.name, archived, nowIso);
                 if (!row) continue;
+                if (sequenceMessages) row = withMessageSequence(row, messageCounters);
                 if (table.name === 'settings' && isSecretSettingRow(row)) {
                   const name = `${String(row.category)}.${String(row.key)}`;
                   const value = String(row.setting_value ?? '');
@@ -499,9 +538,12 @@ export class BackupService {
               }
               await this.repo.insertRows(trx, table.name, columns, batch);
             }
+            // Each conversation's counter continues after its last restored message.
+            await this.repo.resyncConversationSequences(trx);
           });
         } catch (error) {
           // Rolled back: the database is as it was, the staged files are dropped below.
+          if (objectFiles && pushed) await objectFiles.dropAdded(pushed.added);
           await this.ctx.systemLog.adminAction(
             actor,
             meta,
@@ -515,7 +557,8 @@ export class BackupService {
         }
 
         try {
-          await this.swapFolders(staged, path.join(work, 'old'));
+          await this.swapFolders(staged, path.join(work, 'old'), objectFiles ? ['uploads'] : FILE_ROOTS);
+          if (objectFiles && pushed) await objectFiles.dropOthers(pushed.restored);
         } catch (error) {
           this.ctx.logger.error({ err: error }, 'backup: restored database but could not swap file folders');
           await this.ctx.systemLog.adminAction(
@@ -650,9 +693,9 @@ export class BackupService {
    * restored one moved in, and the old one removed with the work folder. A folder that cannot be
    * renamed (a mount point) has its content replaced instead.
    */
-  private async swapFolders(staged: string, aside: string): Promise<void> {
+  private async swapFolders(staged: string, aside: string, roots: readonly FileRoot[]): Promise<void> {
     await fs.promises.mkdir(aside, { recursive: true });
-    for (const root of FILE_ROOTS) {
+    for (const root of roots) {
       const live = this.liveFolder(root);
       const restored = path.join(staged, root);
       await fs.promises.mkdir(path.dirname(live), { recursive: true });

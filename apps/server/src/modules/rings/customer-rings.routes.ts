@@ -5,6 +5,7 @@ import {
   ZInviteRingUserRequest,
   ZRingUsersQuery,
   ZUpdateRingRequest,
+  ZUpdateRingUserStatusRequest,
 } from '@securering/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -53,6 +54,12 @@ export async function customerRingsRoutes(app: FastifyInstance, ctx: AppContext)
       parseInput(ZInviteRingUserRequest, request.body),
     );
     return { success: true, data: result.user, message: result.message, invite_url: result.inviteUrl };
+  });
+
+  app.patch('/api/customer/ring-users.php', { preHandler }, async (request) => {
+    const { user_id, status } = parseInput(ZUpdateRingUserStatusRequest, request.body);
+    const result = await service.setUserStatus(customerCaller(request).customer, user_id, status);
+    return { success: true, data: result.user, message: result.message };
   });
 
   app.delete('/api/customer/ring-users.php', { preHandler }, async (request) => {

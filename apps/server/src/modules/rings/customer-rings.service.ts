@@ -15,6 +15,7 @@ import { newId } from '../../lib/ids';
 import { newInviteCode } from '../../lib/tokens';
 import type { CustomerRow } from '../customers/customer.repository';
 import { getEntitlements, withinLimit, type Entitlements } from '../subscriptions/entitlements';
+import { endMemberAccess } from './end-access';
 import { applyRingSettings, toRingCustomerView, toRingUser } from './ring.policy';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
 
@@ -96,6 +97,11 @@ export class CustomerRingsService {
       is_active: 1,
       created_at: nowIso,
       updated_at: nowIso,
+      current_epoch: 0,
+      epoch_created_at: null,
+      epoch_message_count: 0,
+      rotation_due: 0,
+      share_history: 0,
     };
     const ownerName =
       `${customer.first_name} ${customer.last_name}`.trim().slice(0, 40) ||
@@ -121,6 +127,7 @@ export class CustomerRingsService {
           last_seen_at: null,
           created_at: nowIso,
           updated_at: nowIso,
+          first_readable_epoch: 0,
         },
         trx,
       );
@@ -160,6 +167,7 @@ export class CustomerRingsService {
         screen_experimental_features: updated.screen_experimental_features === 1,
         screen_recording_detection: updated.screen_recording_detection === 1,
         name: updated.name,
+        share_history: updated.share_history === 1,
       },
     };
     ctx.realtime.emitToRing(ring.id, 'ring_settings_updated', event);
@@ -203,6 +211,8 @@ export class CustomerRingsService {
       last_seen_at: null,
       created_at: nowIso,
       updated_at: nowIso,
+      // Set when the invitation is accepted: the epoch current then.
+      first_readable_epoch: 0,
     };
     try {
       await this.rings.insertMember(member);
@@ -230,6 +240,64 @@ export class CustomerRingsService {
       message: member.email ? RING_MESSAGES.invitationSent : RING_MESSAGES.invitationCreated,
       inviteUrl,
     };
+  }
+
+  /**
+   * "Désactiver": an accepted member (never the owner) becomes inactive, its sessions, stream
+   * tokens and sockets end on every instance, login is refused, and the Ring's next key epoch is
+   * due, so what is sent from now on is encrypted for the remaining members only. "Réactiver"
+   * brings it back within the plan's user limit; it reads from the next epoch on.
+   */
+  async setUserStatus(
+    customer: CustomerRow,
+    memberId: string,
+    status: 'active' | 'inactive',
+  ): Promise<{ user: TRingUser; message: string }> {
+    const { ctx } = this;
+    const member = await this.rings.findMemberById(memberId);
+    if (!member) throw notFound(RING_MESSAGES.userNotFound);
+    const ring = await this.owned(customer, member.ring_id).catch(() => {
+      throw notFound(RING_MESSAGES.userNotFound);
+    });
+    if (member.role === 'owner') throw forbidden(RING_MESSAGES.cannotDeactivateOwner);
+    if (member.is_used !== 1 || member.status === 'invited')
+      throw conflict(RING_MESSAGES.cannotDeactivateInvitation);
+    const nowIso = ctx.clock.now().toISOString();
+
+    if (status === 'inactive') {
+      if (member.status === 'active' && (await this.rings.deactivateMember(member.id, ring.id, nowIso))) {
+        await endMemberAccess(ctx, member.id);
+        ctx.realtime.emitToRing(ring.id, 'keys_changed', { ringId: ring.id, reason: 'rotation_due' });
+        ctx.realtime.emitToRing(ring.id, 'presence_update', {
+          ringId: ring.id,
+          userId: member.id,
+          status: 'offline',
+          lastSeen: member.last_seen_at,
+        });
+        await ctx.systemLog.info('client_dashboard', 'Utilisateur désactivé', {
+          userId: customer.id,
+          details: { ring_id: ring.id, member_id: member.id },
+        });
+      }
+      const updated = (await this.rings.findMemberById(member.id))!;
+      return { user: toRingUser(updated), message: RING_MESSAGES.userDeactivated };
+    }
+
+    if (member.status === 'inactive') {
+      const entitlements = await this.entitlements(customer);
+      const seats = await this.rings.countSeats(customer.id);
+      if (entitlements.maxUsers > 0 && seats >= entitlements.maxUsers)
+        throw forbidden(RING_MESSAGES.userLimit(entitlements.maxUsers));
+      if (await this.rings.reactivateMember(member.id, ring.id, nowIso)) {
+        ctx.realtime.emitToRing(ring.id, 'keys_changed', { ringId: ring.id, reason: 'rotation_due' });
+        await ctx.systemLog.info('client_dashboard', 'Utilisateur réactivé', {
+          userId: customer.id,
+          details: { ring_id: ring.id, member_id: member.id },
+        });
+      }
+    }
+    const updated = (await this.rings.findMemberById(member.id))!;
+    return { user: toRingUser(updated), message: RING_MESSAGES.userReactivated };
   }
 
   async removeUser(customer: CustomerRow, memberId: string): Promise<void> {

@@ -13,6 +13,8 @@ import { isUniqueViolation } from '../../db/database';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/app-error';
 import { loginAccount } from '../../lib/login-throttle';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
+import { CallRepository } from '../calls/calls.repository';
+import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RequestMeta } from '../sessions/session.service';
 import { isRingServiceable, type RingMembership } from './ring.guard';
 import { toScreenProtection } from './ring.policy';
@@ -197,21 +199,27 @@ export class RingAccessService {
 
   async info(membership: RingMembership): Promise<TRingInfo> {
     const { ring, member } = membership;
-    const [members, used, online] = await Promise.all([
+    const [members, used, online, inCall] = await Promise.all([
       this.rings.findMembers(ring.id),
       this.rings.storageUsed(ring.id),
       this.ctx.realtime.onlineMemberIds(ring.id),
+      new CallRepository(this.ctx.db).findInCallMemberIds(ring.id),
     ]);
+    const keys = new RingKeysService(this.ctx);
+    const [publicKeys, e2ee] = await Promise.all([keys.publicKeysView(ring.id), keys.e2eeSummary(ring)]);
+    const statusOf = (id: string) =>
+      !online.has(id) ? ('offline' as const) : inCall.has(id) ? ('in_call' as const) : ('online' as const);
     const users = members
       .filter((m) => m.status === 'active')
       .map((m) => ({
         id: m.id,
         username: m.username,
         role: m.role,
-        status: online.has(m.id) ? ('online' as const) : ('offline' as const),
+        status: statusOf(m.id),
         isOnline: online.has(m.id),
         lastSeen: m.last_seen_at,
         isCurrentUser: m.id === member.id,
+        keys: publicKeys.get(m.id) ?? null,
       }))
       .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.username.localeCompare(b.username, 'fr'));
     return {
@@ -234,6 +242,7 @@ export class RingAccessService {
           remaining: Math.max(0, ring.storage_quota_bytes - used),
         },
         kdfSalt: ring.kdf_salt_b64,
+        e2ee,
       },
       user: toSessionUser(member),
       users,

@@ -27,6 +27,11 @@ const ring: RingRow = {
   is_active: 1,
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
+  current_epoch: 0,
+  epoch_created_at: null,
+  epoch_message_count: 0,
+  rotation_due: 0,
+  share_history: 0,
 };
 
 /** A small plan: one GiB, no voice, no video, no ephemeral messages, two encryption levels. */
@@ -96,6 +101,19 @@ describe('applyRingSettings', () => {
         name: 'Nouveau nom',
       }),
     });
+  });
+
+  it('stores the owner’s history-sharing choice on any plan', () => {
+    expect(applyRingSettings(ring, { share_history: true }, small)).toMatchObject({
+      ok: true,
+      changes: { share_history: 1 },
+    });
+    expect(applyRingSettings(ring, { share_history: false }, small)).toMatchObject({
+      ok: true,
+      changes: { share_history: 0 },
+    });
+    const untouched = applyRingSettings(ring, {}, small);
+    expect(untouched.ok && 'share_history' in untouched.changes).toBe(false);
   });
 
   it('applies the protection level rules to the switches, whatever was sent', () => {

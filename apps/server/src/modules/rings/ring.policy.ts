@@ -60,6 +60,7 @@ export function applyRingSettings(
     changes.allow_video = input.allow_video ? 1 : 0;
   }
   if (input.voice_admin_only !== undefined) changes.voice_admin_only = input.voice_admin_only ? 1 : 0;
+  if (input.share_history !== undefined) changes.share_history = input.share_history ? 1 : 0;
   if (input.max_file_size !== undefined) {
     const max = maxFileSizeLimitMb(plan.storageBytes);
     if (input.max_file_size < MAX_FILE_SIZE_MB.min || input.max_file_size > max)
@@ -118,6 +119,7 @@ export function toRingCustomerView(
     },
     membersCount,
     createdAt: ring.created_at,
+    shareHistory: ring.share_history === 1,
   };
 }
 

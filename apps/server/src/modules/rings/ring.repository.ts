@@ -4,6 +4,9 @@ import type { RingMembersTable, RingsTable } from '../../db/schema';
 export type RingRow = RingsTable;
 export type RingMemberRow = RingMembersTable;
 
+/** Rolls a reactivation back when the member was not inactive. */
+class NotReactivated extends Error {}
+
 export class RingRepository {
   constructor(private readonly db: Database) {}
 
@@ -103,7 +106,10 @@ export class RingRepository {
     return this.db.selectFrom('ring_members').selectAll().where('invite_code', '=', code).executeTakeFirst();
   }
 
-  /** Claims an unused invitation: true for exactly one caller. */
+  /**
+   * Claims an unused invitation: true for exactly one caller. The member reads from the Ring key
+   * epoch current at that moment.
+   */
   async claimInvitation(
     id: string,
     changes: Partial<RingMemberRow>,
@@ -111,7 +117,15 @@ export class RingRepository {
   ): Promise<boolean> {
     const result = await trx
       .updateTable('ring_members')
-      .set({ ...changes, is_used: 1, status: 'active' })
+      .set((eb) => ({
+        ...changes,
+        is_used: 1,
+        status: 'active',
+        first_readable_epoch: eb
+          .selectFrom('rings')
+          .select('rings.current_epoch')
+          .whereRef('rings.id', '=', 'ring_members.ring_id'),
+      }))
       .where('id', '=', id)
       .where('is_used', '=', 0)
       .where('status', '=', 'invited')
@@ -175,6 +189,65 @@ export class RingRepository {
       .where('role', '=', 'owner')
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Deactivates an accepted member and makes the Ring's next key epoch due, in one transaction:
+   * true when the member was active (and is now inactive).
+   */
+  async deactivateMember(id: string, ringId: string, nowIso: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('ring_members')
+        .set({ status: 'inactive', updated_at: nowIso })
+        .where('id', '=', id)
+        .where('ring_id', '=', ringId)
+        .where('status', '=', 'active')
+        .where('is_used', '=', 1)
+        .where('role', '!=', 'owner')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx
+        .updateTable('rings')
+        .set({ rotation_due: 1, updated_at: nowIso })
+        .where('id', '=', ringId)
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Reactivates a deactivated member: it reads from the next key epoch on (which becomes due, so
+   * the next message creates it for the member too). True when the member was inactive. The Ring
+   * row is written first: it stays locked until the commit (PostgreSQL), so no rotation can slip
+   * between reading the current epoch and setting the member's first readable one.
+   */
+  async reactivateMember(id: string, ringId: string, nowIso: string): Promise<boolean> {
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        const ring = await trx
+          .updateTable('rings')
+          .set({ rotation_due: 1, updated_at: nowIso })
+          .where('id', '=', ringId)
+          .returning('current_epoch')
+          .executeTakeFirst();
+        if (!ring) return false;
+        const result = await trx
+          .updateTable('ring_members')
+          .set({ status: 'active', updated_at: nowIso, first_readable_epoch: ring.current_epoch + 1 })
+          .where('id', '=', id)
+          .where('ring_id', '=', ringId)
+          .where('status', '=', 'inactive')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1) return true;
+        // Nothing to reactivate: leave the Ring as it was.
+        throw new NotReactivated();
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NotReactivated) return false;
+        throw error;
+      });
   }
 
   async touchMember(id: string, nowIso: string): Promise<void> {

@@ -9,6 +9,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, notFound } from '../../lib/app-error';
+import { CACHE_CONTROL, isNotModified } from '../../lib/cache-control';
 import { adminCaller, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from '../admins/admin.guard';
 import { UploadsService } from './uploads.service';
@@ -76,18 +77,23 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   // Public: the site's logo and favicon. Only names this module generated are served, with the
   // type of their checked content and nosniff, so a file can never be read as HTML or script.
+  // Their names carry no content hash: kept an hour by browsers, then revalidated (304).
   app.get<{ Params: { name: string } }>('/uploads/:name', async (request, reply) => {
     const upload = await service.find(request.params.name);
     if (!upload) throw notFound();
-    return (
-      reply
-        .header('Content-Type', upload.contentType)
-        .header('Content-Length', String(upload.size))
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'public, max-age=31536000, immutable')
-        // Branding images may be shown by other origins (webmail showing a mail's logo).
-        .header('Cross-Origin-Resource-Policy', 'cross-origin')
-        .send(createReadStream(upload.filePath))
-    );
+    const etag = `W/"${upload.size.toString(16)}-${Math.floor(upload.modifiedAt.getTime()).toString(16)}"`;
+    const lastModified = upload.modifiedAt.toUTCString();
+    reply
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cache-Control', CACHE_CONTROL.shortRevalidate)
+      .header('ETag', etag)
+      .header('Last-Modified', lastModified)
+      // Branding images may be shown by other origins (webmail showing a mail's logo).
+      .header('Cross-Origin-Resource-Policy', 'cross-origin');
+    if (isNotModified(request.headers, etag, upload.modifiedAt)) return reply.status(304).send();
+    return reply
+      .header('Content-Type', upload.contentType)
+      .header('Content-Length', String(upload.size))
+      .send(createReadStream(upload.filePath));
   });
 }

@@ -14,6 +14,8 @@ export interface StoredUpload {
   filePath: string;
   size: number;
   contentType: string;
+  /** Last write of the file, for Last-Modified and the ETag. */
+  modifiedAt: Date;
 }
 
 /**
@@ -82,7 +84,7 @@ export class UploadsService {
     const filePath = path.join(this.dir, name);
     try {
       const stat = await fs.stat(filePath);
-      return stat.isFile() ? { filePath, size: stat.size, contentType } : undefined;
+      return stat.isFile() ? { filePath, size: stat.size, contentType, modifiedAt: stat.mtime } : undefined;
     } catch {
       return undefined;
     }

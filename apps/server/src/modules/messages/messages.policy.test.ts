@@ -1,0 +1,103 @@
+import { CHAT_MESSAGES, E2EE_MESSAGES, dmConversationId } from '@securering/contract';
+import { describe, expect, it } from 'vitest';
+import {
+  checkEnvelopeHeader,
+  checkSendEpoch,
+  ephemeralFor,
+  mayAccessConversation,
+  noticeType,
+  parseConversationId,
+} from './messages.policy';
+
+const A = '01a20c9c-1927-77f5-abd5-977f5569b679';
+const B = '01a20c9c-191c-729b-908a-c0e3d1b76701';
+
+describe('parseConversationId', () => {
+  it('knows the room and private conversations with sorted, distinct member ids', () => {
+    expect(parseConversationId('room:general')).toEqual({ kind: 'room' });
+    expect(dmConversationId(A, B)).toBe(dmConversationId(B, A));
+    expect(parseConversationId(dmConversationId(A, B))).toEqual({ kind: 'dm', members: [B, A].sort() });
+  });
+
+  it('refuses anything else', () => {
+    for (const id of ['room:other', `dm:${A}:${B}`, `dm:${A}:${A}`, `dm:${B}`, 'dm::', `dm:${B}:${A}:x`, ''])
+      expect(parseConversationId(id), id).toBeUndefined();
+  });
+});
+
+describe('mayAccessConversation', () => {
+  it('opens the room to every member and a private conversation to its two participants only', () => {
+    expect(mayAccessConversation({ kind: 'room', participants: [] }, A)).toBe(true);
+    expect(mayAccessConversation({ kind: 'dm', participants: [A, B] }, A)).toBe(true);
+    expect(mayAccessConversation({ kind: 'dm', participants: [A, B] }, 'c')).toBe(false);
+  });
+});
+
+describe('checkEnvelopeHeader', () => {
+  const expected = { ringId: 'r', conversationId: 'room:general', senderId: A };
+  it('accepts an envelope naming this Ring, conversation and sender', () => {
+    expect(checkEnvelopeHeader(expected, expected)).toBeUndefined();
+  });
+  it('refuses one made for another Ring, conversation or sender', () => {
+    for (const changes of [{ ringId: 'x' }, { conversationId: dmConversationId(A, B) }, { senderId: B }])
+      expect(checkEnvelopeHeader({ ...expected, ...changes }, expected)).toEqual({
+        status: 400,
+        error: E2EE_MESSAGES.envelopeMismatch,
+      });
+  });
+});
+
+describe('checkSendEpoch', () => {
+  it('accepts the current epoch when no rotation is due', () => {
+    expect(checkSendEpoch(3, { current_epoch: 3 }, false)).toBeUndefined();
+  });
+  it('asks for a rotation before the first epoch or when one is due', () => {
+    expect(checkSendEpoch(1, { current_epoch: 0 }, true)).toEqual({
+      status: 409,
+      error: E2EE_MESSAGES.rotationRequired,
+      code: 'rotation_required',
+      currentEpoch: 0,
+    });
+    expect(checkSendEpoch(3, { current_epoch: 3 }, true)).toMatchObject({ code: 'rotation_required' });
+  });
+  it('calls an older or unknown epoch stale', () => {
+    expect(checkSendEpoch(2, { current_epoch: 3 }, false)).toEqual({
+      status: 409,
+      error: E2EE_MESSAGES.epochStale,
+      code: 'epoch_stale',
+      currentEpoch: 3,
+    });
+    expect(checkSendEpoch(4, { current_epoch: 3 }, false)).toMatchObject({ code: 'epoch_stale' });
+  });
+});
+
+describe('ephemeralFor', () => {
+  const now = new Date('2026-11-24T10:00:00.000Z');
+  it('follows the Ring: expiry is send time plus the auto-destroy delay', () => {
+    expect(ephemeralFor({ ephemeral_messages: 1, auto_destroy_delay: 10 }, false, now)).toEqual({
+      ok: true,
+      is_ephemeral: 1,
+      expires_at: '2026-11-24T10:00:10.000Z',
+    });
+    expect(ephemeralFor({ ephemeral_messages: 0, auto_destroy_delay: 10 }, false, now)).toEqual({
+      ok: true,
+      is_ephemeral: 0,
+      expires_at: null,
+    });
+  });
+  it('refuses an ephemeral message in a Ring that has them off', () => {
+    expect(ephemeralFor({ ephemeral_messages: 0, auto_destroy_delay: 10 }, true, now)).toEqual({
+      ok: false,
+      status: 400,
+      error: CHAT_MESSAGES.ephemeralNotAllowed,
+    });
+  });
+});
+
+describe('noticeType', () => {
+  it('names private, ephemeral and plain messages', () => {
+    expect(noticeType('dm', true)).toBe('dm');
+    expect(noticeType('room', true)).toBe('ephemeral');
+    expect(noticeType('room', false)).toBe('text');
+  });
+});

@@ -1,0 +1,277 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Database } from '../../db/database';
+import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
+
+export type ConversationRow = ConversationsTable;
+export type MessageRow = MessagesTable;
+export type MessageWithSender = MessageRow & { sender_username: string | null };
+
+/** Messages a member may be served: not expired, and of an epoch it may read. */
+function visible(nowIso: string, minEpoch: number) {
+  return (eb: ExpressionBuilder<DB, 'messages'>) =>
+    eb.and([
+      eb.or([eb('messages.expires_at', 'is', null), eb('messages.expires_at', '>', nowIso)]),
+      eb('messages.epoch', '>=', minEpoch),
+    ]);
+}
+
+/**
+ * The SQL of conversations and messages. Sequence numbers come from an atomic increment of the
+ * conversation's `last_seq` inside the insert's transaction (a row lock on PostgreSQL, the single
+ * writer on SQLite), so concurrent sends get 1, 2, 3… without gaps or duplicates.
+ */
+export class MessagesRepository {
+  constructor(private readonly db: Database) {}
+
+  findConversation(
+    ringId: string,
+    key: string,
+    trx: Database = this.db,
+  ): Promise<ConversationRow | undefined> {
+    return trx
+      .selectFrom('conversations')
+      .selectAll()
+      .where('ring_id', '=', ringId)
+      .where('conversation_key', '=', key)
+      .executeTakeFirst();
+  }
+
+  /** The Ring's room conversation, created on first use (concurrent callers get the same row). */
+  async ensureConversation(
+    row: Pick<ConversationRow, 'id' | 'ring_id' | 'kind' | 'conversation_key' | 'created_at'>,
+  ): Promise<ConversationRow> {
+    await this.db
+      .insertInto('conversations')
+      .values({ ...row, last_seq: 0 })
+      .onConflict((oc) => oc.columns(['ring_id', 'conversation_key']).doNothing())
+      .execute();
+    return (await this.findConversation(row.ring_id, row.conversation_key))!;
+  }
+
+  /** A private conversation and its two participants, in one transaction. */
+  async insertDm(
+    row: Pick<ConversationRow, 'id' | 'ring_id' | 'conversation_key' | 'created_at'>,
+    memberIds: readonly [string, string],
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('conversations')
+        .values({ ...row, kind: 'dm', last_seq: 0 })
+        .execute();
+      await trx
+        .insertInto('conversation_participants')
+        .values(
+          memberIds.map((member_id) => ({ conversation_id: row.id, member_id, created_at: row.created_at })),
+        )
+        .execute();
+    });
+  }
+
+  async participants(conversationId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('conversation_participants')
+      .select('member_id')
+      .where('conversation_id', '=', conversationId)
+      .execute();
+    return rows.map((r) => r.member_id);
+  }
+
+  /** Participants of several conversations, by conversation id. */
+  async participantsOf(conversationIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (conversationIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('conversation_participants')
+      .select(['conversation_id', 'member_id'])
+      .where('conversation_id', 'in', [...conversationIds])
+      .execute();
+    for (const row of rows)
+      out.set(row.conversation_id, [...(out.get(row.conversation_id) ?? []), row.member_id]);
+    return out;
+  }
+
+  /** The member's private conversations in its Ring, with the other participant. */
+  findDmsOf(
+    ringId: string,
+    memberId: string,
+  ): Promise<Array<ConversationRow & { peer_id: string; peer_username: string }>> {
+    return this.db
+      .selectFrom('conversations')
+      .innerJoin('conversation_participants as mine', 'mine.conversation_id', 'conversations.id')
+      .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
+      .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
+      .selectAll('conversations')
+      .select(['peer.id as peer_id', 'peer.username as peer_username'])
+      .where('conversations.ring_id', '=', ringId)
+      .where('conversations.kind', '=', 'dm')
+      .where('mine.member_id', '=', memberId)
+      .where('theirs.member_id', '!=', memberId)
+      .orderBy('conversations.created_at')
+      .execute();
+  }
+
+  findByClientId(
+    conversationId: string,
+    senderId: string,
+    clientMessageId: string,
+    trx: Database = this.db,
+  ): Promise<MessageWithSender | undefined> {
+    return trx
+      .selectFrom('messages')
+      .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
+      .selectAll('messages')
+      .select('sender.username as sender_username')
+      .where('messages.conversation_id', '=', conversationId)
+      .where('messages.sender_member_id', '=', senderId)
+      .where('messages.client_message_id', '=', clientMessageId)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Counts a message under the Ring's epoch if that epoch is still current and no rotation is due
+   * (a compare-and-set against a concurrent rotation or deactivation). False: refused.
+   */
+  async countUnderEpoch(ringId: string, epoch: number, trx: Database): Promise<boolean> {
+    const result = await trx
+      .updateTable('rings')
+      .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
+      .where('id', '=', ringId)
+      .where('current_epoch', '=', epoch)
+      .where('rotation_due', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The conversation's next sequence number: an atomic increment (use inside the insert's transaction). */
+  async nextSeq(conversationId: string, trx: Database): Promise<number> {
+    const row = await trx
+      .updateTable('conversations')
+      .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
+      .where('id', '=', conversationId)
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    return row.last_seq;
+  }
+
+  async insertMessage(row: MessageRow, trx: Database): Promise<void> {
+    await trx.insertInto('messages').values(row).execute();
+  }
+
+  /**
+   * A page of visible messages, oldest first. `since`: the messages after it (ascending from
+   * there); otherwise the latest ones (before `before` when given). `hasMore`: more exist in the
+   * direction asked.
+   */
+  async findPage(
+    conversationId: string,
+    options: { since?: number; before?: number; limit: number; nowIso: string; minEpoch: number },
+  ): Promise<{ rows: MessageWithSender[]; hasMore: boolean }> {
+    let query = this.db
+      .selectFrom('messages')
+      .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
+      .selectAll('messages')
+      .select('sender.username as sender_username')
+      .where('messages.conversation_id', '=', conversationId)
+      .where(visible(options.nowIso, options.minEpoch));
+    if (options.since !== undefined) query = query.where('messages.seq', '>', options.since);
+    if (options.before !== undefined) query = query.where('messages.seq', '<', options.before);
+    const ascending = options.since !== undefined;
+    const rows = await query
+      .orderBy('messages.seq', ascending ? 'asc' : 'desc')
+      .limit(options.limit + 1)
+      .execute();
+    const hasMore = rows.length > options.limit;
+    const page = rows.slice(0, options.limit);
+    return { rows: ascending ? page : page.reverse(), hasMore };
+  }
+
+  /** Visible messages from others after what the member has read, per conversation. */
+  async unreadCounts(
+    conversationIds: readonly string[],
+    memberId: string,
+    nowIso: string,
+    minEpoch: number,
+  ): Promise<Map<string, number>> {
+    if (conversationIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('messages')
+      .leftJoin('conversation_reads as r', (join) =>
+        join.onRef('r.conversation_id', '=', 'messages.conversation_id').on('r.member_id', '=', memberId),
+      )
+      .select(['messages.conversation_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('messages.conversation_id', 'in', [...conversationIds])
+      .where((eb) => eb('messages.seq', '>', eb.fn.coalesce('r.last_read_seq', eb.lit(0))))
+      .where((eb) =>
+        eb.or([eb('messages.sender_member_id', 'is', null), eb('messages.sender_member_id', '!=', memberId)]),
+      )
+      .where(visible(nowIso, minEpoch))
+      .groupBy('messages.conversation_id')
+      .execute();
+    return new Map(rows.map((r) => [r.conversation_id, Number(r.n)]));
+  }
+
+  async readsOf(memberId: string, conversationIds: readonly string[]): Promise<Map<string, number>> {
+    if (conversationIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('conversation_reads')
+      .select(['conversation_id', 'last_read_seq'])
+      .where('member_id', '=', memberId)
+      .where('conversation_id', 'in', [...conversationIds])
+      .execute();
+    return new Map(rows.map((r) => [r.conversation_id, r.last_read_seq]));
+  }
+
+  /** Moves the member's read mark forward to `seq` (never back). */
+  async markRead(conversationId: string, memberId: string, seq: number, nowIso: string): Promise<void> {
+    const moved = await this.db
+      .updateTable('conversation_reads')
+      .set({ last_read_seq: seq, updated_at: nowIso })
+      .where('conversation_id', '=', conversationId)
+      .where('member_id', '=', memberId)
+      .where('last_read_seq', '<', seq)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) > 0) return;
+    await this.db
+      .insertInto('conversation_reads')
+      .values({
+        conversation_id: conversationId,
+        member_id: memberId,
+        last_read_seq: seq,
+        updated_at: nowIso,
+      })
+      .onConflict((oc) => oc.columns(['conversation_id', 'member_id']).doNothing())
+      .execute();
+  }
+
+  /**
+   * Deletes up to `limit` expired messages and returns them. Safe with several instances: each
+   * row is deleted, and so returned, by exactly one of them.
+   */
+  deleteExpired(
+    nowIso: string,
+    limit: number,
+  ): Promise<Array<Pick<MessageRow, 'id' | 'ring_id' | 'conversation_id'>>> {
+    return this.db
+      .deleteFrom('messages')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('messages')
+          .select('id')
+          .where('expires_at', '<=', nowIso)
+          .orderBy('expires_at')
+          .limit(limit),
+      )
+      .where('expires_at', '<=', nowIso)
+      .returning(['id', 'ring_id', 'conversation_id'])
+      .execute();
+  }
+
+  conversationsByIds(ids: readonly string[]): Promise<ConversationRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+}

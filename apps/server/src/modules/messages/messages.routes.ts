@@ -1,0 +1,47 @@
+import {
+  CHAT_API_PATHS,
+  ZCreateDmRequest,
+  ZGetMessagesQuery,
+  ZMarkReadRequest,
+  ZSendMessageRequest,
+} from '@securering/contract';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context';
+import { parseInput } from '../../lib/app-error';
+import { ringCaller } from '../../plugins/auth';
+import { BODY_LIMITS } from '../../plugins/body-limits';
+import { requireRingMember } from '../rings/ring.guard';
+import { MessagesService } from './messages.service';
+
+/** An envelope of 64 KiB of ciphertext is about 88 KB of JSON text: room for it, no more. */
+const SEND_BODY_LIMIT = 128 * 1024;
+
+export async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const service = new MessagesService(ctx);
+  const preHandler = requireRingMember(ctx);
+
+  app.post(CHAT_API_PATHS.send, { preHandler, bodyLimit: SEND_BODY_LIMIT }, async (request) => {
+    const input = parseInput(ZSendMessageRequest, request.body);
+    return { success: true, message: await service.send(ringCaller(request), input) };
+  });
+
+  app.get(CHAT_API_PATHS.get, { preHandler }, async (request) => {
+    const query = parseInput(ZGetMessagesQuery, request.query);
+    return { success: true, ...(await service.get(ringCaller(request), query)) };
+  });
+
+  app.post(CHAT_API_PATHS.createDm, { preHandler, bodyLimit: BODY_LIMITS.form }, async (request) => {
+    const { peer_user_id } = parseInput(ZCreateDmRequest, request.body);
+    return { success: true, ...(await service.createDm(ringCaller(request), peer_user_id)) };
+  });
+
+  app.get(CHAT_API_PATHS.list, { preHandler }, async (request) => ({
+    success: true,
+    conversations: await service.list(ringCaller(request)),
+  }));
+
+  app.post(CHAT_API_PATHS.read, { preHandler, bodyLimit: BODY_LIMITS.form }, async (request) => {
+    const input = parseInput(ZMarkReadRequest, request.body);
+    return { success: true, ...(await service.markRead(ringCaller(request), input)) };
+  });
+}

@@ -1,0 +1,326 @@
+import {
+  CHAT_MESSAGES,
+  E2EE_MESSAGES,
+  ROOM_CONVERSATION_ID,
+  dmConversationId,
+  type TConversationSummary,
+  type TGetMessagesResponse,
+  type TMessage,
+  type ZGetMessagesQuery,
+  type ZMarkReadRequest,
+  type ZSendMessageRequest,
+} from '@securering/contract';
+import { parseEnvelope, type ParsedEnvelope } from '@securering/e2ee';
+import type { z } from 'zod';
+import type { AppContext } from '../../app-context';
+import { isUniqueViolation } from '../../db/database';
+import { AppError, badRequest, notFound, tooManyRequests } from '../../lib/app-error';
+import { MINUTE_MS } from '../../lib/clock';
+import { newId } from '../../lib/ids';
+import { firstReadableEpoch } from '../ring-keys/ring-keys.policy';
+import { RingKeysService } from '../ring-keys/ring-keys.service';
+import type { RingMembership } from '../rings/ring.guard';
+import { RingRepository } from '../rings/ring.repository';
+import { toMessage, toNewMessageEvent } from './messages.mappers';
+import {
+  checkEnvelopeHeader,
+  checkSendEpoch,
+  ephemeralFor,
+  mayAccessConversation,
+  parseConversationId,
+  type SendRefusal,
+} from './messages.policy';
+import { MessagesRepository, type ConversationRow } from './messages.repository';
+
+type SendInput = z.output<typeof ZSendMessageRequest>;
+type GetQuery = z.output<typeof ZGetMessagesQuery>;
+type ReadInput = z.output<typeof ZMarkReadRequest>;
+
+/** Messages one member may send per minute (on every instance together). */
+export const SENDS_PER_MINUTE = 120;
+
+/** A conversation the caller may use: its public id, kind, row (none yet for an unused room) and members. */
+interface Target {
+  id: string;
+  kind: 'room' | 'dm';
+  row: ConversationRow | undefined;
+  participants: string[];
+}
+
+function refusal(refused: SendRefusal): AppError {
+  const extra: Record<string, unknown> = {};
+  if (refused.code) extra.code = refused.code;
+  if (refused.currentEpoch !== undefined) extra.currentEpoch = refused.currentEpoch;
+  return new AppError(refused.status, refused.error, extra);
+}
+
+/** A concurrent rotation or deactivation took the epoch the send was checked against. */
+class EpochMoved extends Error {}
+
+/**
+ * The Ring chat (issue 11): the room and private conversations, end-to-end encrypted envelopes
+ * stored and relayed as they come, per-conversation sequence numbers, idempotent sends, history and
+ * catch-up pages, unread counts. Every call resolves the conversation first: the room for every
+ * active member, a private conversation for its two participants only (404 for anyone else).
+ */
+export class MessagesService {
+  private readonly messages: MessagesRepository;
+  private readonly rings: RingRepository;
+  private readonly keys: RingKeysService;
+
+  constructor(private readonly ctx: AppContext) {
+    this.messages = new MessagesRepository(ctx.db);
+    this.rings = new RingRepository(ctx.db);
+    this.keys = new RingKeysService(ctx);
+  }
+
+  /** The conversation named `id` if the caller may use it; 404 "Conversation introuvable" otherwise. */
+  private async resolve(caller: RingMembership, id: string): Promise<Target> {
+    const ref = parseConversationId(id);
+    const missing = () => notFound(CHAT_MESSAGES.conversationNotFound);
+    if (!ref) throw missing();
+    if (ref.kind === 'dm' && !ref.members.includes(caller.member.id)) throw missing();
+    const row = await this.messages.findConversation(caller.ring.id, id);
+    if (ref.kind === 'room') return { id, kind: 'room', row, participants: [] };
+    if (!row || row.kind !== 'dm') throw missing();
+    const participants = await this.messages.participants(row.id);
+    if (!mayAccessConversation({ kind: 'dm', participants }, caller.member.id)) throw missing();
+    return { id, kind: 'dm', row, participants };
+  }
+
+  /**
+   * POST send.php. The content must be an envelope whose header names this Ring, this conversation
+   * and the caller, under the Ring's current epoch; the server reads nothing else of it.
+   */
+  async send(caller: RingMembership, input: SendInput): Promise<TMessage> {
+    const { ctx } = this;
+    const { member, ring } = caller;
+    const budget = await ctx.rateLimiter.hit(`message-send:${member.id}`, SENDS_PER_MINUTE, MINUTE_MS);
+    if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
+
+    let envelope: ParsedEnvelope;
+    try {
+      envelope = parseEnvelope(input.content);
+    } catch {
+      throw badRequest(E2EE_MESSAGES.plaintextRefused);
+    }
+    const { header } = envelope;
+    const target = await this.resolve(caller, input.conversation_id);
+    const mismatch = checkEnvelopeHeader(header, {
+      ringId: ring.id,
+      conversationId: target.id,
+      senderId: member.id,
+    });
+    if (mismatch) throw refusal(mismatch);
+
+    // A retry of a stored message answers it again, whatever happened to the epoch since.
+    if (target.row) {
+      const stored = await this.messages.findByClientId(target.row.id, member.id, header.clientMessageId);
+      if (stored) return toMessage(stored, target, member.id);
+    }
+
+    const now = ctx.clock.now();
+    const lifetime = ephemeralFor(ring, input.isEphemeral, now);
+    if (!lifetime.ok) throw badRequest(lifetime.error);
+    const { rotationDue } = await this.keys.e2eeSummary(ring);
+    const stale = checkSendEpoch(header.epoch, ring, rotationDue);
+    if (stale) throw refusal(stale);
+
+    const nowIso = now.toISOString();
+    const conversation =
+      target.row ??
+      (await this.messages.ensureConversation({
+        id: newId(),
+        ring_id: ring.id,
+        kind: 'room',
+        conversation_key: ROOM_CONVERSATION_ID,
+        created_at: nowIso,
+      }));
+    const id = newId();
+    let seq: number;
+    try {
+      seq = await ctx.db.transaction().execute(async (trx) => {
+        if (!(await this.messages.countUnderEpoch(ring.id, header.epoch, trx))) throw new EpochMoved();
+        const next = await this.messages.nextSeq(conversation.id, trx);
+        await this.messages.insertMessage(
+          {
+            id,
+            ring_id: ring.id,
+            conversation_id: conversation.id,
+            sender_member_id: member.id,
+            content: input.content,
+            message_type: 'text',
+            client_encrypted: 1,
+            is_ephemeral: lifetime.is_ephemeral,
+            expires_at: lifetime.expires_at,
+            created_at: nowIso,
+            seq: next,
+            client_message_id: header.clientMessageId,
+            epoch: header.epoch,
+          },
+          trx,
+        );
+        return next;
+      });
+    } catch (error) {
+      if (error instanceof EpochMoved) throw await this.epochRefusal(ring.id, header.epoch);
+      if (isUniqueViolation(error)) {
+        // The same message, sent twice at once: the other request stored it.
+        const stored = await this.messages.findByClientId(conversation.id, member.id, header.clientMessageId);
+        if (stored) return toMessage(stored, target, member.id);
+      }
+      throw error;
+    }
+
+    const message = toMessage(
+      {
+        id,
+        ring_id: ring.id,
+        conversation_id: conversation.id,
+        sender_member_id: member.id,
+        sender_username: member.username,
+        content: input.content,
+        message_type: 'text',
+        client_encrypted: 1,
+        is_ephemeral: lifetime.is_ephemeral,
+        expires_at: lifetime.expires_at,
+        created_at: nowIso,
+        seq,
+        client_message_id: header.clientMessageId,
+        epoch: header.epoch,
+      },
+      target,
+      member.id,
+    );
+    const event = toNewMessageEvent(message, ring.id);
+    // After the commit, to the conversation's members only: the Ring's room, or the two participants.
+    if (target.kind === 'room') ctx.realtime.emitToRing(ring.id, 'new_message', event);
+    else
+      for (const participant of target.participants)
+        ctx.realtime.emitToMember(participant, 'new_message', event);
+    return message;
+  }
+
+  /** The refusal to answer when the epoch moved while a send was being stored. */
+  private async epochRefusal(ringId: string, headerEpoch: number): Promise<AppError> {
+    const fresh = await this.rings.findRingById(ringId);
+    if (!fresh) return notFound(CHAT_MESSAGES.conversationNotFound);
+    const { rotationDue } = await this.keys.e2eeSummary(fresh);
+    return refusal(
+      checkSendEpoch(headerEpoch, fresh, rotationDue) ?? {
+        status: 409,
+        error: E2EE_MESSAGES.rotationRequired,
+        code: 'rotation_required',
+        currentEpoch: fresh.current_epoch,
+      },
+    );
+  }
+
+  /**
+   * GET get.php: a page of the conversation, oldest first, never an expired ephemeral message nor
+   * one of an epoch the caller may not read.
+   */
+  async get(caller: RingMembership, query: GetQuery): Promise<Omit<TGetMessagesResponse, 'success'>> {
+    const target = await this.resolve(caller, query.conversation_id);
+    if (!target.row) return { messages: [], hasMore: false, lastSeq: 0 };
+    const { rows, hasMore } = await this.messages.findPage(target.row.id, {
+      since: query.since,
+      before: query.before,
+      limit: query.limit,
+      nowIso: this.ctx.clock.now().toISOString(),
+      minEpoch: firstReadableEpoch(caller.ring, caller.member),
+    });
+    return {
+      messages: rows.map((row) => toMessage(row, target, caller.member.id)),
+      hasMore,
+      lastSeq: target.row.last_seq,
+    };
+  }
+
+  /**
+   * POST create-dm.php: the private conversation of the caller and an active member of the same
+   * Ring, the same whoever asks first (the unique conversation key settles a race).
+   */
+  async createDm(
+    caller: RingMembership,
+    peerId: string,
+  ): Promise<{ conversation_id: string; peer: { id: string; username: string } }> {
+    const { member, ring } = caller;
+    if (peerId === member.id) throw badRequest(CHAT_MESSAGES.dmSelf);
+    const peer = await this.rings.findMemberById(peerId);
+    if (!peer || peer.ring_id !== ring.id || peer.status !== 'active')
+      throw notFound(CHAT_MESSAGES.peerNotFound);
+    const key = dmConversationId(member.id, peer.id);
+    if (!(await this.messages.findConversation(ring.id, key))) {
+      try {
+        await this.messages.insertDm(
+          {
+            id: newId(),
+            ring_id: ring.id,
+            conversation_key: key,
+            created_at: this.ctx.clock.now().toISOString(),
+          },
+          [member.id, peer.id],
+        );
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    return { conversation_id: key, peer: { id: peer.id, username: peer.username } };
+  }
+
+  /** GET conversations/list.php: the room and the caller's private conversations, with unread counts. */
+  async list(caller: RingMembership): Promise<TConversationSummary[]> {
+    const { member, ring } = caller;
+    const [room, dms] = await Promise.all([
+      this.messages.findConversation(ring.id, ROOM_CONVERSATION_ID),
+      this.messages.findDmsOf(ring.id, member.id),
+    ]);
+    const ids = [...(room ? [room.id] : []), ...dms.map((d) => d.id)];
+    const [reads, unread] = await Promise.all([
+      this.messages.readsOf(member.id, ids),
+      this.messages.unreadCounts(
+        ids,
+        member.id,
+        this.ctx.clock.now().toISOString(),
+        firstReadableEpoch(ring, member),
+      ),
+    ]);
+    const summary = (row: ConversationRow | undefined) => ({
+      lastSeq: row?.last_seq ?? 0,
+      lastReadSeq: row ? (reads.get(row.id) ?? 0) : 0,
+      unread: row ? (unread.get(row.id) ?? 0) : 0,
+    });
+    return [
+      { id: ROOM_CONVERSATION_ID, kind: 'room', peer: null, ...summary(room) },
+      ...dms.map((dm) => ({
+        id: dm.conversation_key,
+        kind: 'dm' as const,
+        peer: { id: dm.peer_id, username: dm.peer_username },
+        ...summary(dm),
+      })),
+    ];
+  }
+
+  /** POST conversations/read.php: the caller has read up to `seq` (capped, never moved back). */
+  async markRead(
+    caller: RingMembership,
+    input: ReadInput,
+  ): Promise<{ conversation_id: string; lastReadSeq: number; unread: number }> {
+    const { member, ring } = caller;
+    const target = await this.resolve(caller, input.conversation_id);
+    if (!target.row) return { conversation_id: target.id, lastReadSeq: 0, unread: 0 };
+    const seq = Math.min(input.seq, target.row.last_seq);
+    const nowIso = this.ctx.clock.now().toISOString();
+    if (seq > 0) await this.messages.markRead(target.row.id, member.id, seq, nowIso);
+    const [reads, unread] = await Promise.all([
+      this.messages.readsOf(member.id, [target.row.id]),
+      this.messages.unreadCounts([target.row.id], member.id, nowIso, firstReadableEpoch(ring, member)),
+    ]);
+    return {
+      conversation_id: target.id,
+      lastReadSeq: reads.get(target.row.id) ?? 0,
+      unread: unread.get(target.row.id) ?? 0,
+    };
+  }
+}

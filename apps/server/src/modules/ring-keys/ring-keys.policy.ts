@@ -1,0 +1,228 @@
+import { E2EE_MESSAGES, type TE2eeErrorCode, type TPublicKeys } from '@securering/contract';
+import { shouldRotateEpoch, type EpochKeyShare, type SecurityLevel } from '@securering/e2ee';
+
+/**
+ * Pure rules of the Ring key layer (issue 10): when a new epoch is due, which epochs a member may
+ * read, how a published key record may change, what a rotation must contain, who may receive a
+ * share, and which online members to nudge. The service applies them to database rows.
+ */
+
+/** A refusal: HTTP status, French message and, for 409s the client acts on, a code. */
+export interface KeyRuleError {
+  status: 400 | 403 | 409;
+  error: string;
+  code?: TE2eeErrorCode;
+}
+export type KeyRuleResult<T = object> = ({ ok: true } & T) | ({ ok: false } & KeyRuleError);
+
+const refuse = (status: KeyRuleError['status'], error: string, code?: TE2eeErrorCode) =>
+  ({ ok: false, status, error, ...(code ? { code } : {}) }) as const;
+
+/** What the rotation rule reads of a Ring. */
+export interface RingEpochState {
+  current_epoch: number;
+  epoch_created_at: string | null;
+  epoch_message_count: number;
+  rotation_due: 0 | 1;
+  encryption_level: SecurityLevel;
+}
+
+/**
+ * Whether the next message needs a new epoch first: there is none yet, a membership change made
+ * one due, the epoch is too old or carried too many messages for its level (7 days; 1,000 or 100
+ * messages), or the Ring's level is no longer the epoch's.
+ */
+export function isRotationDue(
+  ring: RingEpochState,
+  epochLevel: SecurityLevel | undefined,
+  now: Date,
+): boolean {
+  if (ring.current_epoch === 0 || !epochLevel || !ring.epoch_created_at) return true;
+  if (ring.rotation_due === 1) return true;
+  if (epochLevel !== ring.encryption_level) return true;
+  return shouldRotateEpoch(
+    epochLevel,
+    { createdAt: ring.epoch_created_at, messageCount: ring.epoch_message_count },
+    now,
+  );
+}
+
+/**
+ * The first epoch a member may read: the one current when it joined (the next one after a
+ * reactivation), or every epoch (0) when the owner shares the history with new members.
+ */
+export function firstReadableEpoch(
+  ring: { share_history: 0 | 1 },
+  member: { first_readable_epoch: number },
+): number {
+  return ring.share_history === 1 ? 0 : member.first_readable_epoch;
+}
+
+export function mayReadEpoch(
+  ring: { share_history: 0 | 1 },
+  member: { first_readable_epoch: number },
+  epoch: number,
+): boolean {
+  return epoch >= firstReadableEpoch(ring, member);
+}
+
+/** How a save-member-key call changes what is stored. */
+export type KeySaveDecision =
+  /** Nothing valid stored yet: store it, key version 1. */
+  | { kind: 'publish' }
+  /** Same public keys, new record (more iterations, new passphrase): replace the record only. */
+  | { kind: 'upgrade' }
+  /** New public keys ("Réinitialiser mes clés"): next key version, the member's shares dropped. */
+  | { kind: 'reset' };
+
+export function decideKeySave(
+  existing: { public_x25519: string; public_ed25519: string; key_version: number } | undefined,
+  publicKeys: TPublicKeys,
+  reset: boolean,
+): KeyRuleResult<{ decision: KeySaveDecision }> {
+  if (!existing || existing.key_version === 0) return { ok: true, decision: { kind: 'publish' } };
+  const same = existing.public_x25519 === publicKeys.x25519 && existing.public_ed25519 === publicKeys.ed25519;
+  if (same) return { ok: true, decision: { kind: 'upgrade' } };
+  if (!reset) return refuse(409, E2EE_MESSAGES.keysAlreadyPublished);
+  return { ok: true, decision: { kind: 'reset' } };
+}
+
+/** What a rotation request says, after its shares passed the strict shape check. */
+export interface RotationRequest {
+  ringId: string;
+  callerId: string;
+  epoch: number;
+  level: SecurityLevel;
+  shares: EpochKeyShare[];
+  withheld: string[];
+  keyVersions: Record<string, number>;
+}
+
+/**
+ * A new epoch reaches exactly every active member with published keys: one share each (the
+ * caller's own included), for this Ring, epoch and level, sent by the caller, wrapped to the key
+ * version the member has now — except members the caller withholds (an unconfirmed key change),
+ * who receive it later from someone else. A member set that differs from the current one answers
+ * 409 `members_changed` (the caller read it before a change and must read it again).
+ */
+export function checkRotation(
+  request: RotationRequest,
+  members: ReadonlyArray<{ id: string; key_version: number }>,
+): KeyRuleResult {
+  const recipients = new Set<string>();
+  for (const share of request.shares) {
+    if (
+      share.ringId !== request.ringId ||
+      share.epoch !== request.epoch ||
+      share.level !== request.level ||
+      share.senderMemberId !== request.callerId ||
+      recipients.has(share.recipientMemberId)
+    )
+      return refuse(400, E2EE_MESSAGES.shareInvalid);
+    recipients.add(share.recipientMemberId);
+  }
+  const withheld = new Set(request.withheld);
+  if (withheld.size !== request.withheld.length || withheld.has(request.callerId))
+    return refuse(400, E2EE_MESSAGES.shareInvalid);
+  for (const id of withheld) if (recipients.has(id)) return refuse(400, E2EE_MESSAGES.shareInvalid);
+  if (!recipients.has(request.callerId)) return refuse(400, E2EE_MESSAGES.rotationIncomplete);
+
+  const current = new Map(members.map((m) => [m.id, m.key_version]));
+  for (const id of [...recipients, ...withheld])
+    if (!current.has(id)) return refuse(409, E2EE_MESSAGES.rotationIncomplete, 'members_changed');
+  for (const id of current.keys())
+    if (!recipients.has(id) && !withheld.has(id))
+      return refuse(409, E2EE_MESSAGES.rotationIncomplete, 'members_changed');
+  for (const id of recipients)
+    if (request.keyVersions[id] !== current.get(id))
+      return refuse(409, E2EE_MESSAGES.membersChanged, 'members_changed');
+  return { ok: true };
+}
+
+/** What share.php may store, once each share passed the strict shape check. */
+export interface ShareRequest {
+  ringId: string;
+  callerId: string;
+  shares: EpochKeyShare[];
+  keyVersions: Record<string, number>;
+}
+
+export interface ShareContext {
+  /** The Ring's epochs and their levels. */
+  epochs: ReadonlyMap<number, SecurityLevel>;
+  /** Epochs whose key the caller holds. */
+  held: ReadonlySet<number>;
+  /** Active members with published keys. */
+  members: ReadonlyMap<string, { key_version: number; first_readable_epoch: number }>;
+  shareHistory: 0 | 1;
+}
+
+/**
+ * Sharing existing epoch keys: only keys the caller holds (signed by the caller, for this Ring
+ * and the epoch's level), only to active members with published keys who may read that epoch,
+ * wrapped to their current key version. Duplicates in the request count once.
+ */
+export function checkShares(
+  request: ShareRequest,
+  context: ShareContext,
+): KeyRuleResult<{ accepted: Array<{ share: EpochKeyShare; keyVersion: number }> }> {
+  const accepted: Array<{ share: EpochKeyShare; keyVersion: number }> = [];
+  const seen = new Set<string>();
+  for (const share of request.shares) {
+    if (share.ringId !== request.ringId || share.senderMemberId !== request.callerId)
+      return refuse(400, E2EE_MESSAGES.shareInvalid);
+    const level = context.epochs.get(share.epoch);
+    if (!level) return refuse(400, E2EE_MESSAGES.epochUnknown);
+    if (level !== share.level) return refuse(400, E2EE_MESSAGES.shareInvalid);
+    if (!context.held.has(share.epoch)) return refuse(403, E2EE_MESSAGES.notKeyHolder);
+    const member = context.members.get(share.recipientMemberId);
+    if (!member || !mayReadEpoch({ share_history: context.shareHistory }, member, share.epoch))
+      return refuse(403, E2EE_MESSAGES.shareNotAllowed);
+    if (request.keyVersions[share.recipientMemberId] !== member.key_version)
+      return refuse(409, E2EE_MESSAGES.membersChanged, 'members_changed');
+    const key = `${share.epoch}:${share.recipientMemberId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    accepted.push({ share, keyVersion: member.key_version });
+  }
+  return { ok: true, accepted };
+}
+
+/** Epochs a member may read but holds no key of. */
+export function neededEpochs(
+  epochs: readonly number[],
+  held: ReadonlySet<number>,
+  firstReadable: number,
+): number[] {
+  return epochs.filter((epoch) => epoch >= firstReadable && !held.has(epoch));
+}
+
+/**
+ * Up to `max` online members to nudge for someone who needs `needed` epochs: those who hold the
+ * newest needed epoch first, then those who hold the most of them; ties in random order so the
+ * work spreads. Never the member itself.
+ */
+export function pickKeyHolders(
+  needed: readonly number[],
+  holdings: ReadonlyArray<{ member_id: string; epoch: number }>,
+  online: ReadonlySet<string>,
+  exclude: string,
+  max = 2,
+  random: () => number = Math.random,
+): string[] {
+  if (needed.length === 0) return [];
+  const wanted = new Set(needed);
+  const newest = Math.max(...needed);
+  const held = new Map<string, Set<number>>();
+  for (const { member_id, epoch } of holdings) {
+    if (member_id === exclude || !online.has(member_id) || !wanted.has(epoch)) continue;
+    const epochs = held.get(member_id) ?? new Set<number>();
+    epochs.add(epoch);
+    held.set(member_id, epochs);
+  }
+  return [...held.entries()]
+    .map(([id, epochs]) => ({ id, newest: epochs.has(newest) ? 1 : 0, count: epochs.size, tie: random() }))
+    .sort((a, b) => b.newest - a.newest || b.count - a.count || a.tie - b.tie)
+    .slice(0, max)
+    .map((c) => c.id);
+}

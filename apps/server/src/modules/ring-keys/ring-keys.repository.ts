@@ -1,0 +1,271 @@
+import type { Database } from '../../db/database';
+import type { EpochKeySharesTable, MemberKeysTable, RingEpochsTable } from '../../db/schema';
+
+export type MemberKeyRow = MemberKeysTable;
+export type RingEpochRow = RingEpochsTable;
+export type EpochKeyShareRow = EpochKeySharesTable;
+
+/** An active member of a Ring who has published keys: a recipient of epoch keys. */
+export interface KeyedMember {
+  id: string;
+  first_readable_epoch: number;
+  key_version: number;
+  public_x25519: string;
+  public_ed25519: string;
+}
+
+/**
+ * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
+ * A share counts only while its `recipient_key_version` is the recipient's current key version.
+ */
+export class RingKeysRepository {
+  constructor(private readonly db: Database) {}
+
+  findMemberKey(memberId: string, trx: Database = this.db): Promise<MemberKeyRow | undefined> {
+    return trx.selectFrom('member_keys').selectAll().where('member_id', '=', memberId).executeTakeFirst();
+  }
+
+  async insertMemberKey(row: MemberKeyRow, trx: Database = this.db): Promise<void> {
+    await trx.insertInto('member_keys').values(row).execute();
+  }
+
+  /**
+   * Replaces a member's record (and public keys) if its key version is still `expectedVersion`:
+   * true for exactly one of two concurrent writers.
+   */
+  async updateMemberKey(
+    memberId: string,
+    expectedVersion: number,
+    changes: Partial<Omit<MemberKeyRow, 'id' | 'member_id' | 'created_at'>>,
+    trx: Database = this.db,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('member_keys')
+      .set(changes)
+      .where('member_id', '=', memberId)
+      .where('key_version', '=', expectedVersion)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async deleteSharesOfRecipient(memberId: string, trx: Database = this.db): Promise<void> {
+    await trx.deleteFrom('epoch_key_shares').where('recipient_member_id', '=', memberId).execute();
+  }
+
+  /** Published keys of the Ring's members (any status), by member id. */
+  async publicKeysOfRing(
+    ringId: string,
+  ): Promise<
+    Map<string, Pick<MemberKeyRow, 'public_x25519' | 'public_ed25519' | 'fingerprint' | 'key_version'>>
+  > {
+    const rows = await this.db
+      .selectFrom('member_keys')
+      .innerJoin('ring_members', 'ring_members.id', 'member_keys.member_id')
+      .select([
+        'member_keys.member_id',
+        'member_keys.public_x25519',
+        'member_keys.public_ed25519',
+        'member_keys.fingerprint',
+        'member_keys.key_version',
+      ])
+      .where('ring_members.ring_id', '=', ringId)
+      .where('member_keys.key_version', '>', 0)
+      .execute();
+    return new Map(rows.map(({ member_id, ...keys }) => [member_id, keys]));
+  }
+
+  /** Active members of the Ring with published keys. */
+  activeKeyedMembers(ringId: string, trx: Database = this.db): Promise<KeyedMember[]> {
+    return trx
+      .selectFrom('ring_members')
+      .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
+      .select([
+        'ring_members.id',
+        'ring_members.first_readable_epoch',
+        'member_keys.key_version',
+        'member_keys.public_x25519',
+        'member_keys.public_ed25519',
+      ])
+      .where('ring_members.ring_id', '=', ringId)
+      .where('ring_members.status', '=', 'active')
+      .where('member_keys.key_version', '>', 0)
+      .orderBy('ring_members.id')
+      .execute();
+  }
+
+  /** One active member of the Ring with published keys, and the Ring's history setting. */
+  findActiveKeyedMember(
+    ringId: string,
+    memberId: string,
+  ): Promise<(KeyedMember & { share_history: 0 | 1 }) | undefined> {
+    return this.db
+      .selectFrom('ring_members')
+      .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
+      .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
+      .select([
+        'ring_members.id',
+        'ring_members.first_readable_epoch',
+        'member_keys.key_version',
+        'member_keys.public_x25519',
+        'member_keys.public_ed25519',
+        'rings.share_history',
+      ])
+      .where('ring_members.id', '=', memberId)
+      .where('ring_members.ring_id', '=', ringId)
+      .where('ring_members.status', '=', 'active')
+      .where('member_keys.key_version', '>', 0)
+      .executeTakeFirst();
+  }
+
+  async currentEpoch(ringId: string, trx: Database = this.db): Promise<number | undefined> {
+    const row = await trx
+      .selectFrom('rings')
+      .select('current_epoch')
+      .where('id', '=', ringId)
+      .executeTakeFirst();
+    return row?.current_epoch;
+  }
+
+  findEpochs(ringId: string, trx: Database = this.db): Promise<RingEpochRow[]> {
+    return trx.selectFrom('ring_epochs').selectAll().where('ring_id', '=', ringId).orderBy('epoch').execute();
+  }
+
+  findEpoch(ringId: string, epoch: number, trx: Database = this.db): Promise<RingEpochRow | undefined> {
+    return trx
+      .selectFrom('ring_epochs')
+      .selectAll()
+      .where('ring_id', '=', ringId)
+      .where('epoch', '=', epoch)
+      .executeTakeFirst();
+  }
+
+  /** The member's valid shares of epochs ≥ `minEpoch`, oldest first. */
+  findSharesOf(
+    ringId: string,
+    memberId: string,
+    keyVersion: number,
+    minEpoch: number,
+  ): Promise<EpochKeyShareRow[]> {
+    return this.db
+      .selectFrom('epoch_key_shares')
+      .selectAll()
+      .where('ring_id', '=', ringId)
+      .where('recipient_member_id', '=', memberId)
+      .where('recipient_key_version', '=', keyVersion)
+      .where('epoch', '>=', minEpoch)
+      .orderBy('epoch')
+      .execute();
+  }
+
+  /** Epochs of which the member holds a valid share. */
+  async heldEpochs(
+    ringId: string,
+    memberId: string,
+    keyVersion: number,
+    trx: Database = this.db,
+  ): Promise<Set<number>> {
+    const rows = await trx
+      .selectFrom('epoch_key_shares')
+      .select('epoch')
+      .where('ring_id', '=', ringId)
+      .where('recipient_member_id', '=', memberId)
+      .where('recipient_key_version', '=', keyVersion)
+      .execute();
+    return new Set(rows.map((r) => r.epoch));
+  }
+
+  /**
+   * Valid shares of the Ring (the recipient's current key version) for the given epochs: who holds
+   * what. `memberIds` narrows to some recipients.
+   */
+  async validHoldings(
+    ringId: string,
+    epochs: readonly number[],
+    memberIds?: readonly string[],
+  ): Promise<Array<{ member_id: string; epoch: number }>> {
+    if (epochs.length === 0 || memberIds?.length === 0) return [];
+    let query = this.db
+      .selectFrom('epoch_key_shares')
+      .innerJoin('member_keys', (join) =>
+        join
+          .onRef('member_keys.member_id', '=', 'epoch_key_shares.recipient_member_id')
+          .onRef('member_keys.key_version', '=', 'epoch_key_shares.recipient_key_version'),
+      )
+      .select(['epoch_key_shares.recipient_member_id as member_id', 'epoch_key_shares.epoch'])
+      .where('epoch_key_shares.ring_id', '=', ringId)
+      .where('epoch_key_shares.epoch', 'in', [...epochs]);
+    if (memberIds) query = query.where('epoch_key_shares.recipient_member_id', 'in', [...memberIds]);
+    return query.execute();
+  }
+
+  /**
+   * Moves the Ring from epoch `from` to `from + 1` if no one else did (compare-and-set): resets the
+   * epoch's age, message count and the rotation-due flag. True for exactly one concurrent caller.
+   */
+  async advanceEpoch(
+    ringId: string,
+    from: number,
+    nowIso: string,
+    trx: Database = this.db,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('rings')
+      .set({
+        current_epoch: from + 1,
+        epoch_created_at: nowIso,
+        epoch_message_count: 0,
+        rotation_due: 0,
+        updated_at: nowIso,
+      })
+      .where('id', '=', ringId)
+      .where('current_epoch', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async insertEpoch(row: RingEpochRow, trx: Database = this.db): Promise<void> {
+    await trx.insertInto('ring_epochs').values(row).execute();
+  }
+
+  /**
+   * Stores shares; a share already held for the same epoch and recipient is kept, unless it was
+   * wrapped to an older key version of the recipient (then it is replaced). Returns how many rows
+   * were written.
+   */
+  async upsertShares(rows: EpochKeyShareRow[], trx: Database = this.db): Promise<number> {
+    if (rows.length === 0) return 0;
+    let written = 0;
+    // Batches keep each statement far below SQLite's bound-variable limit.
+    for (let i = 0; i < rows.length; i += 200) {
+      const inserted = await trx
+        .insertInto('epoch_key_shares')
+        .values(rows.slice(i, i + 200))
+        .onConflict((oc) =>
+          oc
+            .columns(['ring_id', 'epoch', 'recipient_member_id'])
+            .doUpdateSet((eb) => ({
+              recipient_key_version: eb.ref('excluded.recipient_key_version'),
+              sender_member_id: eb.ref('excluded.sender_member_id'),
+              share: eb.ref('excluded.share'),
+              created_at: eb.ref('excluded.created_at'),
+            }))
+            .where('epoch_key_shares.recipient_key_version', '<', (eb) =>
+              eb.ref('excluded.recipient_key_version'),
+            ),
+        )
+        .returning('epoch_key_shares.id')
+        .execute();
+      written += inserted.length;
+    }
+    return written;
+  }
+
+  /** A membership change: the next message needs a new epoch first. */
+  async markRotationDue(ringId: string, nowIso: string, trx: Database = this.db): Promise<void> {
+    await trx
+      .updateTable('rings')
+      .set({ rotation_due: 1, updated_at: nowIso })
+      .where('id', '=', ringId)
+      .execute();
+  }
+}

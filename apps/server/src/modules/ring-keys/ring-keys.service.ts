@@ -1,0 +1,390 @@
+import {
+  E2EE_MESSAGES,
+  type TGetMemberKeyResponse,
+  type TKeyStateResponse,
+  type TMemberKeyRecord,
+  type TMemberPublicKeysView,
+  type TPendingShare,
+  type ZRotateEpochRequest,
+  type ZSaveMemberKeyRequest,
+  type ZShareEpochKeysRequest,
+} from '@securering/contract';
+import { fingerprint, parseEpochKeyShare, validateRecordShape, type EpochKeyShare } from '@securering/e2ee';
+import type { z } from 'zod';
+import type { AppContext } from '../../app-context';
+import { isUniqueViolation } from '../../db/database';
+import { AppError, badRequest } from '../../lib/app-error';
+import { newId } from '../../lib/ids';
+import type { RingMembership } from '../rings/ring.guard';
+import type { RingRow } from '../rings/ring.repository';
+import {
+  checkRotation,
+  checkShares,
+  decideKeySave,
+  firstReadableEpoch,
+  isRotationDue,
+  mayReadEpoch,
+  neededEpochs,
+  pickKeyHolders,
+  type KeyRuleError,
+} from './ring-keys.policy';
+import { RingKeysRepository, type MemberKeyRow } from './ring-keys.repository';
+
+type SaveInput = z.output<typeof ZSaveMemberKeyRequest>;
+type RotateInput = z.output<typeof ZRotateEpochRequest>;
+type ShareInput = z.output<typeof ZShareEpochKeysRequest>;
+
+/** Online key holders nudged for one member who lacks keys. */
+export const NUDGED_HOLDERS = 2;
+
+function ruleError(error: KeyRuleError, extra: Record<string, unknown> = {}): AppError {
+  return new AppError(error.status, error.error, error.code ? { code: error.code, ...extra } : {});
+}
+
+/** Strict shape check of every uploaded share (exact fields and sizes for its level). */
+function parseShares(shares: readonly unknown[]): EpochKeyShare[] {
+  try {
+    return shares.map((share) => parseEpochKeyShare(share));
+  } catch {
+    throw badRequest(E2EE_MESSAGES.shareInvalid);
+  }
+}
+
+const toRecord = (row: MemberKeyRow): TMemberKeyRecord => ({
+  kdf_salt_b64: row.kdf_salt_b64,
+  kdf_iters: row.kdf_iters,
+  wrapped_dek: row.wrapped_dek,
+  iv_b64: row.iv_b64,
+  hmac_hex: row.hmac_hex,
+});
+
+/**
+ * The Ring key layer (issue 10): each member's sealed key record and public keys, the Ring's key
+ * epochs, and the epoch keys wrapped to each member. The server stores opaque key material and
+ * enforces who may read and write what; it never sees a passphrase, a private key or a Ring key,
+ * and never logs a record or a share.
+ */
+export class RingKeysService {
+  private readonly keys: RingKeysRepository;
+
+  constructor(private readonly ctx: AppContext) {
+    this.keys = new RingKeysRepository(ctx.db);
+  }
+
+  /** GET get-member-key.php: the caller's own record, never anyone else's. */
+  async getMemberKey(caller: RingMembership): Promise<TGetMemberKeyResponse> {
+    const row = await this.keys.findMemberKey(caller.member.id);
+    if (!row || row.key_version === 0) return { success: true, key: null, publicKeys: null, keyVersion: 0 };
+    return {
+      success: true,
+      key: toRecord(row),
+      publicKeys: { x25519: row.public_x25519, ed25519: row.public_ed25519 },
+      keyVersion: row.key_version,
+    };
+  }
+
+  /**
+   * POST save-member-key.php: the first publish stores the record and public keys (key version 1);
+   * the same public keys with a new record replace the record (an upgrade); new public keys need
+   * `reset` and start a new key version, dropping the member's shares. Others are told after the
+   * commit; the member's own missing keys are asked of online holders.
+   */
+  async saveMemberKey(
+    caller: RingMembership,
+    input: SaveInput,
+  ): Promise<{ keyVersion: number; fingerprint: string }> {
+    const { ctx } = this;
+    const { member, ring } = caller;
+    const problem = validateRecordShape(input.key);
+    if (problem) throw badRequest(problem);
+    let print: string;
+    try {
+      print = await fingerprint(input.publicKeys);
+    } catch {
+      throw badRequest(E2EE_MESSAGES.publicKeysInvalid);
+    }
+    // Two attempts: a concurrent save of the same member may win the first.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const existing = await this.keys.findMemberKey(member.id);
+      const decided = decideKeySave(existing, input.publicKeys, input.reset ?? false);
+      if (!decided.ok) throw ruleError(decided);
+      const nowIso = ctx.clock.now().toISOString();
+      const record = {
+        ...input.key,
+        public_x25519: input.publicKeys.x25519,
+        public_ed25519: input.publicKeys.ed25519,
+        fingerprint: print,
+        updated_at: nowIso,
+      };
+      const { kind } = decided.decision;
+      const version = kind === 'upgrade' ? existing!.key_version : (existing?.key_version ?? 0) + 1;
+      let saved: boolean;
+      try {
+        saved = await ctx.db.transaction().execute(async (trx) => {
+          if (!existing) {
+            await this.keys.insertMemberKey(
+              { id: newId(), member_id: member.id, created_at: nowIso, ...record, key_version: version },
+              trx,
+            );
+            return true;
+          }
+          const updated = await this.keys.updateMemberKey(
+            member.id,
+            existing.key_version,
+            { ...record, key_version: version },
+            trx,
+          );
+          if (updated && kind === 'reset') await this.keys.deleteSharesOfRecipient(member.id, trx);
+          return updated;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+      if (!saved) continue;
+      if (kind !== 'upgrade') {
+        ctx.realtime.emitToRing(ring.id, 'keys_changed', {
+          ringId: ring.id,
+          reason: 'member_keys',
+          memberId: member.id,
+        });
+        await ctx.systemLog.info(
+          'security',
+          kind === 'reset' ? 'Clés E2EE réinitialisées' : 'Clés E2EE publiées',
+          {
+            userId: member.id,
+            details: { ring_id: ring.id, key_version: version, fingerprint: print },
+          },
+        );
+        await this.nudgeHolders(ring.id, member.id);
+      }
+      return { keyVersion: version, fingerprint: print };
+    }
+    throw new AppError(409, E2EE_MESSAGES.membersChanged, { code: 'members_changed' });
+  }
+
+  /** Level of the Ring's current epoch (undefined before epoch 1). */
+  private async currentEpochLevel(ring: RingRow): Promise<RingRow['encryption_level'] | undefined> {
+    if (ring.current_epoch === 0) return undefined;
+    return (await this.keys.findEpoch(ring.id, ring.current_epoch))?.level;
+  }
+
+  /** The Ring's key state as rings/info.php shows it. */
+  async e2eeSummary(ring: RingRow): Promise<{ currentEpoch: number; rotationDue: boolean }> {
+    return {
+      currentEpoch: ring.current_epoch,
+      rotationDue: isRotationDue(ring, await this.currentEpochLevel(ring), this.ctx.clock.now()),
+    };
+  }
+
+  /** Published public keys of the Ring's members, as rings/info.php lists them. */
+  async publicKeysView(ringId: string): Promise<Map<string, TMemberPublicKeysView>> {
+    const rows = await this.keys.publicKeysOfRing(ringId);
+    return new Map(
+      [...rows].map(([memberId, row]) => [
+        memberId,
+        {
+          publicKeys: { x25519: row.public_x25519, ed25519: row.public_ed25519 },
+          fingerprint: row.fingerprint,
+          keyVersion: row.key_version,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * GET keys/state.php: the caller's own shares of the epochs it may read, the epoch state, and
+   * the members who lack keys the caller holds and may receive them.
+   */
+  async state(caller: RingMembership): Promise<TKeyStateResponse> {
+    const { member, ring } = caller;
+    const own = await this.keys.findMemberKey(member.id);
+    const keyVersion = own?.key_version ?? 0;
+    const firstReadable = firstReadableEpoch(ring, member);
+    const shares =
+      keyVersion > 0 ? await this.keys.findSharesOf(ring.id, member.id, keyVersion, firstReadable) : [];
+    const pending: TPendingShare[] = [];
+    const held = shares.map((s) => s.epoch);
+    if (held.length > 0) {
+      const members = (await this.keys.activeKeyedMembers(ring.id)).filter((m) => m.id !== member.id);
+      const holdings = await this.keys.validHoldings(
+        ring.id,
+        held,
+        members.map((m) => m.id),
+      );
+      const has = new Set(holdings.map((h) => `${h.member_id}:${h.epoch}`));
+      for (const other of members) {
+        const epochs = held.filter(
+          (epoch) => mayReadEpoch(ring, other, epoch) && !has.has(`${other.id}:${epoch}`),
+        );
+        if (epochs.length > 0)
+          pending.push({
+            memberId: other.id,
+            keyVersion: other.key_version,
+            publicKeys: { x25519: other.public_x25519, ed25519: other.public_ed25519 },
+            epochs,
+          });
+      }
+    }
+    return {
+      success: true,
+      ringId: ring.id,
+      currentEpoch: ring.current_epoch,
+      level: ring.encryption_level,
+      rotationDue: isRotationDue(ring, await this.currentEpochLevel(ring), this.ctx.clock.now()),
+      shareHistory: ring.share_history === 1,
+      firstReadableEpoch: firstReadable,
+      shares: shares.map((row) => ({
+        epoch: row.epoch,
+        senderMemberId: row.sender_member_id ?? '',
+        share: JSON.parse(row.share) as EpochKeyShare,
+      })),
+      pending,
+    };
+  }
+
+  /**
+   * POST keys/rotate.php: creates epoch current + 1, with a share for every active member with
+   * published keys. Any such member may create epoch 1; later epochs need the current one's key.
+   * The epoch number is a compare-and-set: of two concurrent rotations one wins, the other gets
+   * 409 `epoch_conflict`.
+   */
+  async rotate(caller: RingMembership, input: RotateInput): Promise<{ epoch: number }> {
+    const { ctx } = this;
+    const { member, ring } = caller;
+    const own = await this.keys.findMemberKey(member.id);
+    if (!own || own.key_version === 0) throw badRequest(E2EE_MESSAGES.noKeysPublished);
+    if (input.level !== ring.encryption_level) throw badRequest(E2EE_MESSAGES.levelMismatch);
+    const conflict = (currentEpoch: number) =>
+      new AppError(409, E2EE_MESSAGES.epochConflict, { code: 'epoch_conflict', currentEpoch });
+    if (input.epoch !== ring.current_epoch + 1) throw conflict(ring.current_epoch);
+    if (ring.current_epoch > 0) {
+      const held = await this.keys.heldEpochs(ring.id, member.id, own.key_version);
+      if (!held.has(ring.current_epoch)) throw new AppError(403, E2EE_MESSAGES.notKeyHolder);
+    }
+    const shares = parseShares(input.shares);
+    const nowIso = ctx.clock.now().toISOString();
+
+    await ctx.db.transaction().execute(async (trx) => {
+      if (!(await this.keys.advanceEpoch(ring.id, ring.current_epoch, nowIso, trx)))
+        throw conflict((await this.keys.currentEpoch(ring.id, trx)) ?? ring.current_epoch);
+      // Read after the compare-and-set: the member set the new key must reach, as of now.
+      const members = await this.keys.activeKeyedMembers(ring.id, trx);
+      const checked = checkRotation(
+        {
+          ringId: ring.id,
+          callerId: member.id,
+          epoch: input.epoch,
+          level: input.level,
+          shares,
+          withheld: input.withheld,
+          keyVersions: input.keyVersions,
+        },
+        members,
+      );
+      if (!checked.ok) throw ruleError(checked);
+      await this.keys.insertEpoch(
+        {
+          ring_id: ring.id,
+          epoch: input.epoch,
+          level: input.level,
+          created_by_member_id: member.id,
+          created_at: nowIso,
+        },
+        trx,
+      );
+      await this.keys.upsertShares(
+        shares.map((share) => ({
+          id: newId(),
+          ring_id: ring.id,
+          epoch: input.epoch,
+          recipient_member_id: share.recipientMemberId,
+          recipient_key_version: input.keyVersions[share.recipientMemberId]!,
+          sender_member_id: member.id,
+          share: JSON.stringify(share),
+          created_at: nowIso,
+        })),
+        trx,
+      );
+    });
+    ctx.realtime.emitToRing(ring.id, 'keys_changed', {
+      ringId: ring.id,
+      reason: 'rotated',
+      epoch: input.epoch,
+    });
+    await ctx.systemLog.info('security', 'Nouvelle clé du Ring (époque)', {
+      userId: member.id,
+      details: { ring_id: ring.id, epoch: input.epoch, level: input.level, recipients: shares.length },
+    });
+    return { epoch: input.epoch };
+  }
+
+  /**
+   * POST keys/share.php: wraps epochs the caller holds for members who may read them and lack
+   * them. Shares already held are kept (counted out); each recipient is told after the commit.
+   */
+  async share(caller: RingMembership, input: ShareInput): Promise<{ stored: number }> {
+    const { ctx } = this;
+    const { member, ring } = caller;
+    const own = await this.keys.findMemberKey(member.id);
+    if (!own || own.key_version === 0) throw badRequest(E2EE_MESSAGES.noKeysPublished);
+    const shares = parseShares(input.shares);
+    const [epochs, held, members] = await Promise.all([
+      this.keys.findEpochs(ring.id),
+      this.keys.heldEpochs(ring.id, member.id, own.key_version),
+      this.keys.activeKeyedMembers(ring.id),
+    ]);
+    const checked = checkShares(
+      { ringId: ring.id, callerId: member.id, shares, keyVersions: input.keyVersions },
+      {
+        epochs: new Map(epochs.map((e) => [e.epoch, e.level])),
+        held,
+        members: new Map(members.map((m) => [m.id, m])),
+        shareHistory: ring.share_history,
+      },
+    );
+    if (!checked.ok) throw ruleError(checked);
+    const nowIso = ctx.clock.now().toISOString();
+    const stored = await this.keys.upsertShares(
+      checked.accepted.map(({ share, keyVersion }) => ({
+        id: newId(),
+        ring_id: ring.id,
+        epoch: share.epoch,
+        recipient_member_id: share.recipientMemberId,
+        recipient_key_version: keyVersion,
+        sender_member_id: member.id,
+        share: JSON.stringify(share),
+        created_at: nowIso,
+      })),
+    );
+    if (stored > 0) {
+      const recipients = new Set(checked.accepted.map((a) => a.share.recipientMemberId));
+      for (const recipient of recipients)
+        ctx.realtime.emitToMember(recipient, 'keys_changed', { ringId: ring.id, reason: 'shared' });
+    }
+    return { stored };
+  }
+
+  /**
+   * Asks up to two online members who hold the epochs `memberId` lacks to share them
+   * (`keys_changed` reason `needed`, to those members only). Returns how many were asked; 0 when
+   * the member has no keys, lacks nothing, or no holder is online.
+   */
+  async nudgeHolders(ringId: string, memberId: string): Promise<number> {
+    const { ctx } = this;
+    const target = await this.keys.findActiveKeyedMember(ringId, memberId);
+    if (!target) return 0;
+    const epochs = (await this.keys.findEpochs(ringId)).map((e) => e.epoch);
+    const held = await this.keys.heldEpochs(ringId, memberId, target.key_version);
+    const needed = neededEpochs(epochs, held, firstReadableEpoch(target, target));
+    if (needed.length === 0) return 0;
+    const online = await ctx.realtime.onlineMemberIds(ringId);
+    online.delete(memberId);
+    if (online.size === 0) return 0;
+    const holdings = await this.keys.validHoldings(ringId, needed, [...online]);
+    const holders = pickKeyHolders(needed, holdings, online, memberId, NUDGED_HOLDERS);
+    for (const holder of holders)
+      ctx.realtime.emitToMember(holder, 'keys_changed', { ringId, reason: 'needed', memberId });
+    return holders.length;
+  }
+}

@@ -1,0 +1,512 @@
+import {
+  E2EE_MESSAGES,
+  KEY_API_PATHS,
+  MESSAGES,
+  ZGetMemberKeyResponse,
+  ZRingInfoResponse,
+  ZSaveMemberKeyResponse,
+} from '@securering/contract';
+import { LEGACY_KDF_ITERATIONS, fingerprint, generateEpochKey, upgradeRecord } from '@securering/e2ee';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../build-test-app';
+import { type E2eeMember, TEST_PASSPHRASE } from '../e2ee-member';
+import { adminToken, bearer } from '../factories';
+import { joinedSocket, ringWithMembers } from '../ring-fixture';
+import { listen, type TestSocket } from '../socket-client';
+
+/**
+ * Issue 10, server side: member key records and public keys, Ring key epochs, key shares and the
+ * nudges that make online members share keys. Real crypto from @securering/e2ee builds every
+ * record, share and envelope.
+ */
+describe('Ring keys: records, epochs, shares', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  const sockets: TestSocket[] = [];
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    baseUrl = await listen(t.app);
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.close();
+    await t.close();
+  });
+
+  const sharesOf = (ringId: string) =>
+    t.ctx.db.selectFrom('epoch_key_shares').selectAll().where('ring_id', '=', ringId).execute();
+  const ringRow = (ringId: string) =>
+    t.ctx.db.selectFrom('rings').selectAll().where('id', '=', ringId).executeTakeFirstOrThrow();
+
+  it('publishes a member’s record and public keys, and gives each member only its own record', async () => {
+    const { members } = await ringWithMembers(t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    const { members: strangers } = await ringWithMembers(t, 1);
+    const stranger = strangers[0]!;
+
+    const none = ZGetMemberKeyResponse.parse((await alice.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(none).toEqual({ success: true, key: null, publicKeys: null, keyVersion: 0 });
+
+    const published = await alice.publish();
+    expect(published.statusCode, published.body).toBe(200);
+    const saved = ZSaveMemberKeyResponse.parse(published.json());
+    expect(saved.keyVersion).toBe(1);
+    expect(saved.fingerprint).toBe(await fingerprint(alice.publicKeys));
+    expect(saved.fingerprint).toMatch(/^(\d{5} ){5}\d{5}$/);
+
+    const own = ZGetMemberKeyResponse.parse((await alice.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(own).toEqual({ success: true, key: alice.record, publicKeys: alice.publicKeys, keyVersion: 1 });
+    // Nobody else is served Alice's record: Bob (same Ring) and a stranger get their own, empty.
+    for (const other of [bob, stranger]) {
+      const res = await other.call('GET', KEY_API_PATHS.getMemberKey);
+      expect(res.json()).toEqual({ success: true, key: null, publicKeys: null, keyVersion: 0 });
+    }
+    // The room lists public keys and safety numbers, never records.
+    const info = ZRingInfoResponse.parse((await bob.call('GET', '/api/rings/info.php')).json());
+    expect(info.users.find((u) => u.id === alice.memberId)!.keys).toEqual({
+      publicKeys: alice.publicKeys,
+      fingerprint: saved.fingerprint,
+      keyVersion: 1,
+    });
+    expect(info.users.find((u) => u.id === bob.memberId)!.keys).toBeNull();
+    expect(info.ring.e2ee).toEqual({ currentEpoch: 0, rotationDue: true });
+    expect(JSON.stringify(info)).not.toContain(alice.record.wrapped_dek);
+    const strangerInfo = await stranger.call('GET', '/api/rings/info.php');
+    expect(strangerInfo.body).not.toContain(alice.memberId);
+    expect(strangerInfo.body).not.toContain(alice.publicKeys.x25519);
+  });
+
+  it('refuses malformed records and public keys, and changes nothing', async () => {
+    const { members } = await ringWithMembers(t, 1);
+    const alice = members[0]!;
+    await alice.newIdentity();
+    const cases: Array<[object, string]> = [
+      [{ ...alice.record, iv_b64: 'AAAA' }, 'iv'],
+      [{ ...alice.record, kdf_iters: 1000 }, 'iters'],
+      [{ ...alice.record, wrapped_dek: alice.record.wrapped_dek.slice(0, 100) }, 'dek'],
+      [{ ...alice.record, hmac_hex: 'zz'.repeat(16) }, 'hmac'],
+    ];
+    for (const [key, label] of cases) {
+      const res = await alice.call('POST', KEY_API_PATHS.saveMemberKey, {
+        key,
+        publicKeys: alice.publicKeys,
+      });
+      expect(res.statusCode, label).toBe(400);
+      expect(res.json().error, label).toMatch(/^Enregistrement de clé invalide|Requête invalide/);
+    }
+    const badKeys = await alice.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: alice.record,
+      publicKeys: { x25519: 'A'.repeat(44), ed25519: alice.publicKeys.ed25519 },
+    });
+    expect(badKeys.statusCode).toBe(400);
+    expect(badKeys.json().error).toBe(E2EE_MESSAGES.publicKeysInvalid);
+    expect(
+      await t.ctx.db.selectFrom('member_keys').selectAll().where('member_id', '=', alice.memberId).execute(),
+    ).toEqual([]);
+  });
+
+  it('upgrades a record with the same keys, and needs a reset for new keys (which drops the shares)', async () => {
+    const { ringId, members } = await ringWithMembers(t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    await alice.publish();
+    await bob.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    const aliceSocket = await joinedSocket(t, baseUrl, alice);
+    sockets.push(aliceSocket.socket);
+
+    // A passphrase upgrade: same keys, new record, same version.
+    const upgraded = await upgradeRecord(bob.record, TEST_PASSPHRASE, {
+      memberId: bob.memberId,
+      iterations: LEGACY_KDF_ITERATIONS + 1000,
+    });
+    const up = await bob.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: upgraded,
+      publicKeys: bob.publicKeys,
+    });
+    expect(up.json()).toMatchObject({ success: true, keyVersion: 1 });
+    const stored = ZGetMemberKeyResponse.parse((await bob.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(stored.key).toEqual(upgraded);
+    expect((await sharesOf(ringId)).filter((s) => s.recipient_member_id === bob.memberId)).toHaveLength(1);
+
+    // New keys without "reset": refused, nothing changes.
+    const oldKeys = bob.publicKeys;
+    await bob.newIdentity();
+    const refused = await bob.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: bob.record,
+      publicKeys: bob.publicKeys,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toBe(E2EE_MESSAGES.keysAlreadyPublished);
+    expect(
+      ZGetMemberKeyResponse.parse((await bob.call('GET', KEY_API_PATHS.getMemberKey)).json()).publicKeys,
+    ).toEqual(oldKeys);
+
+    // "Réinitialiser mes clés": version 2, Bob's old shares gone, the Ring told.
+    const reset = await bob.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: bob.record,
+      publicKeys: bob.publicKeys,
+      reset: true,
+    });
+    expect(reset.json()).toMatchObject({
+      success: true,
+      keyVersion: 2,
+      fingerprint: await fingerprint(bob.publicKeys),
+    });
+    expect((await sharesOf(ringId)).filter((s) => s.recipient_member_id === bob.memberId)).toEqual([]);
+    await expect
+      .poll(
+        () =>
+          aliceSocket.keys.filter((k) => k.reason === 'member_keys' && k.memberId === bob.memberId).length,
+      )
+      .toBe(1);
+    // Alice sees Bob pending at his new key version and shares the epoch again.
+    const pending = (await alice.state()).pending;
+    expect(pending).toEqual([
+      { memberId: bob.memberId, keyVersion: 2, publicKeys: bob.publicKeys, epochs: [1] },
+    ]);
+    bob.keyVersion = 2;
+    const shared = await alice.shareAll();
+    expect(shared!.json()).toEqual({ success: true, stored: 1 });
+    bob.epochKeys.clear();
+    await bob.loadKeys();
+    expect(bob.epochKeys.has(1)).toBe(true);
+  });
+
+  it('lets the first member with keys create epoch 1 for every member with keys; one rotation wins a race', async () => {
+    const { ringId, owner, members } = await ringWithMembers(t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    // Without published keys there is nothing to rotate with.
+    const noKeys = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 1,
+      level: 'standard',
+      shares: [],
+      keyVersions: {},
+    });
+    expect(noKeys.statusCode).toBe(400);
+    await owner.publish();
+    await alice.publish();
+    await bob.publish();
+
+    const first = await owner.rotate();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({ success: true, epoch: 1 });
+    expect(await ringRow(ringId)).toMatchObject({
+      current_epoch: 1,
+      rotation_due: 0,
+      epoch_message_count: 0,
+    });
+    const shares = await sharesOf(ringId);
+    expect(shares.map((s) => s.recipient_member_id).sort()).toEqual(
+      [owner.memberId, alice.memberId, bob.memberId].sort(),
+    );
+    for (const member of [alice, bob]) {
+      const state = await member.loadKeys();
+      expect(state).toMatchObject({ currentEpoch: 1, rotationDue: false, level: 'standard' });
+      expect(state.shares.map((s) => s.epoch)).toEqual([1]);
+      // Only its own share.
+      expect(state.shares.every((s) => s.share.recipientMemberId === member.memberId)).toBe(true);
+      expect(member.epochKeys.has(1)).toBe(true);
+    }
+
+    // The same epoch again: conflict, with the current epoch to read.
+    const again = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 1,
+      level: 'standard',
+      shares: [
+        await alice.wrapFor(alice.epochKeys.get(1)!, {
+          memberId: alice.memberId,
+          x25519: alice.publicKeys.x25519,
+        }),
+      ],
+      keyVersions: { [alice.memberId]: 1 },
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: 'epoch_conflict', currentEpoch: 1 });
+
+    // Two members rotate at once: exactly one epoch 2.
+    const raced = await Promise.all([alice.rotate(), bob.rotate()]);
+    expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(raced.find((r) => r.statusCode === 409)!.json()).toMatchObject({ code: 'epoch_conflict' });
+    expect((await ringRow(ringId)).current_epoch).toBe(2);
+    expect((await sharesOf(ringId)).filter((s) => s.epoch === 2)).toHaveLength(3);
+  });
+
+  it('refuses a rotation that leaves a member out, adds a stranger, or comes from a non-holder', async () => {
+    const { ringId, members } = await ringWithMembers(t, 3);
+    const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
+    const { members: strangers } = await ringWithMembers(t, 1);
+    const stranger = strangers[0]!;
+    await stranger.publish();
+    await alice.publish();
+    await bob.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    const before = await sharesOf(ringId);
+
+    const missing = await alice.rotate({ skip: [bob.memberId] });
+    expect(missing.statusCode).toBe(409);
+    expect(missing.json()).toMatchObject({
+      code: 'members_changed',
+      error: E2EE_MESSAGES.rotationIncomplete,
+    });
+
+    // A share for a member of another Ring.
+    const state = await alice.state();
+    const info = await alice.members();
+    const key = alice.epochKeys.get(1)!;
+    const next = await generateEpochKey({ ringId, epoch: 2, level: 'standard', namesKey: key.namesKey });
+    const recipients = info.users.filter((u) => u.keys);
+    const shares = await Promise.all(
+      recipients.map((u) => alice.wrapFor(next, { memberId: u.id, x25519: u.keys!.publicKeys.x25519 })),
+    );
+    const foreign = await alice.wrapFor(next, {
+      memberId: stranger.memberId,
+      x25519: stranger.publicKeys.x25519,
+    });
+    const versions = Object.fromEntries(recipients.map((u) => [u.id, u.keys!.keyVersion]));
+    const withStranger = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 2,
+      level: state.level,
+      shares: [...shares, foreign],
+      keyVersions: { ...versions, [stranger.memberId]: 1 },
+    });
+    expect(withStranger.statusCode).toBe(409);
+    expect(withStranger.json().code).toBe('members_changed');
+
+    // A share signed as someone else, or for another level.
+    const forged = { ...shares[0]!, senderMemberId: bob.memberId };
+    const bad = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 2,
+      level: 'standard',
+      shares: [forged, ...shares.slice(1)],
+      keyVersions: versions,
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe(E2EE_MESSAGES.shareInvalid);
+    const wrongLevel = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 2,
+      level: 'military',
+      shares,
+      keyVersions: versions,
+    });
+    expect(wrongLevel.statusCode).toBe(400);
+    expect(wrongLevel.json().error).toBe(E2EE_MESSAGES.levelMismatch);
+    const malformed = await alice.call('POST', KEY_API_PATHS.rotate, {
+      epoch: 2,
+      level: 'standard',
+      shares: [{ ...shares[0]!, ct: shares[0]!.ct.slice(4) }, ...shares.slice(1)],
+      keyVersions: versions,
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error).toBe(E2EE_MESSAGES.shareInvalid);
+
+    // Carol published after epoch 1 and holds nothing: she may not create epoch 2.
+    await carol.publish();
+    const notHolder = await carol.rotate();
+    expect(notHolder.statusCode).toBe(403);
+    expect(notHolder.json().error).toBe(E2EE_MESSAGES.notKeyHolder);
+
+    expect((await ringRow(ringId)).current_epoch).toBe(1);
+    expect(await sharesOf(ringId)).toEqual(before);
+  });
+
+  it('shares keys only with members who may read them, from holders only, once each', async () => {
+    const { ringId, customerId, members } = await ringWithMembers(t, 4);
+    const [alice, bob, carol, dave] = members as [E2eeMember, E2eeMember, E2eeMember, E2eeMember];
+    const { members: strangers } = await ringWithMembers(t, 1);
+    const stranger = strangers[0]!;
+    await stranger.publish();
+    await alice.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    // Dave joined later: he reads from epoch 2 on.
+    await t.ctx.db
+      .updateTable('ring_members')
+      .set({ first_readable_epoch: 2 })
+      .where('id', '=', dave.memberId)
+      .execute();
+    await bob.publish();
+    await dave.publish();
+
+    const state = await alice.loadKeys();
+    expect(state.pending).toEqual([
+      { memberId: bob.memberId, keyVersion: 1, publicKeys: bob.publicKeys, epochs: [1] },
+    ]);
+    const key = alice.epochKeys.get(1)!;
+    const toBob = await alice.wrapFor(key, { memberId: bob.memberId, x25519: bob.publicKeys.x25519 });
+    const toDave = await alice.wrapFor(key, { memberId: dave.memberId, x25519: dave.publicKeys.x25519 });
+    const toStranger = await alice.wrapFor(key, {
+      memberId: stranger.memberId,
+      x25519: stranger.publicKeys.x25519,
+    });
+    const toCarol = await alice.wrapFor(key, { memberId: carol.memberId, x25519: bob.publicKeys.x25519 });
+
+    for (const [share, versions] of [
+      [toDave, { [dave.memberId]: 1 }],
+      [toStranger, { [stranger.memberId]: 1 }],
+      // Carol has published no keys.
+      [toCarol, { [carol.memberId]: 1 }],
+    ] as const) {
+      const res = await alice.call('POST', KEY_API_PATHS.share, { shares: [share], keyVersions: versions });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error).toBe(E2EE_MESSAGES.shareNotAllowed);
+    }
+    const stale = await alice.call('POST', KEY_API_PATHS.share, {
+      shares: [toBob],
+      keyVersions: { [bob.memberId]: 3 },
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().code).toBe('members_changed');
+    // Bob holds nothing: he cannot share epoch 1 with Dave, whatever he sends.
+    const fromBob = { ...toDave, senderMemberId: bob.memberId };
+    const notHolder = await bob.call('POST', KEY_API_PATHS.share, {
+      shares: [fromBob],
+      keyVersions: { [dave.memberId]: 1 },
+    });
+    expect(notHolder.statusCode).toBe(403);
+    expect(notHolder.json().error).toBe(E2EE_MESSAGES.notKeyHolder);
+    expect((await sharesOf(ringId)).map((s) => s.recipient_member_id)).toEqual([alice.memberId]);
+
+    const bobSocket = await joinedSocket(t, baseUrl, bob);
+    sockets.push(bobSocket.socket);
+    const ok = await alice.call('POST', KEY_API_PATHS.share, {
+      shares: [toBob, toBob],
+      keyVersions: { [bob.memberId]: 1 },
+    });
+    expect(ok.json()).toEqual({ success: true, stored: 1 });
+    await expect.poll(() => bobSocket.keys.filter((k) => k.reason === 'shared').length).toBe(1);
+    const twice = await alice.call('POST', KEY_API_PATHS.share, {
+      shares: [toBob],
+      keyVersions: { [bob.memberId]: 1 },
+    });
+    expect(twice.json()).toEqual({ success: true, stored: 0 });
+    await bob.loadKeys();
+    expect(bob.epochKeys.has(1)).toBe(true);
+    expect((await alice.state()).pending).toEqual([]);
+
+    // The owner shares the history: Dave may now receive epoch 1.
+    const owner = bearer((await t.ctx.sessions.issue('customer', customerId)).token);
+    const setting = await t.app.inject({
+      method: 'PUT',
+      url: '/api/customer/rings.php',
+      headers: owner,
+      payload: { ring_id: ringId, share_history: true },
+    });
+    expect(setting.statusCode, setting.body).toBe(200);
+    expect(setting.json().data.shareHistory).toBe(true);
+    expect((await alice.state()).pending.map((p) => p.memberId)).toEqual([dave.memberId]);
+    const history = await alice.call('POST', KEY_API_PATHS.share, {
+      shares: [toDave],
+      keyVersions: { [dave.memberId]: 1 },
+    });
+    expect(history.json()).toEqual({ success: true, stored: 1 });
+    expect((await dave.loadKeys()).firstReadableEpoch).toBe(0);
+    expect(dave.epochKeys.has(1)).toBe(true);
+  });
+
+  it('nudges up to two online holders when a member lacks keys: on join and on request_keys', async () => {
+    const { members } = await ringWithMembers(t, 5);
+    const [alice, bob, carol, dave, erin] = members as E2eeMember[] as [
+      E2eeMember,
+      E2eeMember,
+      E2eeMember,
+      E2eeMember,
+      E2eeMember,
+    ];
+    for (const m of [alice, bob, carol]) await m.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    const online = await Promise.all([alice, bob, carol, dave].map((m) => joinedSocket(t, baseUrl, m)));
+    sockets.push(...online.map((o) => o.socket));
+    const needed = () =>
+      online.map((o) => o.keys.filter((k) => k.reason === 'needed' && k.memberId === erin.memberId).length);
+
+    // Erin publishes keys: two of the three holders are asked, never Dave (who holds nothing).
+    await erin.publish();
+    await expect.poll(() => needed().reduce((a, b) => a + b, 0)).toBe(2);
+    expect(needed()[3]).toBe(0);
+
+    // Joining the room lacking keys asks again.
+    const erinSocket = await joinedSocket(t, baseUrl, erin);
+    sockets.push(erinSocket.socket);
+    await expect.poll(() => needed().reduce((a, b) => a + b, 0)).toBe(4);
+
+    // request_keys asks again; a member who lacks nothing nudges nobody.
+    expect(await erinSocket.socket.emitWithAck('request_keys', { ringId: erin.ringId })).toEqual({
+      ok: true,
+      nudged: 2,
+    });
+    await expect.poll(() => needed().reduce((a, b) => a + b, 0)).toBe(6);
+    expect(await online[1]!.socket.emitWithAck('request_keys', { ringId: bob.ringId })).toEqual({
+      ok: true,
+      nudged: 0,
+    });
+    // Another Ring's id is refused by the binder.
+    const { ringId: otherRing } = await ringWithMembers(t, 0);
+    expect(await erinSocket.socket.emitWithAck('request_keys', { ringId: otherRing })).toEqual({
+      ok: false,
+      error: MESSAGES.forbidden,
+    });
+
+    // A holder answers the nudge: Erin gets the key.
+    const response = await alice.shareAll();
+    expect(response!.json()).toEqual({ success: true, stored: 1 });
+    await expect.poll(() => erinSocket.keys.some((k) => k.reason === 'shared')).toBe(true);
+    await erin.loadKeys();
+    expect(erin.epochKeys.has(1)).toBe(true);
+  });
+
+  it('gives a member of another Ring nothing: no record, no share, no pending member', async () => {
+    const { members } = await ringWithMembers(t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    await alice.publish();
+    await bob.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    const { members: strangers } = await ringWithMembers(t, 1);
+    const stranger = strangers[0]!;
+    await stranger.publish();
+    const state = await stranger.state();
+    expect(state).toMatchObject({ currentEpoch: 0, shares: [], pending: [] });
+    expect(JSON.stringify(state)).not.toContain(alice.memberId);
+    const own = ZGetMemberKeyResponse.parse((await stranger.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(own.key).toEqual(stranger.record);
+  });
+
+  it('deletes a customer’s epochs, shares, messages and read marks with its Rings', async () => {
+    const { customerId, ringId, members } = await ringWithMembers(t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    await alice.publish();
+    await bob.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    await bob.loadKeys();
+    expect((await alice.send('bonjour')).statusCode).toBe(200);
+    expect(
+      (await bob.call('POST', '/api/conversations/read.php', { conversation_id: 'room:general', seq: 1 }))
+        .statusCode,
+    ).toBe(200);
+    const root = await t.ctx.admins.findByUsername('root');
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/admin/customers.php',
+      headers: bearer(await adminToken(t.ctx, root!.id)),
+      payload: { id: customerId },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const count = async (table: 'ring_epochs' | 'epoch_key_shares' | 'messages' | 'conversations') =>
+      (await t.ctx.db.selectFrom(table).select('ring_id').where('ring_id', '=', ringId).execute()).length;
+    expect(await count('ring_epochs')).toBe(0);
+    expect(await count('epoch_key_shares')).toBe(0);
+    expect(await count('messages')).toBe(0);
+    expect(await count('conversations')).toBe(0);
+    const reads = await t.ctx.db
+      .selectFrom('conversation_reads')
+      .select('member_id')
+      .where('member_id', 'in', [alice.memberId, bob.memberId])
+      .execute();
+    expect(reads).toEqual([]);
+    expect(
+      await t.ctx.db
+        .selectFrom('member_keys')
+        .select('id')
+        .where('member_id', 'in', [alice.memberId, bob.memberId])
+        .execute(),
+    ).toEqual([]);
+  });
+});

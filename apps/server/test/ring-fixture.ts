@@ -1,0 +1,53 @@
+import type { TKeysChanged } from '@securering/contract';
+import type { TestApp } from './build-test-app';
+import { E2eeMember } from './e2ee-member';
+import { bearer, buildCustomer, buildRing, buildRingMember, ringToken } from './factories';
+import { connectSocket, type TestSocket } from './socket-client';
+import type { RingsTable } from '../src/db/schema';
+
+/** A subscribed customer's Ring with its owner and members, each able to act like a browser. */
+export async function ringWithMembers(
+  t: TestApp,
+  count: number,
+  ringOverrides: Partial<RingsTable> = {},
+): Promise<{ customerId: string; ringId: string; owner: E2eeMember; members: E2eeMember[] }> {
+  const customer = await buildCustomer(t.ctx);
+  const ring = await buildRing(t.ctx, customer.id, ringOverrides);
+  const ownerRow = await buildRingMember(t.ctx, ring.id, {
+    role: 'owner',
+    customer_id: customer.id,
+    email: customer.email,
+    password_hash: null,
+  });
+  const owner = new E2eeMember(t.app, ownerRow.id, ring.id, await ringToken(t.ctx, ownerRow.id));
+  const members: E2eeMember[] = [];
+  for (let i = 0; i < count; i++) {
+    const row = await buildRingMember(t.ctx, ring.id);
+    members.push(new E2eeMember(t.app, row.id, ring.id, await ringToken(t.ctx, row.id)));
+  }
+  return { customerId: customer.id, ringId: ring.id, owner, members };
+}
+
+/** A socket of the member that joined its Ring's room, recording the events it receives. */
+export async function joinedSocket(
+  t: TestApp,
+  baseUrl: string,
+  member: E2eeMember,
+): Promise<{ socket: TestSocket; events: Array<{ name: string; payload: unknown }>; keys: TKeysChanged[] }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/rings/mint-stream-token.php',
+    headers: bearer(member.token),
+  });
+  if (res.statusCode !== 200) throw new Error(`mint-stream-token: ${res.statusCode} ${res.body}`);
+  const socket = await connectSocket(baseUrl, res.json().stream_token as string);
+  const events: Array<{ name: string; payload: unknown }> = [];
+  const keys: TKeysChanged[] = [];
+  socket.onAny((name: string, payload: unknown) => {
+    events.push({ name, payload });
+    if (name === 'keys_changed') keys.push(payload as TKeysChanged);
+  });
+  const ack = await socket.emitWithAck('join_ring', { ringId: member.ringId });
+  if (!ack.ok) throw new Error(`join_ring refused: ${ack.error}`);
+  return { socket, events, keys };
+}
