@@ -8,6 +8,16 @@ import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 
 const OWNER = 'claire.fontaine@example.com';
 
+/**
+ * Lands in the room: it first asks for the member's passphrase (end-to-end encryption, issue 10,
+ * tested in e2ee.e2e.ts); these tests do not use encryption and close that dialog.
+ */
+async function enterRoom(page: Page, ringName: string) {
+  await page.getByRole('dialog', { name: 'Phrase secrète' }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByRole('heading', { level: 1, name: ringName }).waitFor();
+}
+
 describe('[RINGS] customer space, invitations, Ring login and the room', () => {
   // The owner subscribes through the test provider (subscribedCustomer).
   const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });
@@ -24,7 +34,20 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await page.getByLabel('Mot de passe', { exact: true }).fill(password);
     await page.getByLabel('Confirmer le mot de passe').fill(password);
     await page.getByRole('button', { name: 'Rejoindre le Ring' }).click();
-    await page.waitForURL(`${suite.server.url}/ring`);
+    await page.waitForURL(`${suite.server.url}/ring`).catch(async (error: Error) => {
+      // Say what the page showed instead of the room (an error alert, the fields as they were).
+      const alerts = await page
+        .getByRole('alert')
+        .allInnerTexts()
+        .catch(() => []);
+      const fields = await page
+        .locator('form input')
+        .evaluateAll((inputs) => inputs.map((i) => `${i.id}=${(i as HTMLInputElement).value.length}`))
+        .catch(() => []);
+      throw new Error(
+        `${error.message}\nURL: ${page.url()}\nAlerts: ${alerts.join(' | ')}\nField lengths: ${fields.join(', ')}`,
+      );
+    });
   }
 
   beforeAll(async () => {
@@ -49,7 +72,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await owner.getByRole('heading', { name: 'Inviter un utilisateur' }).waitFor();
 
     await owner.getByRole('button', { name: 'Inviter' }).click();
-    await owner.getByText("Veuillez entrer un nom d'utilisateur").waitFor();
+    await owner.getByText('Veuillez entrer un nom d’utilisateur').waitFor();
     await owner.getByLabel('Nom d’utilisateur').fill('alice');
     await owner.getByLabel('Email (facultatif)').fill('alice@example.com');
     await owner.getByLabel('Message (facultatif)').fill('Bienvenue dans l’équipe !');
@@ -117,7 +140,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     expect(mail.text).toContain('Bienvenue dans l’équipe !');
     const alice = await visitor();
     await acceptInvite(alice, linkIn(mail.text, '/ring-access?invite='), 'alice', 'Alice-Pass-1');
-    await alice.getByRole('heading', { level: 1, name: 'Équipe Alpha' }).waitFor();
+    await enterRoom(alice, 'Équipe Alpha');
     await alice.getByText('Double AES').first().waitFor();
     await screenshot(alice, 'ring-accept-invite-done');
 
@@ -131,7 +154,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await bob.getByText('8 caractères minimum.').first().waitFor();
     await screenshot(bob, 'ring-accept-invite');
     await acceptInvite(bob, `${suite.server.url}/accept-invite?invite=${bobCode}`, 'bob', 'Bob-Pass-123');
-    await bob.getByRole('heading', { level: 1, name: 'Équipe Alpha' }).waitFor();
+    await enterRoom(bob, 'Équipe Alpha');
     const users = bob.getByRole('list', { name: 'Membres du Ring' });
     await users.getByText('Propriétaire').waitFor();
     await bob.getByText(/en ligne \/ 3 au total/).waitFor();
@@ -139,7 +162,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
 
     // A reload keeps the Ring session (7-day cookies).
     await bob.reload();
-    await bob.getByRole('heading', { level: 1, name: 'Équipe Alpha' }).waitFor();
+    await enterRoom(bob, 'Équipe Alpha');
     await bob.getByText('Temps réel :').locator('..').getByText('connecté').waitFor();
 
     // A settings change reaches the open room without reload.
@@ -163,17 +186,17 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await bob.getByText('Identifiants incorrects').first().waitFor();
     await bob.getByLabel('Mot de passe', { exact: true }).fill('Bob-Pass-123');
     await bob.getByRole('button', { name: 'Se connecter' }).click();
-    await bob.getByRole('heading', { level: 1, name: 'Équipe Alpha' }).waitFor();
+    await enterRoom(bob, 'Équipe Alpha');
   });
 
   it('[RINGS] a member in two Rings logs in by email and picks the Ring', async () => {
     await owner.getByRole('tab', { name: 'Mes Utilisateurs' }).click();
     await owner.getByLabel('Nom du Ring').fill('Équipe Bêta');
     await owner.getByRole('button', { name: 'Créer le Ring' }).click();
-    await owner.getByLabel('Ring', { exact: true }).waitFor();
-    expect(await owner.getByLabel('Ring', { exact: true }).locator('option:checked').textContent()).toBe(
-      'Équipe Bêta',
-    );
+    // The Ring selector (top of /client, issue 15) switches to the Ring just created.
+    await expect
+      .poll(() => owner.getByLabel('Ring', { exact: true }).locator('option:checked').textContent())
+      .toBe('Équipe Bêta');
     await owner.getByLabel('Nom d’utilisateur').fill('alice');
     await owner.getByLabel('Email (facultatif)').fill('alice@example.com');
     await owner.getByRole('button', { name: 'Inviter' }).click();
@@ -188,7 +211,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
       'Alice-Pass-1',
       'alice@example.com',
     );
-    await alice.getByRole('heading', { level: 1, name: 'Équipe Bêta' }).waitFor();
+    await enterRoom(alice, 'Équipe Bêta');
     await alice.getByRole('button', { name: 'Déconnexion' }).click();
 
     await alice.goto(`${suite.server.url}/ring-access`);
@@ -205,11 +228,11 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await screenshot(alice, 'ring-login-selection');
     await choice.selectOption({ label: 'Équipe Bêta (membre)' });
     await alice.getByRole('button', { name: 'Se connecter' }).click();
-    await alice.getByRole('heading', { level: 1, name: 'Équipe Bêta' }).waitFor();
+    await enterRoom(alice, 'Équipe Bêta');
     await alice.getByText('Connexion réussie').first().waitFor();
   });
 
-  it('[RINGS] the statistics tab shows real figures and exports CSV; the subscription tab offers the portal and cancellation', async () => {
+  it('[RINGS] the statistics tab shows real figures and exports CSV; the subscription tab says how it is paid and why it cannot be cancelled', async () => {
     await owner.getByRole('tab', { name: 'Statistiques' }).click();
     await owner.getByRole('img', { name: /Messages par jour/ }).waitFor();
     await screenshot(owner, 'client-statistics');
@@ -220,11 +243,13 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     expect(download.suggestedFilename()).toMatch(/^securering-[0-9a-f]{8}-messages-30j\.csv$/);
 
     await owner.getByRole('tab', { name: 'Abonnement' }).click();
-    await owner.getByRole('button', { name: 'Ouvrir le portail de paiement' }).click();
-    await owner.getByText(/réservé aux abonnements payés par carte/).waitFor();
-    // Paid with the one-off test provider: nothing renews, so there is nothing to cancel.
-    expect(await owner.getByText('Aucun : l’abonnement prendra fin à cette date').isVisible()).toBe(true);
+    // Paid with the one-off test provider: no payment portal (card only), nothing renews, so there
+    // is nothing to cancel, and the page says so.
+    await owner.getByText('Paiement de test (aucun débit réel)').waitFor();
+    expect(await owner.getByRole('button', { name: 'Ouvrir le portail de paiement' }).count()).toBe(0);
+    expect(await owner.getByText(/sans prélèvement automatique/).isVisible()).toBe(true);
     expect(await owner.getByRole('button', { name: 'Annuler l’abonnement' }).isDisabled()).toBe(true);
+    expect(await owner.getByText(/^Rien à annuler/).isVisible()).toBe(true);
     await screenshot(owner, 'client-subscription');
     expect(ownerErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
   });

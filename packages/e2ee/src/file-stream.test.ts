@@ -173,7 +173,8 @@ describe('file stream encryption', () => {
       const chunkOf = (i: number) => plain.slice(i * C, Math.min(size, (i + 1) * C));
       // Backwards, as a resumed upload may ask, then each chunk again.
       const sealed: Uint8Array[] = [];
-      for (let i = encryptor.chunkCount - 1; i >= 0; i--) sealed[i] = await encryptor.encryptChunkAt(i, chunkOf(i));
+      for (let i = encryptor.chunkCount - 1; i >= 0; i--)
+        sealed[i] = await encryptor.encryptChunkAt(i, chunkOf(i));
       for (let i = 0; i < encryptor.chunkCount; i++)
         expect(sameBytes(await encryptor.encryptChunkAt(i, chunkOf(i)), sealed[i]!)).toBe(true);
       const cipher = join(encryptor.header, sealed);

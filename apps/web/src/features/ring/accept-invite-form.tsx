@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -7,37 +7,92 @@ import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { useToast } from '@/components/ui/toast';
+import { apiRequest } from '@/lib/api-client';
 import { useRingSession } from '@/lib/auth/ring-session';
+import { lazySchema } from '@/lib/lazy-schema';
 
-/** Invite acceptance (spec 2 §2): code prefilled, username, optional email, password twice. */
+interface Values {
+  code: string;
+  username: string;
+  email: string;
+  password: string;
+  confirm: string;
+}
+interface FormError {
+  title: string;
+  text: string;
+  /** A check of the form itself: it goes once that check passes; a server answer goes on edit. */
+  local: boolean;
+}
+
+/** The form's own checks (spec 2 §5), in order; null when the values may be sent. */
+function checkValues(values: Values): FormError | null {
+  if (!values.code.trim() || !values.username.trim() || !values.password)
+    return { title: 'Champs requis', text: 'Remplissez le code, nom et mot de passe.', local: true };
+  if (values.password.length < 8)
+    return { title: 'Mot de passe trop court', text: '8 caractères minimum.', local: true };
+  if (values.password !== values.confirm)
+    return { title: 'Erreur', text: 'Les mots de passe ne correspondent pas.', local: true };
+  return null;
+}
+
+/**
+ * Invite acceptance (spec 2 §2): code prefilled, username, optional email, password twice. The
+ * username and email the owner entered are prefilled from the invitation; each error shows once,
+ * in the form, and goes when it is fixed.
+ */
 export function AcceptInviteForm({ initialCode }: { initialCode: string }) {
   const session = useRingSession();
   const navigate = useNavigate();
   const notify = useToast();
-  const [values, setValues] = useState({
+  const [values, setValues] = useState<Values>({
     code: initialCode,
     username: '',
     email: '',
     password: '',
     confirm: '',
   });
-  const [error, setError] = useState<{ title: string; text: string } | null>(null);
+  const [ringName, setRingName] = useState<string | null>(null);
+  const [error, setError] = useState<FormError | null>(null);
   const [pending, setPending] = useState(false);
-  const set = (key: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) =>
-    setValues((v) => ({ ...v, [key]: e.target.value }));
 
-  const fail = (title: string, text: string) => {
-    setError({ title, text });
-    notify({ title, description: text, variant: 'error' });
+  useEffect(() => {
+    const code = initialCode.trim();
+    if (!code) return;
+    const controller = new AbortController();
+    apiRequest(`/api/rings/invite-info.php?code=${encodeURIComponent(code)}`, {
+      schema: lazySchema('ZInviteInfoResponse'),
+      signal: controller.signal,
+    })
+      .then(({ data }) => {
+        setRingName(data.ring_name);
+        // What the person typed meanwhile wins over the prefill.
+        setValues((v) => ({
+          ...v,
+          username: v.username || data.username,
+          email: v.email || (data.email ?? ''),
+        }));
+      })
+      // An unknown or used code prefills nothing; submitting says why.
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [initialCode]);
+
+  const set = (key: keyof Values) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    const next = { ...values, [key]: e.target.value };
+    setValues(next);
+    // The shown error stays while it still applies: fixed, it goes (a new problem waits for submit).
+    if (error) {
+      const still = error.local ? checkValues(next) : null;
+      setError(still && still.title === error.title ? still : null);
+    }
   };
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
-    if (!values.code.trim() || !values.username.trim() || !values.password)
-      return fail('Champs requis', 'Remplissez le code, nom et mot de passe.');
-    if (values.password.length < 8) return fail('Mot de passe trop court', '8 caractères minimum.');
-    if (values.password !== values.confirm) return fail('Erreur', 'Les mots de passe ne correspondent pas.');
-    setError(null);
+    const problem = checkValues(values);
+    setError(problem);
+    if (problem) return;
     setPending(true);
     const outcome = await session.acceptInvite({
       invite_code: values.code.trim(),
@@ -50,9 +105,13 @@ export function AcceptInviteForm({ initialCode }: { initialCode: string }) {
       notify({ title: 'Bienvenue dans le Ring', variant: 'success' });
       navigate('/ring');
     } else if ('error' in outcome && outcome.error === 'network') {
-      fail('Erreur serveur', 'Veuillez réessayer plus tard.');
+      setError({ title: 'Erreur serveur', text: 'Veuillez réessayer plus tard.', local: false });
     } else {
-      fail('Erreur', ('error' in outcome && outcome.error) || 'Acceptation impossible');
+      setError({
+        title: 'Erreur',
+        text: ('error' in outcome && outcome.error) || 'Acceptation impossible',
+        local: false,
+      });
     }
   };
 
@@ -61,7 +120,9 @@ export function AcceptInviteForm({ initialCode }: { initialCode: string }) {
       <CardHeader>
         <CardTitle className="text-2xl">Rejoindre un Ring</CardTitle>
         <CardDescription>
-          Vous avez été invité à rejoindre un espace chiffré de bout en bout. Choisissez vos identifiants.
+          {ringName
+            ? `Vous avez été invité à rejoindre «\u202f${ringName}\u202f», un espace chiffré de bout en bout. Choisissez vos identifiants.`
+            : 'Vous avez été invité à rejoindre un espace chiffré de bout en bout. Choisissez vos identifiants.'}
         </CardDescription>
       </CardHeader>
       <CardContent>

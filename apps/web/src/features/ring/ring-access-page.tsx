@@ -14,14 +14,14 @@ export function RingAccessPage() {
       <p className="text-center text-sm text-slate-600">
         {invite !== null ? (
           <>
-            Déjà membre ?{' '}
+            Déjà membre&#8239;?{' '}
             <Link to="/ring-access" className="text-primary underline">
               Se connecter
             </Link>
           </>
         ) : (
           <>
-            Vous avez reçu un code ?{' '}
+            Vous avez reçu un code&#8239;?{' '}
             <Link to="/accept-invite" className="text-primary underline">
               Rejoindre un Ring
             </Link>

@@ -14,7 +14,10 @@ import { cn } from '@/lib/utils';
 
 const ROLE_LABELS: Record<RingRole, string> = { owner: 'propriétaire', admin: 'admin', member: 'membre' };
 
-/** Ring login: by email (with a Ring choice when the email is in several) or by invite code. */
+/**
+ * Ring login: by email (with a Ring choice when the email is in several) or by invite code. An
+ * error shows once, in the form, and goes as soon as the person edits what was refused.
+ */
 export function RingLoginForm() {
   const session = useRingSession();
   const navigate = useNavigate();
@@ -25,13 +28,17 @@ export function RingLoginForm() {
   const [password, setPassword] = useState('');
   const [choices, setChoices] = useState<Array<{ id: string; name: string; role: RingRole }> | null>(null);
   const [ringId, setRingId] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ title?: string; text: string } | null>(null);
   const [pending, setPending] = useState(false);
+  const edit = (setter: (value: string) => void) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    setter(e.target.value);
+    setError(null);
+  };
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     setError(null);
-    if (choices && !ringId) return setError('Sélectionnez votre Ring');
+    if (choices && !ringId) return setError({ text: 'Sélectionnez votre Ring' });
     setPending(true);
     const outcome = await session.login(
       mode === 'email'
@@ -45,14 +52,9 @@ export function RingLoginForm() {
     } else if ('selection' in outcome) {
       setChoices(outcome.selection);
     } else if (outcome.error === 'network') {
-      setError('Impossible de se connecter au serveur');
+      setError({ text: 'Impossible de se connecter au serveur' });
     } else {
-      notify({
-        title: 'Erreur de connexion',
-        description: outcome.error || 'Identifiants incorrects',
-        variant: 'error',
-      });
-      setError(outcome.error || 'Identifiants incorrects');
+      setError({ title: 'Erreur de connexion', text: outcome.error || 'Identifiants incorrects' });
     }
   };
 
@@ -83,7 +85,7 @@ export function RingLoginForm() {
               aria-selected={mode === m}
               onClick={() => switchMode(m)}
               className={cn(
-                'flex items-center justify-center gap-2 rounded-md py-1.5 text-sm font-medium',
+                'flex min-h-11 items-center justify-center gap-2 rounded-md py-1.5 text-sm font-medium',
                 mode === m ? 'bg-white shadow-sm' : 'text-slate-600',
               )}
             >
@@ -105,7 +107,7 @@ export function RingLoginForm() {
                 autoComplete="email"
                 required
                 value={email}
-                onChange={(e) => setEmail(e.target.value)}
+                onChange={edit(setEmail)}
               />
             </Field>
           ) : (
@@ -116,7 +118,7 @@ export function RingLoginForm() {
                 autoComplete="off"
                 className="font-mono uppercase"
                 value={code}
-                onChange={(e) => setCode(e.target.value)}
+                onChange={edit(setCode)}
               />
             </Field>
           )}
@@ -126,12 +128,19 @@ export function RingLoginForm() {
               required
               autoComplete="current-password"
               value={password}
-              onChange={(e) => setPassword(e.target.value)}
+              onChange={edit(setPassword)}
             />
           </Field>
           {choices ? (
             <Field id="ring-choice" label="Sélectionnez votre Ring">
-              <NativeSelect id="ring-choice" value={ringId} onChange={(e) => setRingId(e.target.value)}>
+              <NativeSelect
+                id="ring-choice"
+                value={ringId}
+                onChange={(e) => {
+                  setRingId(e.target.value);
+                  setError(null);
+                }}
+              >
                 <option value="">Choisissez…</option>
                 {choices.map((r) => (
                   <option key={r.id} value={r.id}>
@@ -141,7 +150,11 @@ export function RingLoginForm() {
               </NativeSelect>
             </Field>
           ) : null}
-          {error ? <Alert variant="error">{error}</Alert> : null}
+          {error ? (
+            <Alert variant="error" {...(error.title ? { title: error.title } : {})}>
+              {error.text}
+            </Alert>
+          ) : null}
           <Button type="submit" className="w-full" disabled={pending}>
             {pending ? 'Connexion…' : 'Se connecter'}
           </Button>

@@ -1,8 +1,12 @@
+import { lazy, Suspense } from 'react';
 import { PublicFrame } from '@/components/layout/public-frame';
+import { FullPageSpinner } from '@/components/ui/spinner';
 import { useRingSession } from '@/lib/auth/ring-session';
 import { usePageTitle } from '@/lib/site-settings';
 import { RingLoginForm } from './ring-login-form';
-import { RingRoom } from './ring-room';
+
+// The room (its realtime client, the e2ee package and its dialogs) loads only once signed in.
+const RingRoom = lazy(() => import('./room/ring-room').then((m) => ({ default: m.RingRoom })));
 
 /** /ring: the room once a Ring session exists, the Ring login otherwise. */
 export function RingPage() {
@@ -17,5 +21,10 @@ export function RingPage() {
       </PublicFrame>
     );
   }
-  return <RingRoom />;
+  return (
+    <Suspense fallback={<FullPageSpinner />}>
+      {/* Keyed by member: another login in this tab starts from a locked keyring. */}
+      <RingRoom key={`${session.ring?.id ?? ''}:${session.user.id}`} />
+    </Suspense>
+  );
 }

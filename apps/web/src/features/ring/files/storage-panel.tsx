@@ -1,12 +1,5 @@
-import type { TRingInfo } from '@securering/contract';
 import { HardDrive } from 'lucide-react';
-
-const GIB = 1024 ** 3;
-
-/** Go with 2 decimals (base 1024), "—" when not a number (spec 2 §2). */
-export function formatGo(bytes: number): string {
-  return Number.isFinite(bytes) ? `${(bytes / GIB).toFixed(2).replace('.', ',')} Go` : '—';
-}
+import { formatGo } from '@/lib/bytes';
 
 /** Used over allocated, capped at 100 %. */
 export function usagePercent(used: number, allocated: number): number {
@@ -14,14 +7,19 @@ export function usagePercent(used: number, allocated: number): number {
   return Math.min(100, (used / allocated) * 100);
 }
 
-/** The file space's storage summary: allocated, used, remaining and a progress bar. */
-export function StoragePanel({
-  storage,
-  bytes,
-}: {
-  storage: string;
-  bytes: TRingInfo['ring']['storageBytes'];
-}) {
+export interface StorageBytes {
+  allocated: number;
+  used: number;
+  remaining: number;
+}
+
+/** The summary line: "1,20 Go utilisés sur 5,00 Go" (or dashes while unknown). */
+export function storageSummary(bytes: StorageBytes): string {
+  return `${formatGo(bytes.used)} utilisés sur ${formatGo(bytes.allocated)}`;
+}
+
+/** The file space's storage (spec 2 §2): allocated, used, remaining in Go and a progress bar. */
+export function StoragePanel({ bytes }: { bytes: StorageBytes }) {
   const percent = usagePercent(bytes.used, bytes.allocated);
   return (
     <section
@@ -31,7 +29,7 @@ export function StoragePanel({
       <h2 className="flex items-center gap-2 font-semibold">
         <HardDrive className="size-4 text-primary" aria-hidden /> Espace de stockage
       </h2>
-      <p className="text-sm text-slate-600">{storage}</p>
+      <p className="text-sm text-slate-600">{storageSummary(bytes)}</p>
       <dl className="grid grid-cols-3 gap-2 text-sm">
         <div>
           <dt className="text-slate-500">Alloué</dt>

@@ -1,4 +1,17 @@
-import { Apple, Download, Info, KeyRound, Lock, ShieldCheck, Smartphone, Timer } from 'lucide-react';
+import {
+  Apple,
+  CameraOff,
+  Download,
+  EyeOff,
+  Fingerprint,
+  Info,
+  KeyRound,
+  Lock,
+  MessageCircle,
+  ShieldCheck,
+  Smartphone,
+  Timer,
+} from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import {
@@ -52,22 +65,42 @@ const POINTS = [
   {
     icon: Lock,
     title: 'Chiffrement de bout en bout',
-    text: 'Les messages et les fichiers sont chiffrés dans votre navigateur ; le serveur ne voit que des données illisibles.',
+    text: 'Les messages et les fichiers sont chiffrés dans votre navigateur avec la clé du Ring, qui change quand un membre part et régulièrement. Le serveur ne stocke et ne transmet que des données illisibles.',
   },
   {
     icon: KeyRound,
-    title: 'Une passphrase personnelle',
-    text: 'La clé du Ring est dérivée de la passphrase que vous partagez avec votre équipe : elle ne nous est jamais transmise.',
+    title: 'Une phrase secrète personnelle',
+    text: 'Chaque membre choisit sa propre phrase secrète. Elle protège ses clés et ne quitte jamais son navigateur\u202f: personne ne peut la récupérer, pas même SecureRing. En cas d’oubli, «\u202fRéinitialiser mes clés\u202f» en crée de nouvelles\u202f; l’historique ne revient que si un membre vous le partage à nouveau.',
+  },
+  {
+    icon: Fingerprint,
+    title: 'Numéros de sécurité',
+    text: 'Comparez votre numéro de sécurité avec celui qu’affiche l’autre membre, par un autre moyen. Si la clé d’un membre change, un avertissement s’affiche et rien ne lui est partagé avant votre confirmation.',
+  },
+  {
+    icon: MessageCircle,
+    title: 'Messages privés',
+    text: 'Un message privé est chiffré avec une clé que seuls ses deux participants peuvent calculer (leur clé personnelle et la clé du Ring)\u202f: les autres membres du Ring ne peuvent pas le lire.',
   },
   {
     icon: Timer,
     title: 'Messages éphémères',
-    text: 'Quand le Ring les active, les messages disparaissent après le délai choisi.',
+    text: 'Quand le Ring les active, chaque message affiche un compte à rebours puis disparaît de tous les écrans au terme du délai choisi\u202f; le serveur le supprime et il n’entre dans aucune sauvegarde. Un destinataire a pu le lire, et le recopier, avant.',
+  },
+  {
+    icon: CameraOff,
+    title: 'Protection anti-capture',
+    text: 'Selon le niveau choisi par le propriétaire\u202f: le contenu est masqué quelques secondes après un raccourci de capture (Impr. écran, Maj+Cmd+3/4/5, F12…), et tant que la fenêtre n’est pas au premier plan\u202f; le clic droit est bloqué\u202f; aux niveaux standard et maximal, la sélection et le glisser sont bloqués et un filigrane à votre nom et à la date couvre la conversation, pour qu’une capture désigne son auteur. La détection d’enregistrement (expérimentale) ne voit qu’un partage d’écran lancé depuis cette page. Cela décourage la copie occasionnelle\u202f: aucune page web ne peut empêcher une capture d’écran, un logiciel d’enregistrement ou une photo de l’écran.',
   },
   {
     icon: ShieldCheck,
     title: 'Rien n’est stocké en clair',
-    text: 'Ni vos messages, ni vos fichiers, ni votre passphrase ne sont conservés en clair sur nos serveurs.',
+    text: 'Ni vos messages, ni vos fichiers, ni leurs noms, ni votre phrase secrète ne sont conservés en clair sur nos serveurs.',
+  },
+  {
+    icon: EyeOff,
+    title: 'Ce que le chiffrement ne cache pas',
+    text: 'Le serveur voit les métadonnées\u202f: qui est membre, qui écrit et quand, la taille des messages et des fichiers. Un serveur malveillant pourrait publier une fausse clé\u202f: les numéros de sécurité sont là pour le détecter.',
   },
 ] as const;
 

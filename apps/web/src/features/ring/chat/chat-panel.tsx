@@ -1,0 +1,117 @@
+import { CHAT_MESSAGES, ROOM_CONVERSATION_ID } from '@securering/contract';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { cn } from '@/lib/utils';
+import { useRingKeys } from '../e2ee/use-ring-keys';
+import { ChatHeader } from './chat-header';
+import { useChat, useConversationFeed, useDocumentVisible } from './chat-provider';
+import { Composer } from './composer';
+import { MessageList } from './message-list';
+
+/**
+ * The chat screen of one conversation: header, messages, message box. Shown in the room's
+ * "Salon du ring" tab and in DM popups. While it is on screen and the page is visible, the
+ * conversation counts as read (read.php) and raises no notices.
+ */
+export function ChatPanel({
+  conversationId,
+  popup = false,
+  onBack,
+  className,
+}: {
+  conversationId: string;
+  popup?: boolean;
+  onBack?: () => void;
+  className?: string;
+}) {
+  const chat = useChat();
+  const keys = useRingKeys();
+  const { feed, snapshot } = useConversationFeed(conversationId);
+  const visible = useDocumentVisible();
+  const { showing, markRead, titleOf, info } = chat;
+  const title = titleOf(conversationId);
+
+  useEffect(() => {
+    void feed.load();
+  }, [feed]);
+  useEffect(() => showing(conversationId), [showing, conversationId]);
+
+  // Read while on screen.
+  const { highestSeq, loading } = snapshot;
+  useEffect(() => {
+    if (!visible || loading || highestSeq === 0) return;
+    const timer = setTimeout(() => markRead(conversationId, highestSeq), 300);
+    return () => clearTimeout(timer);
+  }, [visible, loading, highestSeq, conversationId, markRead]);
+
+  const peerName = useMemo(() => {
+    if (conversationId === ROOM_CONVERSATION_ID) return '';
+    const peer = conversationId
+      .split(':')
+      .slice(1)
+      .find((id) => id !== info.user.id);
+    return info.users.find((u) => u.id === peer)?.username ?? '';
+  }, [conversationId, info.user.id, info.users]);
+
+  const debugNotifications = useMemo(
+    () => new URLSearchParams(window.location.search).get('debugNotifs') === '1',
+    [],
+  );
+  // In a popup, "Message envoyé" is an inline note for 2 s (the room shows a toast, spec 2 §8).
+  const [sentNote, setSentNote] = useState(false);
+  const lastSent = useRef(0);
+  const latestSent = snapshot.entries.reduce(
+    (max, entry) =>
+      entry.isOwn && entry.status === 'sent' && entry.localOrder > max ? entry.localOrder : max,
+    0,
+  );
+  useEffect(() => {
+    if (!popup || latestSent <= lastSent.current) return;
+    lastSent.current = latestSent;
+    const show = setTimeout(() => setSentNote(true), 0);
+    const hide = setTimeout(() => setSentNote(false), 2000);
+    return () => {
+      clearTimeout(show);
+      clearTimeout(hide);
+    };
+  }, [popup, latestSent]);
+
+  const handleSend = useCallback((text: string) => feed.send(text, peerName), [feed, peerName]);
+  const handleRetry = useCallback((key: string) => feed.retry(key, peerName), [feed, peerName]);
+  const handleDiscard = useCallback((key: string) => feed.discard(key), [feed]);
+  const handleOlder = useCallback(() => void feed.loadOlder(), [feed]);
+
+  return (
+    <section
+      aria-label={title}
+      data-conversation-id={conversationId}
+      className={cn(
+        'flex min-h-0 flex-col overflow-hidden rounded-xl border border-slate-200 bg-white',
+        className,
+      )}
+    >
+      <ChatHeader
+        title={title}
+        popup={popup}
+        debugNotifications={debugNotifications}
+        {...(onBack ? { onBack } : {})}
+      />
+      <MessageList
+        snapshot={snapshot}
+        onLoadOlder={handleOlder}
+        onRetry={handleRetry}
+        onDiscard={handleDiscard}
+      />
+      {popup ? (
+        <p role="status" className="h-5 px-4 text-right text-xs text-emerald-700">
+          {sentNote ? CHAT_MESSAGES.sent : ''}
+        </p>
+      ) : null}
+      <Composer
+        keysState={keys.state}
+        sending={snapshot.sending}
+        privateConversation={conversationId !== ROOM_CONVERSATION_ID}
+        onSend={handleSend}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,455 @@
+import {
+  CHAT_MESSAGES,
+  ROOM_CONVERSATION_ID,
+  type TConversationSummary,
+  type TNewMessageEvent,
+  type TRingInfo,
+} from '@securering/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
+import { useToast } from '@/components/ui/toast';
+import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
+import { useRingKeys } from '../e2ee/use-ring-keys';
+import { chatApi, listConversations, markRead as postMarkRead } from './chat-api';
+import type { ChatEntry } from './chat-policy';
+import { ConversationFeed, type FeedSnapshot } from './conversation-feed';
+import { isPopupOpen, onConversationRead, announceConversationRead, openDmPopup } from './dm-popups';
+import { useChatNotifications, type ChatNotifications } from './use-notifications';
+import { useRealtimeFallback, type RealtimeMode } from './use-realtime-fallback';
+
+const CONVERSATIONS_KEY = ['ring', 'conversations'] as const;
+
+/** The chat of a room page (all its conversations) or of a popup (one conversation). */
+export interface ChatContextValue {
+  mode: 'room' | 'popup';
+  info: TRingInfo;
+  /** The feed of a conversation (created on first use, kept while the page lives). */
+  feed(conversationId: string): ConversationFeed;
+  /** Registers a conversation as shown on screen; returns the function that withdraws it. */
+  showing(conversationId: string): () => void;
+  realtime: RealtimeMode;
+  conversations: readonly TConversationSummary[];
+  unreadOf(conversationId: string): number;
+  markRead(conversationId: string, seq: number): void;
+  /** "Message privé à {username}": create-dm.php, then the DM popup (520×760). */
+  openDm(peer: { id: string; username: string }): void;
+  notifications: ChatNotifications;
+  /** The display name of a conversation ("Salon • …", "Conversation privée avec …"). */
+  titleOf(conversationId: string): string;
+}
+
+const ChatContext = createContext<ChatContextValue | null>(null);
+
+export function useChat(): ChatContextValue {
+  const value = useContext(ChatContext);
+  if (!value) throw new Error('useChat doit être utilisé dans ChatProvider');
+  return value;
+}
+
+const noopSubscribe = () => () => undefined;
+
+/** The snapshot of one conversation's feed, re-rendering on every change. */
+export function useConversationFeed(conversationId: string): {
+  feed: ConversationFeed;
+  snapshot: FeedSnapshot;
+} {
+  const chat = useChat();
+  const feed = chat.feed(conversationId);
+  const snapshot = useSyncExternalStore(feed?.subscribe ?? noopSubscribe, feed.getSnapshot, feed.getSnapshot);
+  return { feed, snapshot };
+}
+
+/** True while the page is visible (not in a background tab or minimised). */
+export function useDocumentVisible(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      document.addEventListener('visibilitychange', onChange);
+      return () => document.removeEventListener('visibilitychange', onChange);
+    },
+    () => document.visibilityState === 'visible',
+    () => true,
+  );
+}
+
+/**
+ * The room's chat state, shared by the chat panel, the users panel and the header: one feed per
+ * conversation (messages exactly once, in order), catch-up after every (re)join and on each poll
+ * when the socket is down, unread counts, private conversations in popups, and notices for
+ * messages of conversations not in view.
+ */
+export function ChatProvider({
+  info,
+  mode,
+  popupConversationId,
+  children,
+}: {
+  info: TRingInfo;
+  mode: 'room' | 'popup';
+  popupConversationId?: string;
+  children: ReactNode;
+}) {
+  const keys = useRingKeys();
+  const { status, joins } = useRingSocket();
+  const client = useQueryClient();
+  const notify = useToast();
+  const memberId = info.user.id;
+  const notifications = useChatNotifications(info.user.username);
+
+  // What the feeds read "now": the keys, the Ring's ephemeral flag, the members.
+  const live = useRef({ keys, info });
+  useEffect(() => {
+    live.current = { keys, info };
+  });
+
+  const feeds = useRef(new Map<string, ConversationFeed>());
+  const viewers = useRef(new Map<string, number>());
+  const visible = useDocumentVisible();
+  const visibleRef = useRef(visible);
+  useEffect(() => {
+    visibleRef.current = visible;
+  }, [visible]);
+
+  const nameOf = useCallback((id: string) => live.current.info.users.find((u) => u.id === id)?.username, []);
+
+  const titleOf = useCallback(
+    (conversationId: string) => {
+      if (conversationId === ROOM_CONVERSATION_ID) return `Salon • ${info.ring.name}`;
+      const [, a, b] = conversationId.split(':');
+      const peerId = a === memberId ? b : a;
+      return `Conversation privée avec ${(peerId && nameOf(peerId)) ?? 'un membre'}`;
+    },
+    [info.ring.name, memberId, nameOf],
+  );
+
+  const inView = useCallback(
+    (conversationId: string) => {
+      if (mode === 'room' && conversationId !== ROOM_CONVERSATION_ID && isPopupOpen(conversationId)) {
+        // Its popup shows it (and raises its own notices when hidden).
+        return true;
+      }
+      return visibleRef.current && (viewers.current.get(conversationId) ?? 0) > 0;
+    },
+    [mode],
+  );
+
+  const handlesNotices = useCallback(
+    (conversationId: string) => (mode === 'popup' ? conversationId === popupConversationId : true),
+    [mode, popupConversationId],
+  );
+
+  const presentNotice = notifications.present;
+  const noticeFor = useCallback(
+    async (message: {
+      conversationId: string;
+      messageId: string;
+      senderId: string;
+      senderName: string;
+      content: string | null;
+      messageType: TNewMessageEvent['messageType'];
+      isEphemeral: boolean;
+      text?: string | null;
+    }) => {
+      if (!handlesNotices(message.conversationId) || message.senderId === memberId) return;
+      if (inView(message.conversationId)) return;
+      let text = message.text ?? null;
+      if (text === null && message.content) {
+        try {
+          text = (await live.current.keys.decryptText(message.content, message.conversationId)).plaintext;
+        } catch {
+          text = null;
+        }
+      }
+      const dm = message.conversationId.startsWith('dm:');
+      presentNotice({
+        conversationId: message.conversationId,
+        messageId: message.messageId,
+        fromUsername: message.senderName,
+        title: dm
+          ? `Message privé de ${message.senderName}`
+          : `${message.senderName} • ${titleOf(message.conversationId)}`,
+        messageType: dm ? 'dm' : message.messageType,
+        isEphemeral: message.isEphemeral,
+        text,
+        own: false,
+        inView: false,
+      });
+    },
+    [handlesNotices, inView, memberId, presentNotice, titleOf],
+  );
+
+  const noticeRef = useRef(noticeFor);
+  useEffect(() => {
+    noticeRef.current = noticeFor;
+  });
+
+  // A message under a key this tab lacks: read the key state again (debounced).
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const scheduleKeyRefresh = useCallback(() => {
+    if (refreshTimer.current) return;
+    refreshTimer.current = setTimeout(() => {
+      refreshTimer.current = undefined;
+      live.current.keys.refresh();
+    }, 1000);
+  }, []);
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+
+  const feed = useCallback(
+    (conversationId: string) => {
+      let existing = feeds.current.get(conversationId);
+      if (!existing) {
+        existing = new ConversationFeed({
+          conversationId,
+          memberId,
+          username: info.user.username,
+          api: chatApi,
+          keys: () => live.current.keys,
+          ephemeral: () => live.current.info.ring.ephemeral,
+          onMissingKey: scheduleKeyRefresh,
+          onNew: (entries: readonly ChatEntry[]) => {
+            for (const entry of entries) {
+              void noticeRef.current({
+                conversationId: entry.conversationId,
+                messageId: entry.id ?? entry.key,
+                senderId: entry.senderId,
+                senderName: entry.senderName,
+                content: entry.content,
+                messageType: entry.isEphemeral ? 'ephemeral' : 'text',
+                isEphemeral: entry.isEphemeral,
+              });
+            }
+          },
+          onSent: () => {
+            if (mode === 'room') notify({ title: CHAT_MESSAGES.sent, variant: 'success', duration: 2000 });
+          },
+          onSendError: (message) => notify({ title: 'Erreur', description: message, variant: 'error' }),
+        });
+        feeds.current.set(conversationId, existing);
+      }
+      return existing;
+    },
+    // The feeds live as long as the page; their callbacks read the latest state through refs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [memberId],
+  );
+
+  // The feeds (messages and decrypted texts) are forgotten when the page's chat goes away. Deferred
+  // by a tick: a remount in the same commit (React's strict mode) keeps them.
+  const disposeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    const all = feeds.current;
+    clearTimeout(disposeTimer.current);
+    return () => {
+      disposeTimer.current = setTimeout(() => {
+        for (const f of all.values()) f.dispose();
+        all.clear();
+      }, 0);
+    };
+  }, []);
+
+  // Keys changed (new epoch key, a member's keys): messages waiting for them are tried again.
+  useEffect(() => {
+    for (const f of feeds.current.values()) f.retryWaiting();
+  }, [keys]);
+
+  const showing = useCallback((conversationId: string) => {
+    viewers.current.set(conversationId, (viewers.current.get(conversationId) ?? 0) + 1);
+    return () => {
+      const count = (viewers.current.get(conversationId) ?? 1) - 1;
+      if (count <= 0) viewers.current.delete(conversationId);
+      else viewers.current.set(conversationId, count);
+    };
+  }, []);
+
+  // ---- unread counts --------------------------------------------------------------------------
+
+  const conversationsQuery = useQuery({
+    queryKey: CONVERSATIONS_KEY,
+    queryFn: ({ signal }) => listConversations(signal),
+    enabled: mode === 'room',
+    refetchInterval: 60_000,
+  });
+  const conversations = useMemo(
+    () => conversationsQuery.data?.conversations ?? [],
+    [conversationsQuery.data],
+  );
+  const refetchList = useCallback(() => {
+    if (mode === 'room') void client.invalidateQueries({ queryKey: CONVERSATIONS_KEY });
+  }, [client, mode]);
+  const listTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const refetchListSoon = useCallback(() => {
+    clearTimeout(listTimer.current);
+    listTimer.current = setTimeout(refetchList, 400);
+  }, [refetchList]);
+  useEffect(() => () => clearTimeout(listTimer.current), []);
+
+  // A popup marked its conversation read; the room comes back to the foreground.
+  useEffect(() => {
+    if (mode !== 'room') return;
+    const stop = onConversationRead(() => refetchListSoon());
+    window.addEventListener('focus', refetchListSoon);
+    return () => {
+      stop();
+      window.removeEventListener('focus', refetchListSoon);
+    };
+  }, [mode, refetchListSoon]);
+
+  const lastMarked = useRef(new Map<string, number>());
+  const markRead = useCallback(
+    (conversationId: string, seq: number) => {
+      if (seq <= (lastMarked.current.get(conversationId) ?? 0)) return;
+      lastMarked.current.set(conversationId, seq);
+      postMarkRead(conversationId, seq).then(
+        (answer) => {
+          client.setQueryData<{ success: true; conversations: TConversationSummary[] }>(
+            CONVERSATIONS_KEY,
+            (old) =>
+              old
+                ? {
+                    ...old,
+                    conversations: old.conversations.map((c) =>
+                      c.id === conversationId
+                        ? { ...c, lastReadSeq: answer.lastReadSeq, unread: answer.unread }
+                        : c,
+                    ),
+                  }
+                : old,
+          );
+          announceConversationRead(conversationId);
+        },
+        () => lastMarked.current.delete(conversationId),
+      );
+    },
+    [client],
+  );
+
+  const unreadOf = useCallback(
+    (conversationId: string) => conversations.find((c) => c.id === conversationId)?.unread ?? 0,
+    [conversations],
+  );
+
+  // ---- realtime --------------------------------------------------------------------------------
+
+  const catchUpAll = useCallback(async () => {
+    const results = await Promise.all([...feeds.current.values()].map((f) => f.catchUp()));
+    refetchList();
+    return results.some(Boolean);
+  }, [refetchList]);
+
+  // After every (re)join: what was sent meanwhile comes from the database.
+  useEffect(() => {
+    if (joins > 0) void catchUpAll();
+  }, [joins, catchUpAll]);
+
+  // Polling, while the socket is down and the settings allow it. A DM that only shows up in the
+  // list (its popup closed) raises a notice without its text.
+  const previousDmSeqs = useRef<Map<string, number> | null>(null);
+  const realtime = useRealtimeFallback(status, catchUpAll);
+  useEffect(() => {
+    if (mode !== 'room' || !conversationsQuery.data) return;
+    const next = new Map(conversations.filter((c) => c.kind === 'dm').map((c) => [c.id, c.lastSeq]));
+    const previous = previousDmSeqs.current;
+    previousDmSeqs.current = next;
+    if (!previous || status === 'connected') return;
+    for (const conversation of conversations) {
+      if (conversation.kind !== 'dm' || !conversation.peer || conversation.unread === 0) continue;
+      const before = previous.get(conversation.id) ?? 0;
+      if (conversation.lastSeq > before) {
+        void noticeRef.current({
+          conversationId: conversation.id,
+          messageId: `${conversation.id}:${conversation.lastSeq}`,
+          senderId: conversation.peer.id,
+          senderName: conversation.peer.username,
+          content: null,
+          messageType: 'dm',
+          isEphemeral: false,
+        });
+      }
+    }
+  }, [conversations, conversationsQuery.data, mode, status]);
+
+  useRingEvent('new_message', (event) => {
+    const target = feeds.current.get(event.conversationId);
+    if (target) target.receive(event);
+    else
+      void noticeRef.current({
+        conversationId: event.conversationId,
+        messageId: event.messageId,
+        senderId: event.fromUserId,
+        senderName: event.fromUsername,
+        content: event.content,
+        messageType: event.messageType,
+        isEphemeral: event.isEphemeral,
+      });
+    if (!inView(event.conversationId) && event.fromUserId !== memberId) refetchListSoon();
+  });
+
+  useRingEvent('messages_deleted', (event) => {
+    feeds.current.get(event.conversationId)?.removeIds(event.messageIds);
+    refetchListSoon();
+  });
+
+  // ---- private conversations -------------------------------------------------------------------
+
+  const openDm = useCallback(
+    (peer: { id: string; username: string }) => {
+      if (peer.id === memberId) return;
+      openDmPopup(memberId, peer.id).catch((error: unknown) =>
+        notify({
+          title: 'DM',
+          description: error instanceof Error ? error.message : CHAT_MESSAGES.dmFailed,
+          variant: 'error',
+        }),
+      );
+      // The conversation may be new to the list.
+      setTimeout(refetchList, 1000);
+    },
+    [memberId, notify, refetchList],
+  );
+
+  const value = useMemo<ChatContextValue>(
+    () => ({
+      mode,
+      info,
+      feed,
+      showing,
+      realtime,
+      conversations,
+      unreadOf,
+      markRead,
+      openDm,
+      notifications,
+      titleOf,
+    }),
+    [mode, info, feed, showing, realtime, conversations, unreadOf, markRead, openDm, notifications, titleOf],
+  );
+  return <ChatContext.Provider value={value}>{children}</ChatContext.Provider>;
+}
+
+/**
+ * The current time, re-rendering every second while `enabled` (ephemeral countdowns); 0 otherwise.
+ * Read at render (to the tenth of a second), so a list shown after a while starts from the real time.
+ */
+export function useSecondTicker(enabled: boolean): number {
+  const subscribe = useCallback(
+    (onChange: () => void) => {
+      if (!enabled) return () => undefined;
+      const timer = setInterval(onChange, 1000);
+      return () => clearInterval(timer);
+    },
+    [enabled],
+  );
+  return useSyncExternalStore(
+    subscribe,
+    () => (enabled ? Math.floor(Date.now() / 100) * 100 : 0),
+    () => 0,
+  );
+}

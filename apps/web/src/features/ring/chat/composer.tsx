@@ -1,0 +1,84 @@
+import { Lock, SendHorizontal } from 'lucide-react';
+import { useState, type KeyboardEvent } from 'react';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/lib/utils';
+import type { KeyringStatus } from '../e2ee/keyring-policy';
+import { canSend } from './chat-policy';
+
+const NOTES: Record<KeyringStatus, string> = {
+  active: 'Les messages sont chiffrés de bout en bout\u202f: seuls leurs destinataires peuvent les lire.',
+  waiting_keys:
+    'Envoi impossible pour l’instant\u202f: en attente de la clé du Ring, qu’un membre en ligne vous transmet automatiquement.',
+  locked: 'Envoi impossible\u202f: saisissez votre phrase secrète pour déverrouiller le chiffrement.',
+  failed: 'Envoi impossible\u202f: le déverrouillage a échoué, saisissez de nouveau votre phrase secrète.',
+};
+const DM_NOTE = 'Message privé chiffré de bout en bout\u202f: seuls vous deux pouvez le lire.';
+
+/**
+ * The message box: a textbox named "Message" and "Envoyer". Enter sends, Shift+Enter adds a line;
+ * blank text and a send while one is in progress are ignored (spec 2 §5). The footer note claims
+ * end-to-end encryption only when this tab holds the Ring's key, and says why sending waits
+ * otherwise.
+ */
+export function Composer({
+  keysState,
+  sending,
+  privateConversation,
+  onSend,
+}: {
+  keysState: KeyringStatus;
+  sending: boolean;
+  privateConversation: boolean;
+  /** Returns true when the message was taken (the box then empties). */
+  onSend: (text: string) => boolean;
+}) {
+  const [text, setText] = useState('');
+  const ready = keysState === 'active';
+
+  const submit = () => {
+    if (!ready || !canSend(text, sending)) return;
+    if (onSend(text)) setText('');
+  };
+
+  const handleKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    submit();
+  };
+
+  return (
+    <div className="border-t border-slate-100 bg-white px-3 pb-2 pt-3 sm:px-4">
+      <form
+        className="flex items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+      >
+        <textarea
+          aria-label="Message"
+          name="message"
+          rows={1}
+          value={text}
+          maxLength={20_000}
+          disabled={!ready}
+          placeholder={ready ? 'Écrire un message chiffré…' : 'Chiffrement pas encore prêt'}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={handleKeyDown}
+          className={cn(
+            'max-h-40 min-h-10 flex-1 resize-none select-text rounded-md border border-slate-300 bg-white px-3 py-2 text-sm',
+            'focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-primary/30 disabled:bg-slate-50',
+            'field-sizing-content',
+          )}
+        />
+        <Button type="submit" disabled={!ready || sending || text.trim() === ''}>
+          <SendHorizontal aria-hidden /> Envoyer
+        </Button>
+      </form>
+      <p className="mt-2 flex items-start gap-1.5 text-xs text-slate-500" data-testid="chat-footer-note">
+        <Lock className="mt-0.5 size-3 shrink-0" aria-hidden />
+        {ready && privateConversation ? DM_NOTE : NOTES[keysState]}
+      </p>
+    </div>
+  );
+}

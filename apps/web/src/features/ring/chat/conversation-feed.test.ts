@@ -1,0 +1,315 @@
+import type { TGetMessagesResponse, TMessage, TSendMessageRequest } from '@securering/contract';
+import { E2eeError, type EpochKey, type MessageHeader } from '@securering/e2ee';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RingKeys } from '../e2ee/use-ring-keys';
+import type { ChatApi } from './chat-api';
+import { ConversationFeed } from './conversation-feed';
+
+const CONV = 'room:general';
+
+/**
+ * A fake server with the send rules the feed relies on: sequence numbers, one message per
+ * (sender, client id), 409 epoch_stale for an envelope under an old epoch, and failures on demand.
+ * Envelopes are "e<epoch>|<client id>|<text>" (the feed treats them as opaque).
+ */
+class FakeServer {
+  messages: TMessage[] = [];
+  epoch = 1;
+  sends: TSendMessageRequest[] = [];
+  failNext: Array<{ status: number; code?: string; message?: string }> = [];
+  gets: Array<{ since?: number; before?: number }> = [];
+
+  store(sender: string, clientMessageId: string, content: string, extra: Partial<TMessage> = {}): TMessage {
+    const existing = this.messages.find(
+      (m) => m.sender.id === sender && m.clientMessageId === clientMessageId,
+    );
+    if (existing) return existing;
+    const seq = this.messages.length + 1;
+    const message: TMessage = {
+      id: `id-${seq}`,
+      seq,
+      conversationId: CONV,
+      clientMessageId,
+      epoch: this.epoch,
+      content,
+      messageType: 'text',
+      sender: { id: sender, username: sender },
+      timestamp: new Date().toISOString(),
+      isOwn: sender === 'me',
+      encrypted: true,
+      clientEncrypted: true,
+      isEphemeral: false,
+      expiresAt: null,
+      ...extra,
+    };
+    this.messages.push(message);
+    return message;
+  }
+
+  api(): ChatApi {
+    return {
+      getMessages: async ({ since, before, limit = 50 }): Promise<TGetMessagesResponse> => {
+        this.gets.push({
+          ...(since !== undefined ? { since } : {}),
+          ...(before !== undefined ? { before } : {}),
+        });
+        let list = this.messages;
+        if (since !== undefined) list = list.filter((m) => m.seq > since).slice(0, limit);
+        else if (before !== undefined) list = list.filter((m) => m.seq < before).slice(-limit);
+        else list = list.slice(-limit);
+        const hasMore =
+          since !== undefined
+            ? this.messages.some((m) => m.seq > (list.at(-1)?.seq ?? since))
+            : this.messages.some((m) => m.seq < (list[0]?.seq ?? 0));
+        return { success: true, messages: list, hasMore, lastSeq: this.messages.length };
+      },
+      send: async (body) => {
+        this.sends.push(body);
+        const failure = this.failNext.shift();
+        if (failure)
+          throw Object.assign(new Error(failure.message ?? 'échec'), {
+            status: failure.status,
+            body: failure,
+          });
+        const [epochPart, clientId] = body.content.split('|') as [string, string];
+        if (Number(epochPart.slice(1)) !== this.epoch)
+          throw Object.assign(new Error('Une nouvelle clé'), { status: 409, body: { code: 'epoch_stale' } });
+        return this.store('me', clientId, body.content);
+      },
+    };
+  }
+}
+
+function fakeKeys(server: FakeServer, overrides: Partial<RingKeys> = {}) {
+  const ensure = vi.fn(async () => ({ epoch: server.epoch }) as unknown as EpochKey);
+  const keys = {
+    ensureSendableEpoch: ensure,
+    encryptText: vi.fn(
+      async (conversationId: string, text: string, key: EpochKey, clientMessageId?: string) => ({
+        content: `e${key.epoch}|${clientMessageId}|${text}`,
+        header: { conversationId, clientMessageId } as MessageHeader,
+      }),
+    ),
+    decryptText: vi.fn(async (content: string) => {
+      const [, clientMessageId, text] = content.split('|') as [string, string, string];
+      const sender = server.messages.find((m) => m.content === content)?.sender.id ?? 'me';
+      return { header: { senderId: sender, clientMessageId } as MessageHeader, plaintext: text };
+    }),
+  };
+  return Object.assign(keys, overrides) as typeof keys & RingKeys;
+}
+
+function feedFor(server: FakeServer, keys: RingKeys, extra: { onSendError?: (m: string) => void } = {}) {
+  return new ConversationFeed({
+    conversationId: CONV,
+    memberId: 'me',
+    username: 'moi',
+    api: server.api(),
+    keys: () => keys,
+    ephemeral: () => false,
+    sleep: () => Promise.resolve(),
+    ...extra,
+  });
+}
+
+const texts = (feed: ConversationFeed) =>
+  feed.getSnapshot().entries.map((e) => {
+    const read = feed.getSnapshot().reads.get(e.key);
+    return read?.state === 'ok' ? read.text : read?.state;
+  });
+
+async function settle() {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('conversation feed', () => {
+  it('loads, decrypts, and catches up after the highest sequence number only', async () => {
+    const server = new FakeServer();
+    server.store('bob', 'c1', 'e1|c1|un');
+    server.store('bob', 'c2', 'e1|c2|deux');
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    await settle();
+    expect(texts(feed)).toEqual(['un', 'deux']);
+    server.store('bob', 'c3', 'e1|c3|trois');
+    expect(await feed.catchUp()).toBe(true);
+    await settle();
+    expect(server.gets.at(-1)).toEqual({ since: 2 });
+    expect(texts(feed)).toEqual(['un', 'deux', 'trois']);
+    expect(await feed.catchUp()).toBe(false);
+  });
+
+  it('loads the latest page, then older pages before the oldest message held', async () => {
+    const server = new FakeServer();
+    for (let i = 1; i <= 120; i++) server.store('bob', `c${i}`, `e1|c${i}|m${i}`);
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    const seqs = () => feed.getSnapshot().entries.map((e) => e.seq);
+    expect(seqs()).toEqual(Array.from({ length: 50 }, (_, i) => 71 + i));
+    expect(feed.getSnapshot().hasOlder).toBe(true);
+    await feed.loadOlder();
+    expect(server.gets.at(-1)).toEqual({ before: 71 });
+    expect(seqs()).toEqual(Array.from({ length: 100 }, (_, i) => 21 + i));
+    await feed.loadOlder();
+    expect(seqs()).toEqual(Array.from({ length: 120 }, (_, i) => 1 + i));
+    expect(feed.getSnapshot().hasOlder).toBe(false);
+  });
+
+  it('shows a pushed message once even when catch-up brings it again, and catches up on a gap', async () => {
+    const server = new FakeServer();
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    const m1 = server.store('bob', 'c1', 'e1|c1|un');
+    const push = (m: TMessage) =>
+      feed.receive({
+        messageId: m.id,
+        fromUsername: m.sender.username,
+        fromUserId: m.sender.id,
+        content: m.content,
+        messageType: 'text',
+        conversationId: CONV,
+        ringId: 'ring-1',
+        timestamp: m.timestamp,
+        seq: m.seq,
+        clientMessageId: m.clientMessageId,
+        epoch: 1,
+        isEphemeral: false,
+        expiresAt: null,
+      });
+    push(m1);
+    push(m1);
+    await feed.catchUp();
+    await settle();
+    expect(texts(feed)).toEqual(['un']);
+    // Messages 2 and 3 were missed (socket down); 4 arrives: the gap is filled from the database.
+    server.store('bob', 'c2', 'e1|c2|deux');
+    server.store('bob', 'c3', 'e1|c3|trois');
+    push(server.store('bob', 'c4', 'e1|c4|quatre'));
+    await settle();
+    expect(texts(feed)).toEqual(['un', 'deux', 'trois', 'quatre']);
+    expect(feed.getSnapshot().entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('sends once: blank text and a second send while one is in progress are ignored', async () => {
+    const server = new FakeServer();
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    expect(feed.send('   ')).toBe(false);
+    expect(feed.send('Bonjour')).toBe(true);
+    expect(feed.getSnapshot().entries[0]).toMatchObject({ status: 'sending', id: null });
+    expect(feed.send('Bonjour')).toBe(false);
+    await settle();
+    expect(server.sends).toHaveLength(1);
+    expect(feed.getSnapshot().entries).toHaveLength(1);
+    expect(feed.getSnapshot().entries[0]).toMatchObject({ status: 'sent', seq: 1 });
+    expect(texts(feed)).toEqual(['Bonjour']);
+    expect(feed.getSnapshot().sending).toBe(false);
+  });
+
+  it('re-encrypts with the same client id after a 409 for a new Ring key', async () => {
+    const server = new FakeServer();
+    const keys = fakeKeys(server);
+    const feed = feedFor(server, keys);
+    await feed.load();
+    // The Ring moved to epoch 2 after this tab last read the state: the first envelope is stale.
+    keys.ensureSendableEpoch.mockResolvedValueOnce({ epoch: 1 } as unknown as EpochKey);
+    server.epoch = 2;
+    feed.send('Après rotation');
+    await settle();
+    expect(server.sends.map((s) => s.content.split('|')[0])).toEqual(['e1', 'e2']);
+    const clientIds = new Set(server.sends.map((s) => s.content.split('|')[1]));
+    expect(clientIds.size).toBe(1);
+    expect(keys.ensureSendableEpoch).toHaveBeenCalledTimes(2);
+    expect(server.messages).toHaveLength(1);
+    expect(feed.getSnapshot().entries[0]).toMatchObject({ status: 'sent', epoch: 2 });
+  });
+
+  it('re-sends the very same envelope after network failures, and stores one message', async () => {
+    const server = new FakeServer();
+    const keys = fakeKeys(server);
+    const feed = feedFor(server, keys);
+    await feed.load();
+    server.failNext.push({ status: 0 }, { status: 503 });
+    feed.send('Réseau instable');
+    await settle();
+    expect(server.sends).toHaveLength(3);
+    expect(new Set(server.sends.map((s) => s.content)).size).toBe(1);
+    expect(keys.encryptText).toHaveBeenCalledTimes(1);
+    expect(server.messages).toHaveLength(1);
+    expect(feed.getSnapshot().entries[0]!.status).toBe('sent');
+  });
+
+  it('marks a refused message failed with the server’s reason; "Réessayer" sends it again', async () => {
+    const server = new FakeServer();
+    const errors: string[] = [];
+    const feed = feedFor(server, fakeKeys(server), { onSendError: (m) => errors.push(m) });
+    await feed.load();
+    server.failNext.push({ status: 400, message: 'Les messages éphémères ne sont pas activés dans ce Ring' });
+    feed.send('Refusé');
+    await settle();
+    const [entry] = feed.getSnapshot().entries;
+    expect(entry).toMatchObject({ status: 'failed', error: errors[0] });
+    expect(errors).toEqual(['Les messages éphémères ne sont pas activés dans ce Ring']);
+    feed.retry(entry!.key);
+    await settle();
+    expect(feed.getSnapshot().entries[0]!.status).toBe('sent');
+    expect(new Set(server.sends.map((s) => s.content.split('|')[1])).size).toBe(1);
+  });
+
+  it('shows a message waiting for its key, then decrypts it when keys change', async () => {
+    const server = new FakeServer();
+    server.store('bob', 'c1', 'e1|c1|plus tard');
+    let ready = false;
+    const base = fakeKeys(server);
+    const missing = vi.fn();
+    const keys = fakeKeys(server, {
+      decryptText: async (content: string, conversationId: string) => {
+        if (!ready) throw new E2eeError('missing_key', 'epoch 1 key unknown');
+        return base.decryptText(content, conversationId);
+      },
+    });
+    const feed = new ConversationFeed({
+      conversationId: CONV,
+      memberId: 'me',
+      username: 'moi',
+      api: server.api(),
+      keys: () => keys,
+      ephemeral: () => false,
+      onMissingKey: missing,
+    });
+    await feed.load();
+    await settle();
+    expect(texts(feed)).toEqual(['waiting']);
+    expect(missing).toHaveBeenCalled();
+    ready = true;
+    feed.retryWaiting();
+    await settle();
+    expect(texts(feed)).toEqual(['plus tard']);
+  });
+
+  it('drops an expired ephemeral message and its decrypted text, before the server says so', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(new Date('2026-11-24T10:00:00.000Z'));
+    const server = new FakeServer();
+    server.store('bob', 'c1', 'e1|c1|éphémère', { isEphemeral: true, expiresAt: '2026-11-24T10:00:10.000Z' });
+    server.store('bob', 'c2', 'e1|c2|durable');
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(texts(feed)).toEqual(['éphémère', 'durable']);
+    await vi.advanceTimersByTimeAsync(10_100);
+    expect(texts(feed)).toEqual(['durable']);
+    const snapshot = feed.getSnapshot();
+    expect([...snapshot.reads.values()].some((r) => r.state === 'ok' && r.text === 'éphémère')).toBe(false);
+    // A late page still carrying it does not bring it back.
+    await feed.catchUp();
+    const page = await server.api().getMessages({ conversationId: CONV });
+    expect(page.messages).toHaveLength(2);
+    expect(texts(feed)).toEqual(['durable']);
+    // messages_deleted for the rest.
+    feed.removeIds(['id-2']);
+    expect(feed.getSnapshot().entries).toEqual([]);
+  });
+});

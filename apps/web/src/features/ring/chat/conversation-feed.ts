@@ -1,0 +1,494 @@
+import { CHAT_MESSAGES, MESSAGE_PAGE, type TNewMessageEvent } from '@securering/contract';
+import { isE2eeError } from '@securering/e2ee';
+import { PeerKeyUnavailable } from '../e2ee/keyring';
+import type { RingKeys } from '../e2ee/use-ring-keys';
+import type { ChatApi } from './chat-api';
+import {
+  canSend,
+  entryFromEvent,
+  entryFromMessage,
+  entryKey,
+  hasGap,
+  highestSeq,
+  mergeEntries,
+  sendRetryDecision,
+  splitExpired,
+  type ChatEntry,
+  type SendFailure,
+} from './chat-policy';
+
+/** What this tab could make of a message's envelope. */
+export type ReadState =
+  | { state: 'pending' }
+  | { state: 'ok'; text: string }
+  /** The epoch key (or the sender's key) has not reached this tab yet: tried again when keys change. */
+  | { state: 'waiting' }
+  | { state: 'unverifiable' };
+
+export interface FeedSnapshot {
+  entries: readonly ChatEntry[];
+  reads: ReadonlyMap<string, ReadState>;
+  loading: boolean;
+  loadError: string | null;
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  /** A send is in progress (spec 2 §5: no second send meanwhile). */
+  sending: boolean;
+  /** Highest sequence number received (what catch-up asks after). */
+  highestSeq: number;
+}
+
+export interface FeedDeps {
+  conversationId: string;
+  memberId: string;
+  username: string;
+  api: ChatApi;
+  /** The room's keys, as of now. */
+  keys(): RingKeys;
+  /** The Ring's ephemeral flag, as of now (sent as `isEphemeral`). */
+  ephemeral(): boolean;
+  /** A message could not be read for lack of keys: ask for them. */
+  onMissingKey?(): void;
+  /** Messages of others that arrived after the first page (pushed or caught up): notices. */
+  onNew?(entries: readonly ChatEntry[]): void;
+  onSent?(): void;
+  onSendError?(message: string): void;
+  now?(): number;
+  /** Injected in tests (no real delays). */
+  sleep?(ms: number): Promise<void>;
+}
+
+/** The French reason of a failed send that is not the server's. */
+export function peerKeyMessage(peerName: string, reason: PeerKeyUnavailable['reason']): string {
+  return reason === 'changed'
+    ? `Le numéro de sécurité de ${peerName} a changé\u202f: confirmez sa nouvelle clé avant de lui écrire.`
+    : `${peerName} n’a pas encore créé ses clés de chiffrement\u202f: réessayez quand il se sera connecté.`;
+}
+
+const KEYS_NOT_READY = 'Clé du Ring pas encore disponible\u202f: réessayez dans un instant.';
+
+/** An ApiError (status, body with the 409 `code`) as the retry rules read it; -1 for anything else. */
+function failureOf(error: unknown): SendFailure {
+  const api = error as { status?: unknown; body?: { code?: unknown }; message?: unknown } | null;
+  if (api && typeof api.status === 'number') {
+    const code = api.body?.code;
+    return {
+      status: api.status,
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(typeof api.message === 'string' ? { message: api.message } : {}),
+    };
+  }
+  return { status: -1, ...(error instanceof Error ? { message: error.message } : {}) };
+}
+
+/**
+ * One conversation of the chat in this tab: its messages (each exactly once, in sequence order),
+ * what could be decrypted, and the sends of this tab with their retries. It loads the latest page,
+ * older pages on demand, and catches up from the database with `since=<highest seq>` whenever told
+ * (a (re)join, a poll, a gap in pushed sequence numbers). Ephemeral messages are dropped — envelope
+ * and decrypted text — when they expire, even before the server's `messages_deleted`.
+ */
+export class ConversationFeed {
+  private entries: ChatEntry[] = [];
+  private readonly reads = new Map<string, ReadState>();
+  private highest = 0;
+  private loaded = false;
+  private loadingPromise: Promise<void> | null = null;
+  private catching: Promise<boolean> | null = null;
+  private catchAgain = false;
+  private localOrder = 0;
+  private disposed = false;
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly listeners = new Set<() => void>();
+  private readonly texts = new Map<string, string>();
+  private snapshot: FeedSnapshot = {
+    entries: [],
+    reads: new Map(),
+    loading: true,
+    loadError: null,
+    hasOlder: false,
+    loadingOlder: false,
+    sending: false,
+    highestSeq: 0,
+  };
+
+  constructor(private readonly deps: FeedDeps) {}
+
+  get conversationId(): string {
+    return this.deps.conversationId;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): FeedSnapshot => this.snapshot;
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  private emit(patch: Partial<FeedSnapshot> = {}): void {
+    if (this.disposed) return;
+    this.snapshot = {
+      ...this.snapshot,
+      ...patch,
+      entries: this.entries,
+      reads: new Map(this.reads),
+      highestSeq: this.highest,
+    };
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Forgets everything (the room or popup closed). */
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.expiryTimer);
+    this.listeners.clear();
+    this.entries = [];
+    this.reads.clear();
+    this.texts.clear();
+  }
+
+  // ---- receiving ------------------------------------------------------------------------------
+
+  /** Merges messages in; returns those that were not there before. */
+  private add(incoming: ChatEntry[]): ChatEntry[] {
+    const now = this.now();
+    // An expired message is never shown, even when a page still carries it.
+    const fresh = incoming.filter((entry) => !(entry.expiresAt && Date.parse(entry.expiresAt) <= now));
+    const before = new Set(this.entries.map((entry) => entry.key));
+    const merged = mergeEntries(this.entries, fresh);
+    if (merged === this.entries) return [];
+    this.entries = merged;
+    this.highest = highestSeq(merged, this.highest);
+    this.decryptNew();
+    this.scheduleExpiry();
+    return merged.filter((entry) => !before.has(entry.key));
+  }
+
+  private announce(added: readonly ChatEntry[]): void {
+    const others = added.filter((entry) => !entry.isOwn && entry.id !== null);
+    if (others.length > 0) this.deps.onNew?.(others);
+  }
+
+  /** The latest page (first display). */
+  load(): Promise<void> {
+    this.loadingPromise ??= (async () => {
+      this.emit({ loading: true, loadError: null });
+      try {
+        const page = await this.deps.api.getMessages({ conversationId: this.conversationId });
+        if (this.disposed) return;
+        this.add(page.messages.map(entryFromMessage));
+        this.loaded = true;
+        this.emit({ loading: false, hasOlder: page.hasMore });
+      } catch (error) {
+        this.loadingPromise = null;
+        this.emit({
+          loading: false,
+          loadError: error instanceof Error ? error.message : CHAT_MESSAGES.loadFailed,
+        });
+      }
+    })();
+    return this.loadingPromise;
+  }
+
+  /**
+   * Asks the database for every message after the highest sequence number held, page after page,
+   * so nothing missed while disconnected is lost. Calls made meanwhile run once more afterwards.
+   * Resolves true when something new arrived.
+   */
+  catchUp(): Promise<boolean> {
+    if (!this.loaded) return this.load().then(() => this.snapshot.entries.length > 0);
+    if (this.catching) {
+      this.catchAgain = true;
+      return this.catching;
+    }
+    this.catching = (async () => {
+      let got = false;
+      try {
+        do {
+          this.catchAgain = false;
+          for (let page = 0; page < 50 && !this.disposed; page++) {
+            const answer = await this.deps.api.getMessages({
+              conversationId: this.conversationId,
+              since: this.highest,
+              limit: MESSAGE_PAGE.max,
+            });
+            if (answer.messages.length > 0) {
+              got = true;
+              const added = this.add(answer.messages.map(entryFromMessage));
+              this.emit();
+              this.announce(added);
+            }
+            if (!answer.hasMore || answer.messages.length === 0) break;
+          }
+        } while (this.catchAgain && !this.disposed);
+      } catch {
+        // The next join or poll tries again.
+      } finally {
+        this.catching = null;
+      }
+      return got;
+    })();
+    return this.catching;
+  }
+
+  /**
+   * A message pushed by the socket. When its sequence number skips some (missed while
+   * disconnected), it is not shown ahead of them: a catch-up brings them all, in order.
+   */
+  receive(event: TNewMessageEvent): void {
+    if (event.conversationId !== this.conversationId) return;
+    if (this.loaded && hasGap(this.highest, event.seq)) {
+      void this.catchUp();
+      return;
+    }
+    const added = this.add([entryFromEvent(event, this.deps.memberId)]);
+    this.emit();
+    this.announce(added);
+  }
+
+  /** The page before the oldest message held (scrolling up). */
+  async loadOlder(): Promise<void> {
+    if (!this.loaded || this.snapshot.loadingOlder || !this.snapshot.hasOlder) return;
+    const oldest = this.entries.find((entry) => entry.seq !== null)?.seq;
+    if (oldest === undefined || oldest === null) return;
+    this.emit({ loadingOlder: true });
+    try {
+      const page = await this.deps.api.getMessages({
+        conversationId: this.conversationId,
+        before: oldest,
+        limit: MESSAGE_PAGE.default,
+      });
+      this.add(page.messages.map(entryFromMessage));
+      this.emit({ loadingOlder: false, hasOlder: page.hasMore });
+    } catch {
+      this.emit({ loadingOlder: false });
+    }
+  }
+
+  /** Messages the server deleted (`messages_deleted`: ephemeral messages at expiry). */
+  removeIds(ids: readonly string[]): void {
+    const gone = new Set(ids);
+    const removed = this.entries.filter((entry) => entry.id !== null && gone.has(entry.id));
+    if (removed.length === 0) return;
+    this.forget(removed);
+    this.emit();
+  }
+
+  /** Drops expired ephemeral messages now; returns how many went. */
+  expire(): number {
+    const { kept, expired } = splitExpired(this.entries, this.now());
+    if (expired.length === 0) return 0;
+    this.forget(expired, kept);
+    this.emit();
+    return expired.length;
+  }
+
+  private forget(removed: readonly ChatEntry[], kept?: ChatEntry[]): void {
+    const keys = new Set(removed.map((entry) => entry.key));
+    this.entries = kept ?? this.entries.filter((entry) => !keys.has(entry.key));
+    for (const key of keys) {
+      this.reads.delete(key);
+      this.texts.delete(key);
+    }
+  }
+
+  private scheduleExpiry(): void {
+    clearTimeout(this.expiryTimer);
+    let next = Infinity;
+    for (const entry of this.entries) if (entry.expiresAt) next = Math.min(next, Date.parse(entry.expiresAt));
+    if (!Number.isFinite(next) || this.disposed) return;
+    this.expiryTimer = setTimeout(
+      () => {
+        this.expire();
+        this.scheduleExpiry();
+      },
+      Math.max(0, Math.min(next - this.now() + 5, 2 ** 31 - 1)),
+    );
+  }
+
+  // ---- decrypting -----------------------------------------------------------------------------
+
+  private decryptNew(): void {
+    for (const entry of this.entries) {
+      if (!entry.content || this.reads.has(entry.key)) continue;
+      const own = this.texts.get(entry.key);
+      if (own !== undefined) {
+        this.reads.set(entry.key, { state: 'ok', text: own });
+        continue;
+      }
+      this.decrypt(entry);
+    }
+  }
+
+  private decrypt(entry: ChatEntry): void {
+    const content = entry.content;
+    if (!content) return;
+    this.reads.set(entry.key, { state: 'pending' });
+    this.deps
+      .keys()
+      .decryptText(content, this.conversationId)
+      .then(
+        ({ header, plaintext }) => {
+          // The server's copy must be the envelope of this very message.
+          if (header.senderId !== entry.senderId || header.clientMessageId !== entry.clientMessageId)
+            return { state: 'unverifiable' } as const;
+          return { state: 'ok', text: plaintext } as const;
+        },
+        (error: unknown) => {
+          if (isE2eeError(error, 'missing_key') || !isE2eeError(error)) {
+            this.deps.onMissingKey?.();
+            return { state: 'waiting' } as const;
+          }
+          return { state: 'unverifiable' } as const;
+        },
+      )
+      .then((read) => {
+        if (this.disposed || !this.entries.some((e) => e.key === entry.key)) return;
+        this.reads.set(entry.key, read);
+        this.emit();
+      });
+  }
+
+  /** Keys changed (a new epoch key or a member's key arrived): try the waiting messages again. */
+  retryWaiting(): void {
+    let any = false;
+    for (const entry of this.entries) {
+      if (this.reads.get(entry.key)?.state === 'waiting') {
+        this.decrypt(entry);
+        any = true;
+      }
+    }
+    if (any) this.emit();
+  }
+
+  // ---- sending --------------------------------------------------------------------------------
+
+  /**
+   * Sends `text`: a pending bubble shows at once under a new client message id; the message is
+   * encrypted, sent, re-encrypted after a key change (409), re-sent unchanged after a network or
+   * server failure (the server stores one message per client id), or marked failed. Blank text and
+   * a send while one is in progress are ignored (returns false).
+   */
+  send(text: string, peerName = ''): boolean {
+    if (!canSend(text, this.snapshot.sending)) return false;
+    const clientMessageId = crypto.randomUUID();
+    const key = entryKey(this.deps.memberId, clientMessageId);
+    this.texts.set(key, text);
+    const entry: ChatEntry = {
+      key,
+      id: null,
+      seq: null,
+      conversationId: this.conversationId,
+      clientMessageId,
+      senderId: this.deps.memberId,
+      senderName: this.deps.username,
+      timestamp: new Date(this.now()).toISOString(),
+      isOwn: true,
+      isEphemeral: false,
+      expiresAt: null,
+      epoch: 0,
+      content: null,
+      status: 'sending',
+      localOrder: ++this.localOrder,
+    };
+    this.entries = mergeEntries(this.entries, [entry]);
+    this.reads.set(key, { state: 'ok', text });
+    this.emit({ sending: true });
+    void this.deliver(entry, text, peerName);
+    return true;
+  }
+
+  /** "Réessayer" on a failed message: the same client message id, encrypted again. */
+  retry(key: string, peerName = ''): void {
+    const entry = this.entries.find((e) => e.key === key && e.status === 'failed');
+    const text = this.texts.get(key);
+    if (!entry || text === undefined || this.snapshot.sending) return;
+    this.update(key, { status: 'sending', error: undefined });
+    this.emit({ sending: true });
+    void this.deliver(entry, text, peerName);
+  }
+
+  /** Removes a failed message from the list. */
+  discard(key: string): void {
+    const entry = this.entries.find((e) => e.key === key && e.status === 'failed');
+    if (!entry) return;
+    this.forget([entry]);
+    this.emit();
+  }
+
+  private update(key: string, patch: Partial<ChatEntry>): void {
+    const current = this.entries.find((e) => e.key === key);
+    if (!current || current.id !== null) return;
+    this.entries = mergeEntries(this.entries, [{ ...current, ...patch, id: null }]);
+  }
+
+  private async deliver(entry: ChatEntry, text: string, peerName: string): Promise<void> {
+    const sleep = this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+    const attempts = { reencryptions: 0, retries: 0 };
+    let content: string | null = null;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.emit({ sending: false });
+      }
+    };
+    try {
+      for (;;) {
+        if (this.disposed) return;
+        try {
+          if (!content) {
+            const keys = this.deps.keys();
+            const epochKey = await keys.ensureSendableEpoch();
+            content = (await keys.encryptText(this.conversationId, text, epochKey, entry.clientMessageId))
+              .content;
+            this.update(entry.key, { content, epoch: epochKey.epoch });
+          }
+          const stored = await this.deps.api.send({
+            content,
+            messageType: 'text',
+            clientEncrypted: true,
+            conversation_id: this.conversationId,
+            isEphemeral: this.deps.ephemeral(),
+          });
+          if (this.disposed) return;
+          this.add([entryFromMessage(stored)]);
+          this.emit();
+          release();
+          this.deps.onSent?.();
+          return;
+        } catch (error) {
+          if (this.disposed) return;
+          if (error instanceof PeerKeyUnavailable) {
+            return this.fail(entry.key, peerKeyMessage(peerName || 'Ce membre', error.reason), release);
+          }
+          if (isE2eeError(error, 'missing_key')) return this.fail(entry.key, KEYS_NOT_READY, release);
+          const decision = sendRetryDecision(failureOf(error), attempts, CHAT_MESSAGES.sendFailed);
+          if (decision.action === 'fail') return this.fail(entry.key, decision.message, release);
+          if (decision.action === 'reencrypt') {
+            attempts.reencryptions += 1;
+            // ensureSendableEpoch reads the key state again (and rotates when due).
+            content = null;
+            continue;
+          }
+          attempts.retries += 1;
+          this.update(entry.key, { status: 'retrying' });
+          release();
+          await sleep(decision.delayMs);
+        }
+      }
+    } finally {
+      release();
+    }
+  }
+
+  private fail(key: string, message: string, release: () => void): void {
+    this.update(key, { status: 'failed', error: message });
+    release();
+    this.deps.onSendError?.(message);
+  }
+}

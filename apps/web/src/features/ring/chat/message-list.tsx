@@ -1,0 +1,217 @@
+import { CHAT_MESSAGES } from '@securering/contract';
+import { AlertTriangle, Clock, KeyRound, Lock, RotateCcw, Timer, Trash2 } from 'lucide-react';
+import { memo, useLayoutEffect, useRef } from 'react';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { cn } from '@/lib/utils';
+import { formatCountdown, formatMessageTime, isNearBottom, type ChatEntry } from './chat-policy';
+import { useSecondTicker } from './chat-provider';
+import type { FeedSnapshot, ReadState } from './conversation-feed';
+
+/** Scroll position within this distance of the top loads the previous page. */
+const LOAD_OLDER_PX = 48;
+
+/**
+ * The messages of a conversation (spec 2 §2 Chat screen): sender, time, lock, own messages on the
+ * right, ephemeral countdowns refreshed every second, the empty and loading states, auto-scroll
+ * when within 120 px of the bottom, older pages when scrolled to the top.
+ */
+export function MessageList({
+  snapshot,
+  onLoadOlder,
+  onRetry,
+  onDiscard,
+}: {
+  snapshot: FeedSnapshot;
+  onLoadOlder: () => void;
+  onRetry: (key: string) => void;
+  onDiscard: (key: string) => void;
+}) {
+  const { entries, reads, loading, loadError, hasOlder, loadingOlder } = snapshot;
+  const box = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const previous = useRef<{ first: string | undefined; last: string | undefined; height: number }>({
+    first: undefined,
+    last: undefined,
+    height: 0,
+  });
+  const hasEphemeral = entries.some((entry) => entry.expiresAt !== null);
+  const now = useSecondTicker(hasEphemeral);
+
+  // After each change: keep the reader where they were when a page was prepended; follow the
+  // bottom when they were near it, or when they just sent a message.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const first = entries[0]?.key;
+    const last = entries.at(-1);
+    const before = previous.current;
+    if (before.first !== undefined && first !== before.first && last?.key === before.last) {
+      el.scrollTop += el.scrollHeight - before.height;
+    } else if (
+      last &&
+      last.key !== before.last &&
+      (stick.current || (last.isOwn && last.status !== 'sent'))
+    ) {
+      el.scrollTop = el.scrollHeight;
+    }
+    previous.current = { first, last: last?.key, height: el.scrollHeight };
+  }, [entries]);
+
+  return (
+    <div
+      ref={box}
+      role="log"
+      aria-label="Messages"
+      aria-busy={loading}
+      className="flex-1 space-y-3 overflow-y-auto overscroll-contain px-3 py-4 sm:px-4"
+      onScroll={(event) => {
+        const el = event.currentTarget;
+        stick.current = isNearBottom(el);
+        if (el.scrollTop < LOAD_OLDER_PX && hasOlder && !loadingOlder) onLoadOlder();
+      }}
+    >
+      {hasOlder ? (
+        <div className="flex justify-center">
+          {loadingOlder ? (
+            <Spinner label="Chargement des messages plus anciens…" />
+          ) : (
+            <Button variant="ghost" size="sm" onClick={onLoadOlder}>
+              Messages plus anciens
+            </Button>
+          )}
+        </div>
+      ) : null}
+      {loading ? (
+        <div className="flex h-full items-center justify-center">
+          <Spinner label={CHAT_MESSAGES.loading} />
+        </div>
+      ) : loadError && entries.length === 0 ? (
+        <p role="alert" className="py-10 text-center text-sm text-red-700">
+          {loadError}
+        </p>
+      ) : entries.length === 0 ? (
+        <p className="py-10 text-center text-sm text-slate-500">{CHAT_MESSAGES.empty}</p>
+      ) : (
+        entries.map((entry) =>
+          entry.expiresAt !== null && Date.parse(entry.expiresAt) <= now ? null : (
+            <MessageItem
+              key={entry.key}
+              entry={entry}
+              read={reads.get(entry.key)}
+              now={entry.expiresAt ? now : 0}
+              onRetry={onRetry}
+              onDiscard={onDiscard}
+            />
+          ),
+        )
+      )}
+    </div>
+  );
+}
+
+const MessageItem = memo(function MessageItem({
+  entry,
+  read,
+  now,
+  onRetry,
+  onDiscard,
+}: {
+  entry: ChatEntry;
+  read: ReadState | undefined;
+  now: number;
+  onRetry: (key: string) => void;
+  onDiscard: (key: string) => void;
+}) {
+  const own = entry.isOwn;
+  // Never more than the message's lifetime (this clock may run a little behind the server's).
+  const remaining = entry.expiresAt
+    ? Math.min(Date.parse(entry.expiresAt) - now, Date.parse(entry.expiresAt) - Date.parse(entry.timestamp))
+    : null;
+  return (
+    <article
+      aria-label={`Message de ${own ? 'vous' : entry.senderName}`}
+      data-message-id={entry.id ?? undefined}
+      data-client-message-id={entry.clientMessageId}
+      data-seq={entry.seq ?? undefined}
+      data-status={entry.status}
+      className={cn('flex max-w-[70%] flex-col gap-1', own ? 'ml-auto items-end' : 'mr-auto items-start')}
+    >
+      <p className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
+        <span className="font-medium text-slate-700">{own ? 'Vous' : entry.senderName}</span>
+        <time dateTime={entry.timestamp}>{formatMessageTime(entry.timestamp)}</time>
+        <Lock className="size-3 text-emerald-600" aria-label="Chiffré de bout en bout" role="img" />
+        {remaining !== null ? (
+          <span
+            className="inline-flex items-center gap-0.5 rounded-full bg-amber-100 px-1.5 font-mono text-amber-800"
+            title="Message éphémère"
+            data-testid="ephemeral-countdown"
+          >
+            <Timer className="size-3" aria-hidden />
+            <span className="sr-only">Message éphémère, disparaît dans </span>
+            {formatCountdown(remaining)}
+          </span>
+        ) : null}
+      </p>
+      <div
+        className={cn(
+          'whitespace-pre-wrap break-words rounded-2xl px-3 py-2 text-sm shadow-sm [overflow-wrap:anywhere]',
+          own
+            ? 'rounded-br-sm bg-primary text-primary-foreground'
+            : 'rounded-bl-sm bg-slate-100 text-slate-900',
+          entry.status !== 'sent' && 'opacity-80',
+        )}
+      >
+        <MessageBody read={read} />
+      </div>
+      {own && entry.status !== 'sent' ? (
+        <SendState entry={entry} onRetry={onRetry} onDiscard={onDiscard} />
+      ) : null}
+    </article>
+  );
+});
+
+function MessageBody({ read }: { read: ReadState | undefined }) {
+  if (!read || read.state === 'pending') return <span className="italic opacity-70">Déchiffrement…</span>;
+  if (read.state === 'ok') return <>{read.text}</>;
+  if (read.state === 'waiting')
+    return (
+      <span className="inline-flex items-center gap-1 italic opacity-80">
+        <KeyRound className="size-3.5" aria-hidden /> En attente de la clé de chiffrement…
+      </span>
+    );
+  return (
+    <span className="inline-flex items-center gap-1 italic">
+      <AlertTriangle className="size-3.5" aria-hidden /> {CHAT_MESSAGES.unverifiable}
+    </span>
+  );
+}
+
+function SendState({
+  entry,
+  onRetry,
+  onDiscard,
+}: {
+  entry: ChatEntry;
+  onRetry: (key: string) => void;
+  onDiscard: (key: string) => void;
+}) {
+  if (entry.status === 'failed')
+    return (
+      <div className="flex flex-wrap items-center justify-end gap-1 text-xs text-red-700" role="alert">
+        <span>Échec de l’envoi{entry.error ? ` : ${entry.error}` : ''}</span>
+        <Button variant="ghost" size="sm" className="h-6 px-2 text-xs" onClick={() => onRetry(entry.key)}>
+          <RotateCcw aria-hidden /> Réessayer
+        </Button>
+        <Button variant="ghost" size="sm" className="h-6 px-2 text-xs" onClick={() => onDiscard(entry.key)}>
+          <Trash2 aria-hidden /> Retirer
+        </Button>
+      </div>
+    );
+  return (
+    <span className="inline-flex items-center gap-1 text-xs text-slate-500">
+      <Clock className="size-3" aria-hidden />
+      {entry.status === 'retrying' ? 'Nouvel essai d’envoi…' : 'Envoi…'}
+    </span>
+  );
+}

@@ -1,0 +1,212 @@
+import type { TRingInfo } from '@securering/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { logToServer } from '@/lib/client-log';
+import { RING_INFO_KEY } from '../api/ring-info';
+import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
+import { Keyring, LOCKED_KEYRING } from './keyring';
+import { createKeysApi, membersOf } from './keys-api';
+import { PassphraseDialog, type PassphraseDialogMode } from './passphrase-dialog';
+import { hasSameOriginOpener, requestKeyringFromOpener, serveKeyringToPopups } from './popup-bridge';
+import { browserSeenKeysStore } from './seen-keys-store';
+import { RingKeysContext, type RingKeys } from './use-ring-keys';
+
+/** A burst of keys_changed events makes one state read. */
+const SYNC_DEBOUNCE_MS = 250;
+/** While waiting for keys: ask the key holders again, and read the state again as a safety net. */
+const REQUEST_KEYS_EVERY_MS = 5000;
+const WAITING_SYNC_EVERY_MS = 10_000;
+
+const noop = () => () => undefined;
+
+/**
+ * The room's keyring (issue 10): loads the member's key record, asks for the passphrase (or, in a
+ * DM/call popup, takes the keys from the room that opened it), then keeps the Ring's epoch keys in
+ * step with the server — reading the key state on every `keys_changed`, sharing keys with members
+ * who lack them, asking for keys while waiting. Renders the passphrase dialog; children read the
+ * keys with `useRingKeys()`.
+ */
+export function RingKeysProvider({ info, children }: { info: TRingInfo; children: ReactNode }) {
+  const client = useQueryClient();
+  const { socket, status: connection, joins } = useRingSocket();
+  const ringId = info.ring.id;
+  const memberId = info.user.id;
+  const [keyring, setKeyring] = useState<Keyring | null>(null);
+  const [dismissed, setDismissed] = useState(false);
+  const [resetOpen, setResetOpen] = useState(false);
+
+  // Read by the keyring's callbacks, which outlive a render.
+  const live = useRef({ socket, level: info.ring.encryptionLevel });
+  useEffect(() => {
+    live.current = { socket, level: info.ring.encryptionLevel };
+  });
+
+  useEffect(() => {
+    const created = new Keyring({
+      ringId,
+      memberId,
+      level: () => live.current.level,
+      api: createKeysApi(client),
+      seenKeys: browserSeenKeysStore(),
+      log: (message, details) =>
+        logToServer('warning', 'security', message, { ringId, ...details }, memberId),
+    });
+    // The keyring lives exactly as long as this effect: its state hands it to the children.
+    setKeyring(created);
+    void (async () => {
+      if (hasSameOriginOpener(window) && globalThis.crypto?.subtle) {
+        created.markWaitingForOpener(true);
+        const transfer = await requestKeyringFromOpener({ ringId, memberId });
+        if (transfer) await created.adopt(transfer);
+        else created.markWaitingForOpener(false);
+      } else {
+        await created.load();
+      }
+    })();
+    return () => {
+      created.dispose();
+      setKeyring(null);
+    };
+  }, [ringId, memberId, client]);
+
+  const snapshot = useSyncExternalStore(
+    keyring?.subscribe ?? noop,
+    keyring?.getSnapshot ?? (() => LOCKED_KEYRING),
+    () => LOCKED_KEYRING,
+  );
+
+  // Members and their published keys: safety numbers and trust on first use. Presence updates
+  // change `info` often; the keyring hears only of changes to who is there and their keys.
+  const membersKey = JSON.stringify(membersOf(info));
+  useEffect(() => {
+    if (keyring) void keyring.setMembers(JSON.parse(membersKey) as ReturnType<typeof membersOf>);
+  }, [keyring, membersKey]);
+
+  // Popups this room opened get its unlocked keys.
+  useEffect(() => {
+    if (!keyring) return;
+    return serveKeyringToPopups(() => keyring.exportTransfer());
+  }, [keyring]);
+
+  const syncTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const scheduleSync = useRef(() => undefined as void);
+  useEffect(() => {
+    scheduleSync.current = () => {
+      clearTimeout(syncTimer.current);
+      syncTimer.current = setTimeout(() => void keyring?.sync(), SYNC_DEBOUNCE_MS);
+    };
+    return () => clearTimeout(syncTimer.current);
+  }, [keyring]);
+
+  useRingEvent('keys_changed', (event) => {
+    // New or reset member keys change the safety numbers and who gets shares; a rotation falls
+    // due when the membership changed (a member deactivated or back): read the members again.
+    if (event.reason === 'member_keys' || event.reason === 'rotation_due') {
+      void client.invalidateQueries({ queryKey: RING_INFO_KEY });
+    }
+    scheduleSync.current();
+  });
+  useRingEvent('ring_settings_updated', (event) => {
+    if (typeof event.updated.encryption_level === 'string' || 'share_history' in event.updated) {
+      scheduleSync.current();
+    }
+  });
+  // Once unlocked (keys possibly just published or reset): read the members' keys again.
+  const ready = snapshot.phase === 'ready';
+  useEffect(() => {
+    if (ready) void client.invalidateQueries({ queryKey: RING_INFO_KEY });
+  }, [ready, client]);
+
+  // After a reconnection: events may have been missed.
+  useEffect(() => {
+    if (joins > 0) scheduleSync.current();
+  }, [joins]);
+
+  // Waiting for keys: nudge the key holders now and every few seconds, and read the state again.
+  const waiting = snapshot.status === 'waiting_keys' && snapshot.currentEpoch > 0;
+  useEffect(() => {
+    if (!waiting || connection !== 'connected' || !keyring) return;
+    const ask = () => live.current.socket?.emit('request_keys', { ringId });
+    ask();
+    const asking = setInterval(ask, REQUEST_KEYS_EVERY_MS);
+    const reading = setInterval(() => void keyring.sync(), WAITING_SYNC_EVERY_MS);
+    return () => {
+      clearInterval(asking);
+      clearInterval(reading);
+    };
+  }, [waiting, connection, keyring, ringId]);
+
+  const value = useMemo<RingKeys>(
+    () => ({
+      state: snapshot.status,
+      phase: snapshot.phase,
+      ringId,
+      memberId,
+      currentEpoch: snapshot.currentEpoch,
+      signingKey: keyring?.signingKey ?? null,
+      epochKey: (epoch) => keyring?.epochKey(epoch),
+      currentEpochKey: () => keyring?.currentEpochKey(),
+      namesKey: () => keyring?.namesKey(),
+      verifyKeyOf: async (id) => (keyring ? (await keyring.verifyKeysOf(id))[0] : undefined),
+      verifyKeysOf: async (id) => (keyring ? keyring.verifyKeysOf(id) : []),
+      ensureSendableEpoch: () => {
+        if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
+        return keyring.ensureSendableEpoch();
+      },
+      refresh: () => void keyring?.sync(),
+      encryptText: (conversationId, plaintext, epochKey, clientMessageId) => {
+        if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
+        return keyring.encryptText(conversationId, plaintext, epochKey, clientMessageId);
+      },
+      decryptText: (content, conversationId) => {
+        if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
+        return keyring.decryptText(content, conversationId);
+      },
+      safety: snapshot.safety,
+      confirmKey: async (id) => keyring?.confirmKey(id),
+      openUnlock: () => setDismissed(false),
+      resetKeys: () => setResetOpen(true),
+    }),
+    // The snapshot changes whenever the keyring does.
+    [keyring, snapshot, ringId, memberId],
+  );
+
+  const needsPassphrase =
+    snapshot.phase === 'setup' || snapshot.phase === 'unlock' || snapshot.phase === 'load_failed';
+  const mode: PassphraseDialogMode | null = resetOpen
+    ? 'reset'
+    : needsPassphrase && !dismissed
+      ? snapshot.phase === 'setup'
+        ? 'create'
+        : snapshot.phase === 'unlock'
+          ? 'unlock'
+          : 'load_failed'
+      : null;
+
+  return (
+    <RingKeysContext.Provider value={value}>
+      {children}
+      <PassphraseDialog
+        mode={mode}
+        busy={snapshot.busy}
+        error={snapshot.error}
+        onClose={() => {
+          if (resetOpen) setResetOpen(false);
+          else setDismissed(true);
+        }}
+        onForgot={() => setResetOpen(true)}
+        onRetryLoad={() => void keyring?.load()}
+        onSubmit={async (passphrase) => {
+          if (!keyring) return;
+          if (mode === 'reset') {
+            if (await keyring.resetKeys(passphrase)) setResetOpen(false);
+          } else if (mode === 'create') {
+            await keyring.createPassphrase(passphrase);
+          } else if (mode === 'unlock') {
+            await keyring.unlock(passphrase);
+          }
+        }}
+      />
+    </RingKeysContext.Provider>
+  );
+}

@@ -1,0 +1,86 @@
+import type { EpochKey, MessageHeader } from '@securering/e2ee';
+import { createContext, useContext } from 'react';
+import type { KeyringPhase, MemberSafety } from './keyring';
+import type { KeyringStatus } from './keyring-policy';
+
+/**
+ * The room's end-to-end encryption keys, for the chat, files and calls (`useRingKeys()`).
+ * Everything lives in memory for this tab (and the popups it opens); nothing here is ever sent to
+ * the server in clear.
+ */
+export interface RingKeys {
+  /** `data-e2ee-state`: locked (no passphrase yet), waiting_keys, active, failed (wrong passphrase). */
+  state: KeyringStatus;
+  /** What the passphrase dialog shows (loading, setup, unlock, opener, ready, load_failed). */
+  phase: KeyringPhase;
+  ringId: string;
+  /** This member's id: the `senderId` of what it encrypts. */
+  memberId: string;
+  /** The Ring's current epoch as last read (0: none yet). */
+  currentEpoch: number;
+  /** This member's Ed25519 signing key (non-extractable); null while locked. */
+  signingKey: CryptoKey | null;
+  /** The key of epoch `n` if this member holds it (to decrypt what was sent under it). */
+  epochKey(epoch: number): EpochKey | undefined;
+  /** The current epoch's key if held. To encrypt, prefer `ensureSendableEpoch()`. */
+  currentEpochKey(): EpochKey | undefined;
+  /** The Ring names key (file and folder names), constant across epochs; undefined until a key is held. */
+  namesKey(): Uint8Array | undefined;
+  /**
+   * The Ed25519 key that verifies what `memberId` signs now, checked against the key this browser
+   * remembers (undefined when unknown or changed without confirmation).
+   */
+  verifyKeyOf(memberId: string): Promise<CryptoKey | undefined>;
+  /** Its current key then the earlier keys this browser accepted (messages sent before a reset). */
+  verifyKeysOf(memberId: string): Promise<CryptoKey[]>;
+  /**
+   * The epoch key to encrypt the next message or file with. Creates the next epoch first when the
+   * Ring has none, one is due (rotationDue), or the level changed, handling a concurrent rotation
+   * (409 epoch_conflict) by reading the state again. The chat calls it before encrypting, and again
+   * after a 409 `epoch_stale`/`rotation_required` from send.php, then encrypts again. Throws
+   * `E2eeError('missing_key')` while this member waits for keys.
+   */
+  ensureSendableEpoch(): Promise<EpochKey>;
+  /**
+   * Reads the Ring's key state again now (e.g. a message arrived under an epoch this tab does not
+   * hold yet, or the socket is down and key events cannot arrive).
+   */
+  refresh(): void;
+  /**
+   * Encrypts and signs a chat message (envelope of packages/e2ee) for `conversationId` under
+   * `epochKey`; `clientMessageId` defaults to a random UUID (keep it to retry the same send). The
+   * room uses the epoch key; a private conversation (`dm:…`) the pairwise key of its two members,
+   * derived from `epochKey` (throws `PeerKeyUnavailable` when the peer has no usable key).
+   */
+  encryptText(
+    conversationId: string,
+    plaintext: string,
+    epochKey: EpochKey,
+    clientMessageId?: string,
+  ): Promise<{ content: string; header: MessageHeader }>;
+  /**
+   * Verifies and decrypts a message found in `conversationId`. Throws `E2eeError` `missing_key`
+   * (keys not here yet: show it as waiting) or `unverifiable` ("Message non vérifiable").
+   */
+  decryptText(content: string, conversationId: string): Promise<{ header: MessageHeader; plaintext: string }>;
+  /** Safety numbers computed in this browser, by member id (members with published keys only). */
+  safety: ReadonlyMap<string, MemberSafety>;
+  /** "Confirmer la nouvelle clé de …": trusts a member's changed key (then shares with it). */
+  confirmKey(memberId: string): Promise<void>;
+  /** Opens the passphrase dialog (locked or failed state). */
+  openUnlock(): void;
+  /**
+   * "Réinitialiser mes clés": opens the confirmation dialog that creates a new identity under a
+   * new passphrase (others see the safety number change; history returns only if re-shared).
+   */
+  resetKeys(): void;
+}
+
+export const RingKeysContext = createContext<RingKeys | null>(null);
+
+/** The room's keys (see {@link RingKeys}); throws outside RingKeysProvider. */
+export function useRingKeys(): RingKeys {
+  const keys = useContext(RingKeysContext);
+  if (!keys) throw new Error('useRingKeys doit être utilisé dans RingKeysProvider');
+  return keys;
+}

@@ -1,0 +1,467 @@
+import { RING_FILES_MESSAGES, plainFileSize, type TRingFile } from '@securering/contract';
+import { encryptName, isE2eeError } from '@securering/e2ee';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ChevronRight, FolderPlus, KeyRound, Upload } from 'lucide-react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/dialog';
+import { Spinner } from '@/components/ui/spinner';
+import { useToast } from '@/components/ui/toast';
+import { ApiError } from '@/lib/api-client';
+import { apiErrorMessage } from '@/lib/api-error-message';
+import { cn } from '@/lib/utils';
+import { useRingKeys } from '../e2ee/use-ring-keys';
+import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
+import { FileTable, type FileRow } from './file-table';
+import { FILES_QUERY_KEY, filesApi, getFilesQueryOptions } from './files-api';
+import { encryptFileNames, readFileName, readName } from './files-crypto';
+import {
+  UNREADABLE_NAME,
+  breadcrumbOf,
+  fileKindOf,
+  joinPath,
+  nameProblem,
+  parentOf,
+  renameDecision,
+} from './files-policy';
+import { FolderGrid, type FolderTile } from './folder-grid';
+import { NameDialog } from './name-dialog';
+import { StoragePanel } from './storage-panel';
+import { UploadList } from './upload-list';
+import { FILES_TEXT, uploadFiles } from './uploads';
+import { DownloadError, downloadFile } from './downloads';
+
+/** The folder each Ring's tab showed last, so leaving the tab and coming back keeps it. */
+const lastFolder = new Map<string, string>();
+const UNKNOWN_STORAGE = { allocated: Number.NaN, used: Number.NaN, remaining: Number.NaN };
+const collator = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+const CONNECTION = RING_FILES_MESSAGES.connectionError;
+
+type DialogState =
+  | { kind: 'mkdir' }
+  | { kind: 'rename-file'; row: FileRow }
+  | { kind: 'rename-folder'; tile: FolderTile }
+  | { kind: 'delete-file'; row: FileRow }
+  | { kind: 'delete-folder'; tile: FolderTile };
+
+/**
+ * "Fichiers du ring" (spec 2 §2 Files tab; issue 12): storage, upload button and drop zone with
+ * percentages, folders and breadcrumb, the file table. Everything the server holds is encrypted:
+ * names are decrypted here with the Ring names key, contents on download, and nothing leaves the
+ * page before it is encrypted. Loaded as its own chunk when the tab is first opened.
+ */
+export default function FilesTab() {
+  const keys = useRingKeys();
+  const { ringId } = keys;
+  const notify = useToast();
+  const client = useQueryClient();
+  const [folder, setFolderState] = useState(() => lastFolder.get(ringId) ?? '');
+  const setFolder = (path: string) => {
+    lastFolder.set(ringId, path);
+    setFolderState(path);
+  };
+  const list = useQuery(getFilesQueryOptions(folder));
+  const [dialog, setDialog] = useState<DialogState | null>(null);
+  const [dialogError, setDialogError] = useState<string | undefined>(undefined);
+  const [pending, setPending] = useState(false);
+  const [downloading, setDownloading] = useState<ReadonlySet<string>>(new Set());
+  const [dragging, setDragging] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  const refresh = () => void client.invalidateQueries({ queryKey: FILES_QUERY_KEY });
+  // Another member's change (spec: files_changed {ringId, folder}); after a reconnection, events
+  // may have been missed.
+  useRingEvent('files_changed', refresh);
+  const { joins } = useRingSocket();
+  useEffect(() => {
+    if (joins > 1) void client.invalidateQueries({ queryKey: FILES_QUERY_KEY });
+  }, [joins, client]);
+
+  const namesKey = keys.namesKey();
+  const decrypt = (encrypted: string) => (namesKey ? readName(namesKey, ringId, encrypted) : undefined);
+
+  // Names decrypt in microseconds each: done on each render (uploads' progress renders elsewhere).
+  const tiles: FolderTile[] = (list.data?.folders ?? [])
+    .map((f) => ({ folder: f, label: decrypt(f.name) ?? UNREADABLE_NAME }))
+    .sort((a, b) => collator.compare(a.label, b.label));
+  const rows: FileRow[] = (list.data?.files ?? [])
+    .map((file: TRingFile): FileRow => {
+      const name = namesKey ? readFileName(namesKey, ringId, file) : undefined;
+      return {
+        file,
+        label: name ?? UNREADABLE_NAME,
+        readable: name !== undefined,
+        kind: name ? fileKindOf(name) : 'other',
+        plainBytes: plainFileSize(file.size_bytes) ?? Number.NaN,
+      };
+    })
+    .sort((a, b) => collator.compare(a.label, b.label));
+  const crumbs = breadcrumbOf(folder, decrypt);
+
+  /** The names key to encrypt a new name with (creating the Ring's first key if there is none). */
+  const writableNamesKey = async () => keys.namesKey() ?? (await keys.ensureSendableEpoch()).namesKey;
+
+  // ---- uploads --------------------------------------------------------------------------------
+
+  const handleFiles = (files: File[]) => {
+    if (files.length === 0 || !list.data) return;
+    const { storage, max_file_bytes, max_file_size_mb } = list.data;
+    void uploadFiles(files, {
+      ringId,
+      folder,
+      budget: {
+        remainingBytes: storage.remaining,
+        maxFileBytes: max_file_bytes,
+        maxFileSizeMb: max_file_size_mb,
+      },
+      ensureSendableEpoch: () => keys.ensureSendableEpoch(),
+      onStored: refresh,
+      onError: (error) =>
+        notify({
+          title: error.message || RING_FILES_MESSAGES.uploadError,
+          description: error.fileName,
+          variant: 'error',
+          duration: 8000,
+        }),
+    }).then((stored) => {
+      if (stored > 0) notify({ title: RING_FILES_MESSAGES.uploaded(stored), variant: 'success' });
+    });
+  };
+
+  const handleDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    handleFiles([...event.dataTransfer.files]);
+  };
+
+  // ---- downloads ------------------------------------------------------------------------------
+
+  const handleDownload = async (row: FileRow) => {
+    setDownloading((current) => new Set(current).add(row.file.id));
+    try {
+      await downloadFile(row.file, row.readable ? row.label : 'fichier', {
+        ringId,
+        epochKey: (epoch) => keys.epochKey(epoch),
+      });
+    } catch (error) {
+      const failure =
+        error instanceof DownloadError ? error : new DownloadError(RING_FILES_MESSAGES.downloadError);
+      notify({
+        title: failure.message,
+        ...(failure.detail ? { description: failure.detail } : {}),
+        variant: 'error',
+        duration: 8000,
+      });
+    } finally {
+      setDownloading((current) => {
+        const next = new Set(current);
+        next.delete(row.file.id);
+        return next;
+      });
+    }
+  };
+
+  // ---- names: new folder, renames -------------------------------------------------------------
+
+  const closeDialog = () => {
+    setDialog(null);
+    setDialogError(undefined);
+    setPending(false);
+  };
+
+  /** Runs a change: pending state, the spec's toasts, a refresh; the dialog closes on success. */
+  const run = async (
+    action: () => Promise<{ message: string } | void>,
+    failure: { title: string; fallback: string; close?: boolean },
+  ) => {
+    setPending(true);
+    try {
+      const answer = await action();
+      if (answer) notify({ title: answer.message, variant: 'success' });
+      closeDialog();
+      refresh();
+    } catch (error) {
+      // A confirmation has nothing to correct: it closes; a name dialog stays open.
+      if (failure.close) closeDialog();
+      else setPending(false);
+      const description = isE2eeError(error)
+        ? FILES_TEXT.keysUnavailable
+        : apiErrorMessage(error, failure.fallback, CONNECTION);
+      notify({
+        title: failure.title,
+        ...(description !== failure.title ? { description } : {}),
+        variant: 'error',
+        duration: 8000,
+      });
+    }
+  };
+
+  const handleMkdir = (value: string) => {
+    const name = value.trim();
+    const problem = nameProblem(name);
+    if (problem) return setDialogError(problem);
+    void run(async () => filesApi.mkdir(folder, encryptName(await writableNamesKey(), ringId, name)), {
+      title: RING_FILES_MESSAGES.folderTitle,
+      fallback: RING_FILES_MESSAGES.mkdirFailed,
+    });
+  };
+
+  const handleRenameFile = (row: FileRow, value: string) => {
+    const decision = renameDecision(row.readable ? row.label : '', value);
+    if (!decision.rename) return closeDialog();
+    const problem = nameProblem(decision.name);
+    if (problem) return setDialogError(problem);
+    void run(
+      async () => {
+        const names = encryptFileNames(await writableNamesKey(), ringId, decision.name);
+        const answer = await filesApi.rename({
+          id: row.file.id,
+          new_name: names.name,
+          original_name: names.original_name,
+          extension: names.extension,
+        });
+        return { message: answer.changed ? RING_FILES_MESSAGES.renamed : answer.message };
+      },
+      { title: RING_FILES_MESSAGES.renameFailed, fallback: RING_FILES_MESSAGES.renameFailed },
+    );
+  };
+
+  const handleRenameFolder = (tile: FolderTile, value: string) => {
+    const current = tile.label === UNREADABLE_NAME ? '' : tile.label;
+    const decision = renameDecision(current, value);
+    if (!decision.rename) return closeDialog();
+    const problem = nameProblem(decision.name);
+    if (problem) return setDialogError(problem);
+    void run(
+      async () => {
+        const segment = encryptName(await writableNamesKey(), ringId, decision.name);
+        return filesApi.renameFolder(tile.folder.path, joinPath(parentOf(tile.folder.path), segment));
+      },
+      { title: RING_FILES_MESSAGES.folderTitle, fallback: RING_FILES_MESSAGES.folderRenameFailed },
+    );
+  };
+
+  const handleDeleteFile = (row: FileRow) =>
+    void run(
+      async () => {
+        await filesApi.delete(row.file.id);
+        return { message: RING_FILES_MESSAGES.deleted };
+      },
+      { title: RING_FILES_MESSAGES.deleteFailed, fallback: RING_FILES_MESSAGES.deleteFailed, close: true },
+    );
+
+  const handleDeleteFolder = (tile: FolderTile) =>
+    void run(() => filesApi.rmdir(tile.folder.path), {
+      title: RING_FILES_MESSAGES.folderTitle,
+      fallback: RING_FILES_MESSAGES.folderDeleteFailed,
+      close: true,
+    });
+
+  // ---- rendering ------------------------------------------------------------------------------
+
+  if (list.error instanceof ApiError && list.error.status === 403) {
+    // A plan without file sharing (spec 2 §6): the explanation instead of the tab.
+    return (
+      <Alert variant="info" title="Partage de fichiers indisponible">
+        {list.error.message}
+      </Alert>
+    );
+  }
+  if (keys.state === 'locked' || keys.state === 'failed') {
+    return (
+      <div className="space-y-4">
+        <StoragePanel bytes={list.data?.storage ?? UNKNOWN_STORAGE} />
+        <Alert variant="info" title="Fichiers chiffrés de bout en bout">
+          <p>
+            Déverrouillez le chiffrement avec votre phrase secrète pour voir, envoyer et télécharger les
+            fichiers.
+          </p>
+          <Button size="sm" variant="outline" className="mt-2" onClick={keys.openUnlock}>
+            <KeyRound aria-hidden /> Déverrouiller
+          </Button>
+        </Alert>
+      </div>
+    );
+  }
+
+  const ready = Boolean(list.data);
+  return (
+    <div className="space-y-4" data-testid="files-tab">
+      <StoragePanel bytes={list.data?.storage ?? UNKNOWN_STORAGE} />
+
+      {keys.state === 'waiting_keys' && keys.currentEpoch > 0 ? (
+        <Alert variant="info" title="En attente des clés du Ring">
+          Les noms et contenus chiffrés avec une clé que vous n’avez pas encore s’afficheront dès qu’un membre
+          vous l’aura partagée.
+        </Alert>
+      ) : null}
+
+      <section
+        aria-label="Envoyer des fichiers"
+        className={cn(
+          'rounded-xl border-2 border-dashed bg-white p-4 transition-colors',
+          dragging ? 'border-primary bg-primary/5' : 'border-slate-200',
+        )}
+        onDragOver={(event) => {
+          event.preventDefault();
+          event.dataTransfer.dropEffect = 'copy';
+          setDragging(true);
+        }}
+        onDragLeave={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+        }}
+        onDrop={handleDrop}
+      >
+        <div className="flex flex-col items-center gap-3 text-center sm:flex-row sm:text-left">
+          <Upload className="size-6 shrink-0 text-primary" aria-hidden />
+          <p className="flex-1 text-sm text-slate-600">{RING_FILES_MESSAGES.dropZone}</p>
+          <div className="flex flex-wrap justify-center gap-2">
+            <input
+              ref={input}
+              type="file"
+              multiple
+              className="sr-only"
+              tabIndex={-1}
+              aria-label="Fichiers à uploader"
+              onChange={(event) => {
+                handleFiles([...(event.target.files ?? [])]);
+                event.target.value = '';
+              }}
+            />
+            <Button disabled={!ready} onClick={() => input.current?.click()}>
+              <Upload aria-hidden /> Uploader des fichiers
+            </Button>
+            <Button variant="outline" disabled={!ready} onClick={() => setDialog({ kind: 'mkdir' })}>
+              <FolderPlus aria-hidden /> Nouveau dossier
+            </Button>
+          </div>
+        </div>
+      </section>
+
+      <UploadList />
+
+      <nav aria-label="Fil d’Ariane">
+        <ol className="flex flex-wrap items-center gap-1 text-sm">
+          {crumbs.map((crumb, index) => {
+            const last = index === crumbs.length - 1;
+            return (
+              <li key={crumb.path} className="flex items-center gap-1">
+                {index > 0 ? <ChevronRight className="size-4 text-slate-400" aria-hidden /> : null}
+                {last ? (
+                  <span aria-current="page" className="rounded px-1.5 py-0.5 font-semibold text-slate-900">
+                    {crumb.label}
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    className="rounded px-1.5 py-0.5 text-primary hover:bg-slate-100"
+                    onClick={() => setFolder(crumb.path)}
+                  >
+                    {crumb.label}
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      </nav>
+
+      {list.isPending ? (
+        <Spinner label="Chargement des fichiers…" />
+      ) : list.isError ? (
+        <Alert
+          variant="error"
+          title={apiErrorMessage(list.error, RING_FILES_MESSAGES.connectionError, CONNECTION)}
+        >
+          <div className="mt-2 flex gap-2">
+            <Button size="sm" variant="outline" onClick={() => void list.refetch()}>
+              Réessayer
+            </Button>
+            {folder !== '' ? (
+              <Button size="sm" variant="outline" onClick={() => setFolder('')}>
+                Retour à la racine
+              </Button>
+            ) : null}
+          </div>
+        </Alert>
+      ) : (
+        <>
+          <FolderGrid
+            tiles={tiles}
+            onOpen={(tile) => setFolder(tile.folder.path)}
+            onRename={(tile) => setDialog({ kind: 'rename-folder', tile })}
+            onDelete={(tile) => setDialog({ kind: 'delete-folder', tile })}
+          />
+          <FileTable
+            rows={rows}
+            downloading={downloading}
+            onDownload={(row) => void handleDownload(row)}
+            onRename={(row) => setDialog({ kind: 'rename-file', row })}
+            onDelete={(row) => setDialog({ kind: 'delete-file', row })}
+          />
+        </>
+      )}
+
+      {dialog?.kind === 'mkdir' ? (
+        <NameDialog
+          title="Nouveau dossier"
+          label="Nom du dossier"
+          submitLabel="Créer"
+          pending={pending}
+          error={dialogError}
+          onSubmit={handleMkdir}
+          onClose={closeDialog}
+        />
+      ) : null}
+      {dialog?.kind === 'rename-file' ? (
+        <NameDialog
+          key={dialog.row.file.id}
+          title="Renommer le fichier"
+          label="Nouveau nom"
+          initial={dialog.row.readable ? dialog.row.label : ''}
+          submitLabel="Renommer"
+          pending={pending}
+          error={dialogError}
+          onSubmit={(value) => handleRenameFile(dialog.row, value)}
+          onClose={closeDialog}
+        />
+      ) : null}
+      {dialog?.kind === 'rename-folder' ? (
+        <NameDialog
+          key={dialog.tile.folder.path}
+          title="Renommer le dossier"
+          label="Nouveau nom"
+          initial={dialog.tile.label === UNREADABLE_NAME ? '' : dialog.tile.label}
+          submitLabel="Renommer"
+          pending={pending}
+          error={dialogError}
+          onSubmit={(value) => handleRenameFolder(dialog.tile, value)}
+          onClose={closeDialog}
+        />
+      ) : null}
+      <ConfirmDialog
+        open={dialog?.kind === 'delete-file'}
+        onOpenChange={(open) => (open ? undefined : closeDialog())}
+        title={RING_FILES_MESSAGES.confirmDelete}
+        description={dialog?.kind === 'delete-file' ? dialog.row.label : undefined}
+        confirmLabel="Supprimer"
+        pending={pending}
+        onConfirm={() => dialog?.kind === 'delete-file' && handleDeleteFile(dialog.row)}
+      />
+      <ConfirmDialog
+        open={dialog?.kind === 'delete-folder'}
+        onOpenChange={(open) => (open ? undefined : closeDialog())}
+        title={'Supprimer ce dossier\u202f?'}
+        description={
+          dialog?.kind === 'delete-folder'
+            ? `${dialog.tile.label} — seul un dossier vide peut être supprimé.`
+            : undefined
+        }
+        confirmLabel="Supprimer"
+        pending={pending}
+        onConfirm={() => dialog?.kind === 'delete-folder' && handleDeleteFolder(dialog.tile)}
+      />
+    </div>
+  );
+}

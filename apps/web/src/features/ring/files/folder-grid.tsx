@@ -1,0 +1,80 @@
+import type { TRingFolder } from '@securering/contract';
+import { EllipsisVertical, Folder, FolderOpen, Pencil, Trash2 } from 'lucide-react';
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuTrigger,
+} from '@/components/ui/dropdown-menu';
+
+export interface FolderTile {
+  folder: TRingFolder;
+  /** Decrypted name, or "Nom illisible". */
+  label: string;
+}
+
+/**
+ * The current folder's subfolders as tiles (spec 2 §2): a double click (or Enter) opens one; its
+ * menu offers Ouvrir, and Renommer and Supprimer where the member may manage it.
+ */
+export function FolderGrid({
+  tiles,
+  onOpen,
+  onRename,
+  onDelete,
+}: {
+  tiles: FolderTile[];
+  onOpen(tile: FolderTile): void;
+  onRename(tile: FolderTile): void;
+  onDelete(tile: FolderTile): void;
+}) {
+  if (tiles.length === 0) return null;
+  return (
+    <ul aria-label="Dossiers" className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-4">
+      {tiles.map((tile) => (
+        <li
+          key={tile.folder.path}
+          aria-label={tile.label}
+          className="flex min-w-0 items-center gap-1 rounded-lg border border-slate-200 bg-white p-2 transition-colors hover:border-primary/40 hover:bg-slate-50"
+        >
+          <div
+            role="button"
+            tabIndex={0}
+            title={`Ouvrir ${tile.label} (double clic)`}
+            className="flex min-w-0 flex-1 cursor-default select-none items-center gap-2 rounded px-1 py-1.5 outline-none focus-visible:ring-2 focus-visible:ring-primary/40"
+            onDoubleClick={() => onOpen(tile)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') onOpen(tile);
+            }}
+          >
+            <Folder className="size-5 shrink-0 fill-amber-100 text-amber-500" aria-hidden />
+            <span className="truncate text-sm font-medium">{tile.label}</span>
+          </div>
+          <DropdownMenu modal={false}>
+            <DropdownMenuTrigger
+              aria-label={`Actions du dossier ${tile.label}`}
+              className="rounded p-1 text-slate-500 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-primary/40"
+            >
+              <EllipsisVertical className="size-4" aria-hidden />
+            </DropdownMenuTrigger>
+            <DropdownMenuContent>
+              <DropdownMenuItem onSelect={() => onOpen(tile)}>
+                <FolderOpen aria-hidden /> Ouvrir
+              </DropdownMenuItem>
+              {tile.folder.can_manage ? (
+                <>
+                  <DropdownMenuItem onSelect={() => onRename(tile)}>
+                    <Pencil aria-hidden /> Renommer
+                  </DropdownMenuItem>
+                  <DropdownMenuItem destructive onSelect={() => onDelete(tile)}>
+                    <Trash2 aria-hidden /> Supprimer
+                  </DropdownMenuItem>
+                </>
+              ) : null}
+            </DropdownMenuContent>
+          </DropdownMenu>
+        </li>
+      ))}
+    </ul>
+  );
+}

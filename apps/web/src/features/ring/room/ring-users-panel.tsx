@@ -1,0 +1,195 @@
+import { dmConversationId, type TRingRoomUser } from '@securering/contract';
+import { AlertTriangle, KeyRound, MessageCircle } from 'lucide-react';
+import { useState } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
+import { formatRelative } from '@/lib/dates';
+import { cn } from '@/lib/utils';
+import { CallButtons } from '../calls/room-calls';
+import { useChat } from '../chat/chat-provider';
+import type { MemberSafety } from '../e2ee/keyring';
+import { useRingKeys } from '../e2ee/use-ring-keys';
+
+const DOT: Record<TRingRoomUser['status'], string> = {
+  online: 'bg-emerald-500',
+  in_call: 'bg-blue-500',
+  offline: 'bg-slate-300',
+};
+const STATUS_TEXT: Record<TRingRoomUser['status'], string> = {
+  online: 'En ligne',
+  in_call: 'En appel',
+  offline: 'Hors ligne',
+};
+
+/**
+ * "Utilisateurs du Ring": who is online, the owner badge, last seen, each member's safety number
+ * ("Numéro de sécurité") as this browser computed it from the published keys (with a warning when a
+ * known member's key changed), and for every other online member "Message privé à …" (the DM popup)
+ * with the unread count of that conversation, and the call buttons (calls/room-calls.tsx).
+ */
+export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
+  const keys = useRingKeys();
+  const chat = useChat();
+  const selfId = chat.info.user.id;
+  const online = users.filter((u) => u.isOnline).length;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Utilisateurs du Ring</CardTitle>
+        <p className="text-sm text-slate-500">
+          {online} en ligne / {users.length} au total
+        </p>
+      </CardHeader>
+      <CardContent>
+        <ul className="space-y-3" aria-label="Membres du Ring">
+          {users.map((user) => (
+            <li key={user.id} className="flex items-start gap-3" aria-label={user.username}>
+              <span
+                className="relative flex size-9 shrink-0 items-center justify-center rounded-full bg-primary/10 font-semibold uppercase text-primary"
+                aria-hidden
+              >
+                {user.username.charAt(0)}
+                <span
+                  className={cn(
+                    'absolute -bottom-0.5 -right-0.5 size-3 rounded-full border-2 border-white',
+                    DOT[user.status],
+                  )}
+                />
+              </span>
+              <div className="min-w-0 flex-1">
+                <p className="flex flex-wrap items-center gap-1 truncate text-sm font-medium">
+                  {user.username}
+                  {user.isCurrentUser ? <span className="text-slate-500">(vous)</span> : null}
+                  {user.role === 'owner' ? <Badge variant="neutral">Propriétaire</Badge> : null}
+                  {user.role === 'admin' ? <Badge variant="neutral">Admin</Badge> : null}
+                </p>
+                <p className="text-xs text-slate-500">
+                  <span className="sr-only">{STATUS_TEXT[user.status]}. </span>
+                  {user.status === 'in_call'
+                    ? 'En appel'
+                    : user.isOnline
+                      ? 'En ligne'
+                      : user.lastSeen
+                        ? `Vu ${formatRelative(user.lastSeen)}`
+                        : 'Jamais connecté'}
+                </p>
+                {user.isCurrentUser || user.id === selfId ? null : (
+                  <DirectMessage
+                    user={user}
+                    unread={chat.unreadOf(dmConversationId(selfId, user.id))}
+                    onOpen={() => chat.openDm(user)}
+                  />
+                )}
+                <CallButtons user={user} />
+                <SafetyNumber
+                  user={user}
+                  safety={keys.safety.get(user.id)}
+                  onConfirm={() => keys.confirmKey(user.id)}
+                  onReset={keys.resetKeys}
+                />
+              </div>
+            </li>
+          ))}
+        </ul>
+      </CardContent>
+    </Card>
+  );
+}
+
+/**
+ * The DM button (online members only, spec 2 §2/§6) and the conversation's unread count (shown even
+ * when the member went offline).
+ */
+function DirectMessage({
+  user,
+  unread,
+  onOpen,
+}: {
+  user: TRingRoomUser;
+  unread: number;
+  onOpen: () => void;
+}) {
+  if (!user.isOnline && unread === 0) return null;
+  return (
+    <div className="mt-1 flex flex-wrap items-center gap-2">
+      {user.isOnline ? (
+        <Button variant="outline" size="sm" className="h-7 px-2 text-xs" onClick={onOpen}>
+          <MessageCircle aria-hidden /> Message privé à {user.username}
+        </Button>
+      ) : null}
+      {unread > 0 ? (
+        <Badge variant="solid" data-testid="dm-unread">
+          {unread} non lu{unread > 1 ? 's' : ''}
+        </Badge>
+      ) : null}
+    </div>
+  );
+}
+
+/** A member's safety number, or the warning that it changed, with the confirmation button. */
+function SafetyNumber({
+  user,
+  safety,
+  onConfirm,
+  onReset,
+}: {
+  user: TRingRoomUser;
+  safety: MemberSafety | undefined;
+  onConfirm: () => Promise<void>;
+  onReset: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  if (!safety) {
+    return <p className="mt-1 text-xs text-slate-400">Clés de chiffrement pas encore créées</p>;
+  }
+  return (
+    <div className="mt-1 space-y-1">
+      <p className="text-xs text-slate-500">
+        <KeyRound className="mr-1 inline size-3" aria-hidden />
+        Numéro de sécurité&#8239;:
+        <span className="block font-mono tracking-tight text-slate-700" data-testid="safety-number">
+          {safety.fingerprint}
+        </span>
+      </p>
+      {safety.trust === 'changed' ? (
+        <div
+          role="alert"
+          className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+        >
+          <p className="flex items-start gap-1 font-medium">
+            <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
+            {user.isCurrentUser
+              ? 'Le serveur publie pour vous d’autres clés que celles de votre phrase secrète.'
+              : `Le numéro de sécurité de ${user.username} a changé`}
+          </p>
+          {user.isCurrentUser ? null : (
+            <>
+              <p>
+                Vérifiez-le avec {user.username} par un autre moyen avant de confirmer&#8239;: rien ne lui est
+                partagé d’ici là.
+              </p>
+              <Button
+                size="sm"
+                variant="outline"
+                className="h-auto whitespace-normal py-1.5 text-left"
+                disabled={confirming}
+                onClick={() => {
+                  setConfirming(true);
+                  void onConfirm().finally(() => setConfirming(false));
+                }}
+              >
+                Confirmer la nouvelle clé de {user.username}
+              </Button>
+            </>
+          )}
+        </div>
+      ) : null}
+      {user.isCurrentUser ? (
+        <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onReset}>
+          Réinitialiser mes clés
+        </Button>
+      ) : null}
+    </div>
+  );
+}

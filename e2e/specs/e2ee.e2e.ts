@@ -1,0 +1,254 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, trackPageErrors } from '../support/browser';
+import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
+import { PAYMENT_TEST_MODE_ENV } from '../support/server';
+import { useSuite } from '../support/suite';
+
+const OWNER = 'helene.e2ee@example.com';
+const RING = 'Équipe Chiffrée';
+const OWNER_PHRASE = 'la mer est calme ce soir';
+const BOB_PASSWORD = 'Bob-Pass-123';
+const BOB_PHRASE = 'bob aime les phrases longues';
+const BOB_NEW_PHRASE = 'une toute nouvelle phrase de bob';
+
+/** The room's title (a modal dialog hides it from the accessibility tree, hence no role query). */
+const roomTitle = (page: Page) => page.locator('h1', { hasText: RING });
+
+/** The element that carries the room's encryption state. */
+const state = (page: Page) => page.locator('[data-e2ee-state]').first();
+
+async function waitForState(page: Page, value: string, timeout = 15_000) {
+  await page.locator(`[data-e2ee-state="${value}"]`).first().waitFor({ timeout });
+}
+
+/** Records every `data-e2ee-state` the page shows, in order, from the first paint. */
+async function recordStates(page: Page) {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __e2eeStates: string[] }).__e2eeStates = seen;
+    const record = () => {
+      const value = document.querySelector('[data-e2ee-state]')?.getAttribute('data-e2ee-state');
+      if (value && seen[seen.length - 1] !== value) seen.push(value);
+    };
+    new MutationObserver(record).observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-e2ee-state'],
+    });
+  });
+}
+const statesOf = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __e2eeStates: string[] }).__e2eeStates);
+
+async function choosePassphrase(page: Page, phrase: string) {
+  const dialog = page.getByRole('dialog', { name: 'Phrase secrète' });
+  await dialog.waitFor();
+  await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
+  await dialog.getByLabel('Confirmer la phrase secrète').fill(phrase);
+  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+}
+
+async function unlockWith(page: Page, phrase: string) {
+  const dialog = page.getByRole('dialog', { name: 'Phrase secrète' });
+  await dialog.waitFor();
+  expect(await dialog.getByLabel('Confirmer la phrase secrète').count()).toBe(0);
+  await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
+  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+}
+
+async function safetyNumberOf(page: Page, username: string): Promise<string> {
+  const row = page.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: username });
+  const number = row.getByTestId('safety-number');
+  await number.waitFor();
+  return (await number.textContent())!.trim();
+}
+
+describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and member deactivation', () => {
+  const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });
+  let dashboard: Page;
+  let ownerRoom: Page;
+  let bob: Page;
+  let bobCode = '';
+  const errors: string[][] = [];
+
+  beforeAll(async () => {
+    await subscribedCustomer(suite.server, suite.mailbox, OWNER);
+    dashboard = await suite.page();
+    errors.push(trackPageErrors(dashboard));
+    await customerSignIn(dashboard, suite.server, OWNER);
+    await dashboard.getByLabel('Nom du Ring').fill(RING);
+    await dashboard.getByRole('button', { name: 'Créer le Ring' }).click();
+    await dashboard.getByRole('heading', { name: 'Inviter un utilisateur' }).waitFor();
+    await dashboard.getByLabel('Nom d’utilisateur').fill('bob');
+    await dashboard.getByRole('button', { name: 'Inviter' }).click();
+    const bobRow = dashboard.getByRole('row').filter({ hasText: 'bob' });
+    await bobRow.waitFor();
+    bobCode = (await bobRow.locator('.font-mono').textContent())!.trim();
+  });
+
+  it('[E2EE] the owner chooses a passphrase and creates the Ring’s first key', async () => {
+    // The owner enters its room from a second tab, with its customer email and password.
+    ownerRoom = await dashboard.context().newPage();
+    errors.push(trackPageErrors(ownerRoom));
+    await ownerRoom.goto(`${suite.server.url}/ring`);
+    await ownerRoom.getByLabel('Email').fill(OWNER);
+    await ownerRoom.getByLabel('Mot de passe', { exact: true }).fill(CUSTOMER_PASSWORD);
+    await ownerRoom.getByRole('button', { name: 'Se connecter' }).click();
+    await roomTitle(ownerRoom).waitFor();
+
+    // Nothing claims encryption before the passphrase.
+    await waitForState(ownerRoom, 'locked');
+    expect(await state(ownerRoom).textContent()).toContain('Passphrase manquante');
+    expect(await ownerRoom.getByText('Chiffrement de bout en bout actif').count()).toBe(0);
+
+    const dialog = ownerRoom.getByRole('dialog', { name: 'Phrase secrète' });
+    await dialog.getByLabel('Phrase secrète', { exact: true }).fill('trop court');
+    await dialog.getByLabel('Confirmer la phrase secrète').fill('trop court');
+    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByText('La phrase secrète doit contenir au moins 12 caractères').waitFor();
+    await dialog.getByLabel('Phrase secrète', { exact: true }).fill(OWNER_PHRASE);
+    await dialog.getByLabel('Confirmer la phrase secrète').fill('autre chose encore');
+    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByText('Les phrases secrètes ne correspondent pas').waitFor();
+    await screenshot(ownerRoom, 'e2ee-passphrase-setup');
+
+    await choosePassphrase(ownerRoom, OWNER_PHRASE);
+    await waitForState(ownerRoom, 'active');
+    expect(await state(ownerRoom).textContent()).toContain('Chiffrement de bout en bout actif');
+    // The badge shows the Ring's real level (standard by default).
+    await ownerRoom.getByText('AES-256', { exact: true }).waitFor();
+  });
+
+  it('[E2EE] an invited member waits for the key, then gets it from the owner without any message', async () => {
+    bob = await suite.page();
+    errors.push(trackPageErrors(bob));
+    await recordStates(bob);
+    await bob.goto(`${suite.server.url}/accept-invite?invite=${bobCode}`);
+    await bob.getByLabel('Nom d’utilisateur').fill('bob');
+    await bob.getByLabel('Mot de passe', { exact: true }).fill(BOB_PASSWORD);
+    await bob.getByLabel('Confirmer le mot de passe').fill(BOB_PASSWORD);
+    await bob.getByRole('button', { name: 'Rejoindre le Ring' }).click();
+    await roomTitle(bob).waitFor();
+
+    await choosePassphrase(bob, BOB_PHRASE);
+    await waitForState(bob, 'active');
+    const seen = await statesOf(bob);
+    expect(seen.indexOf('waiting_keys')).toBeGreaterThan(seen.indexOf('locked'));
+    expect(seen.indexOf('active')).toBeGreaterThan(seen.indexOf('waiting_keys'));
+
+    // Both browsers compute the same safety number for bob from his published keys.
+    const bobSeenByBob = await safetyNumberOf(bob, 'bob');
+    expect(bobSeenByBob).toMatch(/^\d{5}( \d{5}){5}$/);
+    expect(await safetyNumberOf(ownerRoom, 'bob')).toBe(bobSeenByBob);
+    expect(await safetyNumberOf(bob, 'Claire Fontaine')).toBe(
+      await safetyNumberOf(ownerRoom, 'Claire Fontaine'),
+    );
+    await screenshot(bob, 'e2ee-room-active');
+  });
+
+  it('[E2EE] a popup opened by the room gets its keys without a second passphrase', async () => {
+    const [popup] = await Promise.all([
+      ownerRoom.waitForEvent('popup'),
+      ownerRoom.evaluate(() => {
+        window.open('/ring?convId=room:general', 'securering-dm', 'width=520,height=760');
+      }),
+    ]);
+    await waitForState(popup, 'active');
+    expect(await popup.getByRole('dialog', { name: 'Phrase secrète' }).count()).toBe(0);
+    await popup.close();
+  });
+
+  it('[E2EE] a member’s new keys show as a changed safety number, and get the key only once confirmed', async () => {
+    const before = await safetyNumberOf(ownerRoom, 'bob');
+    const bobRow = bob.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: 'bob' });
+    await bobRow.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
+    const reset = bob.getByRole('dialog', { name: 'Réinitialiser mes clés' });
+    await reset.getByText(/ne redevient lisible que si un membre vous le partage/).waitFor();
+    await reset.getByLabel('Phrase secrète', { exact: true }).fill(BOB_NEW_PHRASE);
+    await reset.getByLabel('Confirmer la phrase secrète').fill(BOB_NEW_PHRASE);
+    await reset.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
+    await waitForState(bob, 'waiting_keys');
+
+    await ownerRoom.getByText('Le numéro de sécurité de bob a changé').waitFor({ timeout: 15_000 });
+    expect(await safetyNumberOf(ownerRoom, 'bob')).not.toBe(before);
+    await screenshot(ownerRoom, 'e2ee-safety-number-changed');
+    // Unconfirmed: the owner's browser shares nothing with the new key.
+    await bob.waitForTimeout(3000);
+    expect(await state(bob).getAttribute('data-e2ee-state')).toBe('waiting_keys');
+    await screenshot(bob, 'e2ee-waiting-keys');
+
+    await ownerRoom.getByRole('button', { name: 'Confirmer la nouvelle clé de bob' }).click();
+    await waitForState(bob, 'active');
+    expect(await ownerRoom.getByText('Le numéro de sécurité de bob a changé').count()).toBe(0);
+  });
+
+  it('[E2EE] the owner deactivates the member: its open room loses access at once; it can be reactivated', async () => {
+    await dashboard.bringToFront();
+    // The dashboard was opened before bob joined: read it again.
+    await dashboard.reload();
+    await dashboard.getByRole('tab', { name: 'Mes Utilisateurs' }).click();
+    const bobRow = dashboard.getByRole('row').filter({ hasText: 'bob' });
+    await bobRow.getByText('Actif').waitFor();
+    // An accepted member cannot be deleted, only deactivated.
+    expect(await bobRow.getByRole('button', { name: 'Supprimer bob' }).count()).toBe(0);
+    await bobRow.getByRole('button', { name: 'Désactiver' }).click();
+    const confirm = dashboard.getByRole('alertdialog', { name: 'Désactiver l’utilisateur ?' });
+    await screenshot(dashboard, 'client-users-deactivate');
+    const started = Date.now();
+    await confirm.getByRole('button', { name: 'Désactiver' }).click();
+
+    await bob.getByRole('heading', { name: 'Connexion au Ring' }).waitFor({ timeout: 5000 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await dashboard.getByText('Utilisateur désactivé').first().waitFor();
+    await bobRow.getByText('Inactif').waitFor();
+
+    // Login is refused while inactive.
+    await bob.getByRole('tab', { name: 'Code d’invitation' }).click();
+    await bob.getByLabel('Code d’invitation').fill(bobCode);
+    await bob.getByLabel('Mot de passe', { exact: true }).fill(BOB_PASSWORD);
+    await bob.getByRole('button', { name: 'Se connecter' }).click();
+    await bob.getByText('Identifiants incorrects').first().waitFor();
+
+    await bobRow.getByRole('button', { name: 'Réactiver' }).click();
+    await dashboard.getByText('Utilisateur réactivé').first().waitFor();
+    await bobRow.getByRole('button', { name: 'Désactiver' }).waitFor();
+  });
+
+  it('[E2EE] the owner chooses to share the history with new members', async () => {
+    await dashboard.getByRole('tab', { name: 'Paramètres Ring' }).click();
+    const toggle = dashboard.getByRole('switch', { name: 'Partager l’historique avec les nouveaux membres' });
+    expect(await toggle.getAttribute('data-state')).toBe('unchecked');
+    await toggle.click();
+    await dashboard.getByRole('button', { name: 'Enregistrer les paramètres' }).click();
+    await dashboard.getByText('Paramètres du Ring enregistrés').first().waitFor();
+    await screenshot(dashboard, 'client-settings-share-history');
+    await dashboard.reload();
+    await dashboard.getByRole('tab', { name: 'Paramètres Ring' }).click();
+    expect(
+      await dashboard
+        .getByRole('switch', { name: 'Partager l’historique avec les nouveaux membres' })
+        .getAttribute('data-state'),
+    ).toBe('checked');
+  });
+
+  it('[E2EE] after a reload the passphrase is asked again: a wrong one fails, the right one unlocks', async () => {
+    await ownerRoom.bringToFront();
+    await ownerRoom.reload();
+    await roomTitle(ownerRoom).waitFor();
+    await waitForState(ownerRoom, 'locked');
+    await unlockWith(ownerRoom, 'ce n’est pas la bonne phrase');
+    const dialog = ownerRoom.getByRole('dialog', { name: 'Phrase secrète' });
+    await dialog.getByText('Déverrouillage E2EE échoué').waitFor();
+    await waitForState(ownerRoom, 'failed');
+    await screenshot(ownerRoom, 'e2ee-unlock-failed');
+
+    await dialog.getByLabel('Phrase secrète', { exact: true }).fill(OWNER_PHRASE);
+    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await waitForState(ownerRoom, 'active');
+    expect(await ownerRoom.getByRole('dialog', { name: 'Phrase secrète' }).count()).toBe(0);
+
+    expect(errors.flat().filter((e) => !/Failed to load resource|401|409/.test(e))).toEqual([]);
+  });
+});
