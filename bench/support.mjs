@@ -26,11 +26,11 @@ async function freePort() {
  * Starts `apps/server/dist/main.js` with IP rate limits off (a benchmark is one IP sending
  * thousands of requests) and waits for /healthz.
  */
-export async function startServer({ dataDir, databaseUrl = '' }) {
+export async function startServer({ dataDir, databaseUrl = '', execArgv = [], env = {} }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
+  const child = spawn(process.execPath, [...execArgv, path.join(ROOT, 'apps/server/dist/main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -45,6 +45,7 @@ export async function startServer({ dataDir, databaseUrl = '' }) {
       ADMIN_PASSWORD: BENCH_ADMIN.password,
       RATE_LIMIT_PUBLIC_PER_MIN: '0',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

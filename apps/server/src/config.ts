@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrustProxy, type TrustProxy } from './lib/trust-proxy';
@@ -49,10 +50,30 @@ export interface AppConfig {
    * S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE), which several instances can share.
    */
   storage: StorageConfig;
+  /** Several instances: how this one is named and how it stops and holds its sockets. */
+  cluster: ClusterConfig;
   /** Where runtime version info is read from (package version). */
   version: string;
   /** API base URLs of the payment providers; set in tests to point at local stubs. */
   providerBases: { stripe: string | undefined; paypal: string | undefined; nowpayments: string | undefined };
+}
+
+export interface ClusterConfig {
+  /** INSTANCE_NAME (default: the host name): shown in logs and in the presence registry's ids. */
+  instanceName: string;
+  /** PG_POOL_SIZE (default 10): PostgreSQL connections this instance may open. */
+  pgPoolSize: number;
+  /**
+   * SHUTDOWN_DRAIN_MS (default 0): on SIGTERM, how long /readyz answers 503 before the instance
+   * stops accepting, so the load balancer has taken it out first (set it above the balancer's
+   * health-check interval × fall count).
+   */
+  shutdownDrainMs: number;
+  /**
+   * SOCKET_BUFFER_LIMIT_KB (default 4096): bytes waiting to be written to one socket past which
+   * it is closed (a stalled client); it reconnects and catches up from the database.
+   */
+  socketBufferLimitBytes: number;
 }
 
 export interface TurnConfig {
@@ -181,6 +202,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     turn: turnConfigFrom(env),
     callRingTimeoutMs: Math.max(1, intFrom(env.CALL_RING_TIMEOUT_SEC, 30, 'CALL_RING_TIMEOUT_SEC')) * 1000,
     storage: storageConfigFrom(env),
+    cluster: {
+      instanceName: (env.INSTANCE_NAME || os.hostname()).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64),
+      pgPoolSize: Math.max(1, intFrom(env.PG_POOL_SIZE, 10, 'PG_POOL_SIZE')),
+      shutdownDrainMs: intFrom(env.SHUTDOWN_DRAIN_MS, 0, 'SHUTDOWN_DRAIN_MS'),
+      socketBufferLimitBytes:
+        Math.max(64, intFrom(env.SOCKET_BUFFER_LIMIT_KB, 4096, 'SOCKET_BUFFER_LIMIT_KB')) * 1024,
+    },
     version: env.APP_VERSION || '1.0.0',
     providerBases: {
       stripe: env.STRIPE_API_BASE || undefined,

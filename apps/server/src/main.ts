@@ -4,15 +4,19 @@ import { buildApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
+import { acquireSqliteLock } from './lib/sqlite-lock';
 import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
 
 /** config → database → migrate → seed → listen, then graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // SQLite serves one instance: a second process on the same file is refused (docs/OPERATIONS.md).
+  if (!config.databaseUrl) acquireSqliteLock(storagePaths.sqliteFile(config));
   const database = openDatabase({
     databaseUrl: config.databaseUrl,
     sqlitePath: storagePaths.sqliteFile(config),
+    pgPoolSize: config.cluster.pgPoolSize,
   });
   await migrateToLatest(database.db);
 
@@ -41,27 +45,43 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info(
-    { url: config.publicUrl, database: database.dialect, redis: Boolean(redis), dataDir: config.dataDir },
+    {
+      url: config.publicUrl,
+      instance: config.cluster.instanceName,
+      database: database.dialect,
+      redis: Boolean(redis),
+      dataDir: config.dataDir,
+    },
     `SecureRing prêt sur ${config.publicUrl}`,
   );
 
   let closing = false;
+  /**
+   * Graceful shutdown: /readyz answers 503 at once (the load balancer stops sending new work),
+   * after SHUTDOWN_DRAIN_MS the server stops accepting and closes every socket's transport (clients
+   * reconnect through the balancer to another instance and catch up by sequence number), requests
+   * in flight finish, then jobs, Redis and the database close.
+   */
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'arrêt en cours');
+    app.ctx.lifecycle.startDraining();
+    const drainMs = config.cluster.shutdownDrainMs;
+    app.log.info({ signal, drainMs }, 'arrêt en cours');
     const force = setTimeout(() => {
       app.log.error('arrêt forcé après 15 s');
       process.exit(1);
-    }, 15_000);
+    }, drainMs + 15_000);
     force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'arrêt en erreur');
-        process.exit(1);
-      },
-    );
+    new Promise((resolve) => setTimeout(resolve, drainMs))
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'arrêt en erreur');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,4 +1,5 @@
 import type { ServerToClientEvents } from '@securering/contract';
+import type { PresenceRegistry } from './presence-registry';
 import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
 
 export const ringRoom = (ringId: string) => `ring:${ringId}`;
@@ -29,16 +30,24 @@ export class RealtimeHub {
   private crossInstance = false;
   private startedAt = Date.now();
   private lastConfigFetchMs: number | null = null;
+  /** Which instance holds which online members (Redis only): see presence-registry.ts. */
+  presenceRegistry: PresenceRegistry | undefined;
+  private readonly invalidationListeners = new Map<string, Set<() => void>>();
 
   /** `crossInstance`: the adapter reaches other instances (Redis), so restarts are broadcast. */
-  attach(io: TypedServer, options: { crossInstance?: boolean } = {}): void {
+  attach(
+    io: TypedServer,
+    options: { crossInstance?: boolean; presenceRegistry?: PresenceRegistry | undefined } = {},
+  ): void {
     this.io = io;
     this.crossInstance = options.crossInstance ?? false;
+    this.presenceRegistry = options.presenceRegistry;
     this.startedAt = Date.now();
   }
 
   detach(): void {
     this.io = undefined;
+    this.presenceRegistry = undefined;
   }
 
   get server(): TypedServer | undefined {
@@ -102,6 +111,27 @@ export class RealtimeHub {
   /** Closes the sockets opened under one Ring session (its logout), on every instance. */
   disconnectSession(sessionId: string): void {
     this.io?.in(sessionRoom(sessionId)).disconnectSockets(true);
+  }
+
+  /**
+   * Tells every instance that what it caches under `topic` is stale (this one at once, the others
+   * through the adapter): e.g. the public plans answer after an admin changed a plan.
+   */
+  invalidate(topic: string): void {
+    this.invalidateLocal(topic);
+    if (this.crossInstance) this.io?.serverSideEmit('cache_invalidate', topic);
+  }
+
+  /** Runs the listeners of `topic` in this process (another instance's invalidate arrives here). */
+  invalidateLocal(topic: string): void {
+    for (const listener of this.invalidationListeners.get(topic) ?? []) listener();
+  }
+
+  /** `listener` runs whenever `topic` is invalidated on any instance. */
+  onInvalidate(topic: string, listener: () => void): void {
+    const listeners = this.invalidationListeners.get(topic) ?? new Set();
+    listeners.add(listener);
+    this.invalidationListeners.set(topic, listeners);
   }
 
   /** Records that the realtime settings were just read. */

@@ -11,7 +11,19 @@ import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
 import { loadActiveMembership } from '../modules/rings/ring.guard';
+import { guardBackpressure } from './backpressure';
+import { PresenceRegistry } from './presence-registry';
 import { memberRoom, ringRoom, sessionRoom } from './realtime-hub';
+
+/** The longest close() waits for socket hooks still running (above the adapter's 5 s request timeout). */
+const CLOSE_HOOKS_WAIT_MS = 6000;
+/** How long a closing websocket may wait for its peer's close frame when the server stops. */
+const LINGERING_SOCKET_MS = 1000;
+const WEBSOCKET_CLOSED = 3;
+interface LingeringWebSocket {
+  readyState: number;
+  terminate(): void;
+}
 
 export interface SocketData {
   memberId: string;
@@ -32,6 +44,8 @@ export interface RealtimeRestartOrder {
 /** Messages between server instances (socket.io serverSideEmit, carried by the Redis adapter). */
 export interface InterServerEvents {
   realtime_restart: (order: RealtimeRestartOrder) => void;
+  /** A cached answer (by topic) is stale on every instance: RealtimeHub.invalidate. */
+  cache_invalidate: (topic: string) => void;
 }
 
 export type TypedServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -99,10 +113,38 @@ export function createRealtimeServer(
   });
 
   let subClient: Redis | undefined;
+  let presenceRegistry: PresenceRegistry | undefined;
   if (ctx.redis) {
     subClient = ctx.redis.duplicate();
     io.adapter(createAdapter(ctx.redis, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }));
+    presenceRegistry = new PresenceRegistry(
+      ctx.redis,
+      ctx.config.redisKeyPrefix,
+      ctx.config.cluster.instanceName,
+      (error) => ctx.logger.warn({ err: error }, 'presence heartbeat failed'),
+    );
+    const registry = presenceRegistry;
+    registry
+      .start(() => {
+        // Swept by mistake (Redis unreachable for a while): list again the members held here.
+        const held: Array<{ memberId: string; ringId: string }> = [];
+        for (const socket of io.of('/').sockets.values())
+          if (socket.data.joined) held.push({ memberId: socket.data.memberId, ringId: socket.data.ringId });
+        return held;
+      })
+      .catch((error: unknown) => ctx.logger.error({ err: error }, 'presence registry start failed'));
   }
+  const bufferLimit = ctx.config.cluster.socketBufferLimitBytes;
+
+  /**
+   * Join and disconnect hooks still running (they ask the other instances through Redis): close()
+   * waits for them, so none is cut off by Redis closing under it (the adapter does not catch that).
+   */
+  const pendingHooks = new Set<Promise<void>>();
+  const track = (hook: Promise<void>): void => {
+    pendingHooks.add(hook);
+    void hook.finally(() => pendingHooks.delete(hook));
+  };
 
   io.use(async (socket, next) => {
     try {
@@ -130,6 +172,13 @@ export function createRealtimeServer(
 
   io.on('connection', (socket: TypedSocket) => {
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
+    // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
+    guardBackpressure(socket, bufferLimit, (bytes) =>
+      ctx.logger.warn(
+        { memberId: socket.data.memberId, bufferedBytes: bytes, limitBytes: bufferLimit },
+        'socket too slow: closed, it will catch up on reconnect',
+      ),
+    );
 
     socket.on('join_ring', async (payload, ack) => {
       const parsed = ZJoinRing.safeParse(payload);
@@ -162,26 +211,31 @@ export function createRealtimeServer(
       reply({ ok: true, ringId: socket.data.ringId });
       if (firstJoin)
         for (const feature of features)
-          void Promise.resolve(feature.onJoin?.(socket, io)).catch((error: unknown) =>
-            ctx.logger.error({ err: error }, 'socket join hook failed'),
+          track(
+            Promise.resolve(feature.onJoin?.(socket, io)).catch((error: unknown) =>
+              ctx.logger.error({ err: error }, 'socket join hook failed'),
+            ),
           );
     });
 
     socket.on('disconnect', () => {
       for (const feature of features)
-        void Promise.resolve(feature.onDisconnect?.(socket, io)).catch((error: unknown) =>
-          ctx.logger.error({ err: error }, 'socket disconnect hook failed'),
+        track(
+          Promise.resolve(feature.onDisconnect?.(socket, io)).catch((error: unknown) =>
+            ctx.logger.error({ err: error }, 'socket disconnect hook failed'),
+          ),
         );
     });
 
     for (const feature of features) feature.onConnection?.(socket, io);
   });
 
-  ctx.realtime.attach(io, { crossInstance: Boolean(ctx.redis) });
+  ctx.realtime.attach(io, { crossInstance: Boolean(ctx.redis), presenceRegistry });
   const startedAt = Date.now();
 
   // A restart asked on another instance: do the same for the sockets of this one.
   io.on('realtime_restart', (order) => ctx.realtime.restartLocal(order));
+  io.on('cache_invalidate', (topic) => ctx.realtime.invalidateLocal(topic));
 
   // The heartbeat setting is the ping interval of new connections (a restart applies changes).
   loadRealtimeSettings(ctx).then(
@@ -193,13 +247,33 @@ export function createRealtimeServer(
     io,
     startedAt,
     async close() {
+      const draining = ctx.lifecycle.draining;
       ctx.realtime.detach();
-      io.disconnectSockets(true);
-      await new Promise<void>((resolve) => {
-        // io.close() also closes the HTTP server, which Fastify closes itself; only stop engine.io.
-        io.engine.close();
-        resolve();
-      });
+      // Close each transport rather than sending socket.io's "disconnect": clients see a transport
+      // close and reconnect by themselves (through the load balancer, to another instance), then
+      // catch up from the database by sequence number. A server "disconnect" is not retried.
+      // A websocket whose peer does not answer the close frame would keep the HTTP server from
+      // closing for ws's 30 s close timeout (past the forced exit): cut those after a second.
+      const websockets = Object.values((io.engine as unknown as { clients: Record<string, unknown> }).clients)
+        .map((client) => (client as { transport?: { socket?: LingeringWebSocket } }).transport?.socket)
+        .filter((ws): ws is LingeringWebSocket => typeof ws?.terminate === 'function');
+      io.engine.close();
+      setTimeout(() => {
+        for (const ws of websockets) if (ws.readyState !== WEBSOCKET_CLOSED) ws.terminate();
+      }, LINGERING_SOCKET_MS).unref();
+      // The disconnect hooks of those sockets, and join hooks still running, finish first (bounded:
+      // a hook waiting on an instance that died gives up after the adapter's request timeout).
+      await new Promise((resolve) => setImmediate(resolve));
+      if (pendingHooks.size > 0)
+        await Promise.race([
+          Promise.allSettled([...pendingHooks]),
+          new Promise((resolve) => setTimeout(resolve, CLOSE_HOOKS_WAIT_MS).unref()),
+        ]);
+      // Draining: the other instances sweep this one's members after its entry expires, and
+      // announce offline only those who did not reconnect elsewhere.
+      await presenceRegistry
+        ?.stop({ handOver: draining })
+        .catch((error: unknown) => ctx.logger.warn({ err: error }, 'presence registry stop failed'));
       await io.of('/').adapter.close?.();
       if (subClient) subClient.disconnect();
     },

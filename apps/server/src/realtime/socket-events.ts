@@ -1,6 +1,7 @@
 import { MESSAGES, type ClientToServerEvents } from '@securering/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../app-context';
+import { MINUTE_MS } from '../lib/clock';
 import { loadActiveMembership, type RingMembership } from '../modules/rings/ring.guard';
 import type { TypedSocket } from './realtime-server';
 
@@ -10,7 +11,7 @@ export const MEMBERSHIP_RECHECK_MS = 1000;
 export interface SocketEventOptions<S extends z.ZodType> {
   /** The contract schema of the payload; anything else is refused before the handler runs. */
   schema: S;
-  /** Events of this name one member may send per minute on this instance. */
+  /** Events of this name one member may send per minute, on every instance together. */
   perMinute: number;
   /** Refuse the event until the socket joined its Ring's room (default true). */
   requireJoined?: boolean;
@@ -52,7 +53,9 @@ type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
 /**
  * The one handler layer every client socket event goes through (CONVENTIONS: socket events get the
  * same care as routes): the payload is validated with the contract, a `ringId` in it must be the
- * socket's Ring, the socket must have joined, the member is rate-limited, and the membership (active
+ * socket's Ring, the socket must have joined, the member is rate-limited (first by this process's
+ * counter, which turns a flood away without a Redis round trip, then by the shared limiter, so a
+ * member with sockets on several instances has one budget), and the membership (active
  * member of a serviceable Ring, live Ring session) is re-read from the database at most
  * {@link MEMBERSHIP_RECHECK_MS} old — a member whose access ended is disconnected instead of served.
  * Failures answer the optional ack with a French error and never reach the handler.
@@ -101,7 +104,16 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
           ack({ ok: false, error: MESSAGES.forbidden });
           return;
         }
-        if (!limiter.allow(socket.data.memberId, event, options.perMinute)) {
+        if (
+          !limiter.allow(socket.data.memberId, event, options.perMinute) ||
+          !(
+            await ctx.rateLimiter.hit(
+              `socket-event:${event}:${socket.data.memberId}`,
+              options.perMinute,
+              MINUTE_MS,
+            )
+          ).allowed
+        ) {
           ack({ ok: false, error: MESSAGES.tooManyRequests });
           return;
         }

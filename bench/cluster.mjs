@@ -1,0 +1,581 @@
+// Several instances under load (issue 16), on the production shape of `npm run cluster`: three
+// built instances on PostgreSQL, Redis and a local S3 server behind HAProxy (scripts/lib/cluster.mjs).
+//
+// 1. Load: a Ring of 300 members whose sockets HAProxy spreads over the 3 instances; 50 messages/s
+//    for 60 s sent through `messages/send.php` (real end-to-end envelopes, 50 senders, each within
+//    its send budget) through HAProxy. Reports send-to-receive latency (from the POST to each
+//    socket's `new_message`), missing deliveries, errors, and the CPU time of each instance.
+// 2. Restart storm: 1,000 sockets (10 Rings of 100 members) connected straight to one instance,
+//    which is killed (SIGKILL) and started again. Each client behaves as the web client does: socket.io
+//    reconnection (1 s to 5 s delays), a fresh stream token per attempt, join_ring, then a catch-up
+//    of the messages sent meanwhile (`get.php?since=`). Reports the time until all 1,000 are back
+//    and caught up (from the kill, and from the instance answering again), each client's
+//    attempt-to-joined time, and the instance's memory per socket (RSS with 1,000 joined sockets
+//    minus RSS before they connected, divided by 1,000).
+//
+// Needs PostgreSQL, Redis and HAProxy (as `npm run cluster`). Prints Markdown for docs/BENCHMARKS.md.
+// Usage: node scripts/build.mjs && node bench/cluster.mjs   (npm run bench:cluster)
+//   BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (redis://127.0.0.1:6379),
+//   BENCH_MEMBERS (300), BENCH_RATE (50 /s), BENCH_SECONDS (60), BENCH_STORM_SOCKETS (1000),
+//   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { io } from 'socket.io-client';
+
+const wallNow = () => performance.timeOrigin + performance.now();
+/** The web client's reconnection delays (apps/web/src/lib/realtime.ts). */
+const RECONNECT_MIN_MS = 1000;
+const RECONNECT_MAX_MS = 5000;
+
+async function postJson(url, token) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`${res.status}`);
+  return res.json();
+}
+
+if (!isMainThread) {
+  const { mode } = workerData;
+  if (mode === 'receivers') {
+    // Load: each socket of this thread joins the Ring through HAProxy; arrival times by client id.
+    const { url, tokens, ringId } = workerData;
+    const arrivals = new Map();
+    const sockets = [];
+    let joined = 0;
+    for (const token of tokens) {
+      const socket = io(url, {
+        path: '/socket.io',
+        transports: ['websocket'],
+        reconnection: false,
+        auth: { token },
+      });
+      socket.on('new_message', (event) => {
+        const at = wallNow();
+        const list = arrivals.get(event.clientMessageId);
+        if (list) list.push(at);
+        else arrivals.set(event.clientMessageId, [at]);
+      });
+      socket.on('connect', async () => {
+        const ack = await socket.timeout(10_000).emitWithAck('join_ring', { ringId });
+        if (!ack.ok) parentPort.postMessage({ type: 'error', error: `join refused: ${ack.error}` });
+        else if (++joined === tokens.length) parentPort.postMessage({ type: 'joined' });
+      });
+      socket.on('connect_error', (error) => parentPort.postMessage({ type: 'error', error: error.message }));
+      socket.on('disconnect', (reason) => parentPort.postMessage({ type: 'disconnect', reason }));
+      sockets.push(socket);
+    }
+    parentPort.on('message', (message) => {
+      if (message.type !== 'collect') return;
+      const latencies = [];
+      let deliveries = 0;
+      for (const [clientMessageId, sentAt] of message.sent) {
+        const list = arrivals.get(clientMessageId) ?? [];
+        for (const at of list) latencies.push(at - sentAt);
+        deliveries += list.length;
+      }
+      for (const socket of sockets) socket.close();
+      parentPort.postMessage({ type: 'collected', latencies, deliveries });
+    });
+  } else {
+    // Storm: web-client-like sockets straight to one instance; they reconnect and catch up.
+    const { url, members } = workerData;
+    const clients = members.map((member) => ({
+      member,
+      lastSeq: 0,
+      joins: 0,
+      attemptAt: 0,
+      backAt: 0,
+      attemptToJoined: 0,
+    }));
+    let phase = 'connect';
+    const report = () => {
+      const back = clients.filter((c) => (phase === 'connect' ? c.joins >= 1 : c.backAt > 0)).length;
+      parentPort.postMessage({ type: 'progress', back });
+    };
+    for (const client of clients) {
+      const { member } = client;
+      const socket = io(url, {
+        path: '/socket.io',
+        transports: ['websocket'],
+        reconnection: true,
+        reconnectionAttempts: Infinity,
+        reconnectionDelay: RECONNECT_MIN_MS,
+        reconnectionDelayMax: RECONNECT_MAX_MS,
+        timeout: 20_000,
+        auth: (callback) => {
+          client.attemptAt = wallNow();
+          postJson(`${url}/api/rings/mint-stream-token.php`, member.token).then(
+            (json) => callback({ token: json.stream_token }),
+            () => callback({}),
+          );
+        },
+      });
+      client.socket = socket;
+      let manual = 0;
+      const reconnectLater = () => {
+        if (socket.active) return;
+        const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** manual++);
+        setTimeout(() => !socket.connected && socket.connect(), delay);
+      };
+      const join = async () => {
+        try {
+          const ack = await socket.timeout(5000).emitWithAck('join_ring', { ringId: member.ringId });
+          if (!ack.ok) throw new Error(ack.error);
+        } catch {
+          if (socket.connected) setTimeout(join, 1000);
+          return;
+        }
+        manual = 0;
+        client.joins += 1;
+        if (phase === 'storm') {
+          // What the page does after a reconnection: read what it missed, by sequence number.
+          for (;;) {
+            try {
+              const res = await fetch(
+                `${url}/api/messages/get.php?conversation_id=room%3Ageneral&since=${client.lastSeq}&limit=100`,
+                { headers: { authorization: `Bearer ${member.token}` }, signal: AbortSignal.timeout(10_000) },
+              );
+              if (!res.ok) throw new Error(`${res.status}`);
+              const page = await res.json();
+              for (const m of page.messages) client.lastSeq = Math.max(client.lastSeq, m.seq);
+              if (!page.hasMore) break;
+            } catch {
+              await new Promise((resolve) => setTimeout(resolve, 500));
+            }
+          }
+          client.backAt = wallNow();
+          client.attemptToJoined = client.backAt - client.attemptAt;
+        }
+        report();
+      };
+      socket.on('connect', join);
+      socket.on('disconnect', reconnectLater);
+      socket.on('connect_error', reconnectLater);
+      socket.on('new_message', (event) => {
+        if (event.conversationId === 'room:general') client.lastSeq = Math.max(client.lastSeq, event.seq);
+      });
+    }
+    parentPort.on('message', (message) => {
+      if (message.type === 'storm') {
+        phase = 'storm';
+        for (const client of clients) client.backAt = 0;
+      } else if (message.type === 'collect') {
+        parentPort.postMessage({
+          type: 'collected',
+          clients: clients.map((c) => ({
+            backAt: c.backAt,
+            attemptToJoined: c.attemptToJoined,
+            lastSeq: c.lastSeq,
+            joins: c.joins,
+          })),
+        });
+        for (const c of clients) c.socket.close();
+      }
+    });
+  }
+} else {
+  const { BENCH_ADMIN, machine, percentile, table } = await import('./support.mjs');
+  const { HAPROXY_BIN, startCluster } = await import('../scripts/lib/cluster.mjs');
+  const { loadE2ee } = await import('../scripts/lib/e2ee-bundle.mjs');
+  const { RingMember, inviteMembers, mapLimit, ringWithSenders, subscribedRing } =
+    await import('../scripts/lib/ring-driver.mjs');
+
+  const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 300);
+  const RATE = Number(process.env.BENCH_RATE ?? 50);
+  const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+  const SENDERS = 50;
+  const STORM_SOCKETS = Number(process.env.BENCH_STORM_SOCKETS ?? 1000);
+  const STORM_RING_SIZE = Number(process.env.BENCH_STORM_RING_SIZE ?? 100);
+  const here = fileURLToPath(import.meta.url);
+
+  const cpuSeconds = (pid) => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const rssMiB = (pid) => {
+    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+    return line ? Number(line[1]) / 1024 : 0;
+  };
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const load = () =>
+    os
+      .loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ');
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  function post(url, headers, body) {
+    return new Promise((resolve, reject) => {
+      const target = new URL(url);
+      const data = Buffer.from(JSON.stringify(body));
+      const req = http.request(
+        {
+          method: 'POST',
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          agent,
+          timeout: 15_000,
+          headers: { 'content-type': 'application/json', 'content-length': data.length, ...headers },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+
+  function startWorker(data, { ready }) {
+    const worker = new Worker(here, { workerData: data });
+    const messages = [];
+    worker.on('message', (m) => messages.push(m));
+    const readyPromise = new Promise((resolve, reject) => {
+      worker.on('message', (m) => {
+        if (ready(m)) resolve();
+        if (m.type === 'error') reject(new Error(m.error));
+      });
+      worker.once('error', reject);
+    });
+    return {
+      worker,
+      messages,
+      ready: readyPromise,
+      async collect(extra = {}) {
+        const done = new Promise((resolve) =>
+          worker.on('message', (m) => m.type === 'collected' && resolve(m)),
+        );
+        worker.postMessage({ type: 'collect', ...extra });
+        const result = await done;
+        await worker.terminate();
+        return result;
+      },
+    };
+  }
+
+  const e2ee = await loadE2ee();
+  const setupStarted = Date.now();
+  console.error('Starting the cluster (3 instances, HAProxy, PostgreSQL, Redis, S3)…');
+  const cluster = await startCluster({
+    instances: 3,
+    adminDatabaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    database: `securering_bench_cluster_${process.pid}`,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisPrefix: `bench-cluster-${process.pid}:`,
+    fresh: true,
+    dispose: true,
+    admin: BENCH_ADMIN,
+    // One client IP creates hundreds of members; request logs would cost CPU the figures should not.
+    env: { RATE_LIMIT_PUBLIC_PER_MIN: '0', LOG_LEVEL: 'warn' },
+  });
+  const out = [];
+  try {
+    out.push(`# Several instances — ${machine()}\n`);
+    out.push(
+      `3 instances (built server, NODE_ENV=production) on PostgreSQL ${await pgVersion(cluster.databaseUrl)}, ` +
+        `Redis and a local S3 server (s3rver), behind HAProxy ${haproxyVersion()}; load generator on the same machine.\n`,
+    );
+
+    if (!process.env.BENCH_SKIP_LOAD) {
+      console.error(`Load: a Ring of ${MEMBERS} members…`);
+      const ring = await ringWithSenders(cluster.url, e2ee, {
+        admin: BENCH_ADMIN,
+        members: MEMBERS - 1,
+        senders: SENDERS,
+        concurrency: 6,
+      });
+      const everyone = [ring.owner, ...ring.members];
+      const tokens = await mapLimit(everyone, 8, (member) => member.mintStreamToken());
+      const total = RATE * SECONDS;
+      const text =
+        'Un message de la conversation, de la longueur d’une phrase ordinaire, envoyé à tout le Ring.';
+      // Encrypted when sent, under the sender's newest epoch (the Ring needs a new epoch every
+      // 1,000 messages at the standard level: the senders then rotate as browsers do).
+      const messages = Array.from({ length: total }, (_, i) => ({
+        sender: ring.senders[i % ring.senders.length],
+        clientMessageId: crypto.randomUUID(),
+        text: `${text} n°${i}`,
+      }));
+      let currentEpoch = 1;
+      let rotations = 0;
+      let rotating;
+      /** A new epoch by the owner, shared with every sender, once for all the sends refused meanwhile. */
+      const renewEpoch = (seen) => {
+        if (currentEpoch > seen) return rotating;
+        rotating ??= (async () => {
+          currentEpoch = await ring.owner.rotate();
+          await mapLimit(ring.senders.slice(1), 10, (sender) => sender.loadKeys());
+          rotations += 1;
+        })().finally(() => (rotating = undefined));
+        return rotating;
+      };
+      const sendOne = async (m) => {
+        for (let attempt = 0; ; attempt++) {
+          const epoch = Math.max(...m.sender.epochKeys.keys());
+          const content = await m.sender.encrypt(m.text, m.clientMessageId);
+          const res = await post(
+            `${cluster.url}/api/messages/send.php`,
+            { authorization: `Bearer ${m.sender.token}` },
+            RingMember.sendBody(content),
+          );
+          if (res.status === 409 && /rotation_required|epoch_stale/.test(res.body) && attempt < 5) {
+            await renewEpoch(epoch);
+            continue;
+          }
+          return res;
+        }
+      };
+      const half = Math.ceil(tokens.length / 2);
+      const groups = [tokens.slice(0, half), tokens.slice(half)].map((part) =>
+        startWorker(
+          { mode: 'receivers', url: cluster.url, tokens: part, ringId: ring.ringId },
+          { ready: (m) => m.type === 'joined' },
+        ),
+      );
+      await Promise.all(groups.map((g) => g.ready));
+      const spread = await cluster.socketsPerInstance();
+      console.error(`Load: ${RATE} messages/s for ${SECONDS} s…`);
+      const loadBefore = load();
+      const pids = cluster.instances.map((i) => i.pid);
+      const cpuBefore = pids.map(cpuSeconds);
+      const sent = new Map();
+      const errors = [];
+      const started = performance.now();
+      const inFlight = [];
+      for (let i = 0; i < messages.length; i++) {
+        const due = started + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        const m = messages[i];
+        sent.set(m.clientMessageId, wallNow());
+        inFlight.push(
+          sendOne(m).then(
+            (res) => res.status !== 200 && errors.push(`${res.status} ${res.body.slice(0, 100)}`),
+            (error) => errors.push(error.message),
+          ),
+        );
+      }
+      await Promise.all(inFlight);
+      const sendingSeconds = (performance.now() - started) / 1000;
+      await sleep(3000);
+      const cpu = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
+      const rss = pids.map(rssMiB);
+      // Sockets the servers dropped during the run (collect() closes the rest afterwards).
+      const disconnects = groups.flatMap((g) => g.messages.filter((m) => m.type === 'disconnect'));
+      const results = [];
+      for (const g of groups) results.push(await g.collect({ sent: [...sent] }));
+      const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      const deliveries = results.reduce((n, r) => n + r.deliveries, 0);
+      const expected = total * MEMBERS;
+      out.push(`## Load: ${MEMBERS} members over 3 instances, ${RATE} messages/s for ${SECONDS} s\n`);
+      out.push(
+        `Sockets per instance (HAProxy, leastconn): ${[...spread].map(([k, v]) => `${k} ${v}`).join(', ')}. ` +
+          `${SENDERS} senders, ${total} messages sent in ${sendingSeconds.toFixed(1)} s (latency from the first attempt; ` +
+          `${rotations} key rotations on the way, sends refused meanwhile encrypted again and retried); ` +
+          `load average before ${loadBefore}, after ${load()}.\n`,
+      );
+      out.push(
+        table(
+          [
+            'Messages',
+            'Deliveries expected',
+            'Delivered',
+            'Missing',
+            'Send errors',
+            'Socket drops',
+            'p50 ms',
+            'p99 ms',
+            'max ms',
+          ],
+          [
+            [
+              String(total),
+              String(expected),
+              String(deliveries),
+              String(expected - deliveries),
+              String(errors.length),
+              String(disconnects.length),
+              percentile(latencies, 50).toFixed(1),
+              percentile(latencies, 99).toFixed(1),
+              (latencies[latencies.length - 1] ?? 0).toFixed(1),
+            ],
+          ],
+        ),
+      );
+      out.push('');
+      out.push(
+        table(
+          ['Instance', 'Sockets', 'CPU s over the run', 'CPU % of one core', 'RSS MiB'],
+          cluster.instances.map((instance, i) => [
+            instance.name,
+            String(spread.get(instance.name) ?? 0),
+            cpu[i].toFixed(1),
+            ((cpu[i] / (sendingSeconds + 3)) * 100).toFixed(0),
+            rss[i].toFixed(0),
+          ]),
+        ),
+      );
+      if (errors.length) out.push(`\nFirst errors: ${errors.slice(0, 5).join('; ')}`);
+      out.push('');
+    }
+
+    if (!process.env.BENCH_SKIP_STORM) {
+      const target = cluster.instances[0];
+      const ringCount = Math.ceil(STORM_SOCKETS / STORM_RING_SIZE);
+      console.error(`Storm: ${ringCount} Rings of ${STORM_RING_SIZE} members…`);
+      const rings = await mapLimit(
+        Array.from({ length: ringCount }, (_, i) => i),
+        2,
+        async (i) => {
+          const { customerToken, ringId, owner } = await subscribedRing(cluster.url, e2ee, {
+            admin: BENCH_ADMIN,
+            ringName: `Tempête ${i + 1}`,
+          });
+          const invited = await inviteMembers(cluster.url, e2ee, {
+            customerToken,
+            ringId,
+            count: STORM_RING_SIZE - 1,
+            prefix: `t${i + 1}m`,
+            concurrency: 3,
+          });
+          await owner.publishKeys();
+          await owner.rotate();
+          return { owner, members: [owner, ...invited] };
+        },
+      );
+      const members = rings.flatMap((r) => r.members).slice(0, STORM_SOCKETS);
+      const plain = members.map((m) => ({ token: m.token, ringId: m.ringId }));
+      const half = Math.ceil(plain.length / 2);
+      const progress = [0, 0];
+      const groups = [plain.slice(0, half), plain.slice(half)].map((part, g) => {
+        const group = startWorker(
+          { mode: 'storm', url: target.url, members: part },
+          { ready: (m) => m.type === 'progress' && m.back === part.length },
+        );
+        group.worker.on('message', (m) => m.type === 'progress' && (progress[g] = m.back));
+        return group;
+      });
+      await sleep(2000);
+      const rssBefore = rssMiB(target.pid);
+      console.error(`Storm: connecting ${plain.length} sockets to ${target.name}…`);
+      const connectStarted = Date.now();
+      await Promise.all(groups.map((g) => g.ready));
+      const connectMs = Date.now() - connectStarted;
+      await sleep(3000);
+      const rssConnected = rssMiB(target.pid);
+      // Messages the clients miss while the instance is down, sent through the other instances.
+      const missed = 5;
+      const killedAt = wallNow();
+      await target.kill();
+      for (const ring of rings)
+        for (let i = 0; i < missed; i++) {
+          const content = await ring.owner.encrypt(`Pendant le redémarrage n°${i}`);
+          const res = await ring.owner.call('POST', '/api/messages/send.php', RingMember.sendBody(content), {
+            retries: 5,
+          });
+          if (res.status !== 200) throw new Error(`send during the storm: ${res.status}`);
+        }
+      progress.fill(0);
+      for (const g of groups) g.worker.postMessage({ type: 'storm' });
+      console.error(`Storm: ${target.name} killed, starting it again…`);
+      await target.start();
+      const readyAt = wallNow();
+      const rssFresh = rssMiB(target.pid);
+      const deadline = Date.now() + 120_000;
+      while (progress[0] + progress[1] < plain.length && Date.now() < deadline) await sleep(50);
+      await sleep(3000);
+      const rssAfter = rssMiB(target.pid);
+      const results = [];
+      for (const g of groups) results.push(await g.collect());
+      const clients = results.flatMap((r) => r.clients);
+      const back = clients.filter((c) => c.backAt > 0);
+      const lastBack = Math.max(...back.map((c) => c.backAt));
+      const perClient = back.map((c) => c.attemptToJoined).sort((a, b) => a - b);
+      const caughtUp = clients.filter((c) => c.lastSeq >= missed).length;
+      out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
+      out.push(
+        `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
+          `(${connectMs} ms to connect and join them all at start). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
+          `through the other instances, then the same instance started again (ready ${((readyAt - killedAt) / 1000).toFixed(1)} s ` +
+          `after the kill). Clients reconnect like the web client (1 s to 5 s delays, new stream token per attempt, join_ring, ` +
+          `catch-up with get.php?since=). Load average after: ${load()}.\n`,
+      );
+      out.push(
+        table(
+          [
+            'Sockets back',
+            'Caught up',
+            'Back ≤ 5 s after ready',
+            'All back, s after ready',
+            'All back, s after kill',
+            'Attempt→joined p50 ms',
+            'p99 ms',
+            'max ms',
+          ],
+          [
+            [
+              `${back.length} / ${plain.length}`,
+              `${caughtUp} / ${plain.length}`,
+              `${back.filter((c) => c.backAt - readyAt <= 5000).length}`,
+              ((lastBack - readyAt) / 1000).toFixed(2),
+              ((lastBack - killedAt) / 1000).toFixed(2),
+              percentile(perClient, 50).toFixed(0),
+              percentile(perClient, 99).toFixed(0),
+              (perClient[perClient.length - 1] ?? 0).toFixed(0),
+            ],
+          ],
+        ),
+      );
+      out.push('');
+      out.push(
+        table(
+          ['Instance memory', 'RSS MiB', 'Per socket KiB'],
+          [
+            ['Before the sockets', rssBefore.toFixed(0), ''],
+            [
+              `${plain.length} sockets joined`,
+              rssConnected.toFixed(0),
+              (((rssConnected - rssBefore) * 1024) / plain.length).toFixed(1),
+            ],
+            ['Restarted, before reconnections', rssFresh.toFixed(0), ''],
+            // A fresh process also grows by warming up (JIT, caches): no per-socket figure here.
+            [`${back.length} sockets back`, rssAfter.toFixed(0), ''],
+          ],
+        ),
+      );
+      out.push('');
+    }
+    out.push(`Setup and run: ${((Date.now() - setupStarted) / 1000).toFixed(0)} s.`);
+    console.log(out.join('\n'));
+  } finally {
+    agent.destroy();
+    await cluster.stop();
+  }
+
+  async function pgVersion(url) {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query('show server_version')).rows[0].server_version.split(' ')[0];
+    } finally {
+      await client.end();
+    }
+  }
+
+  function haproxyVersion() {
+    const printed = spawnSync(HAPROXY_BIN, ['-v'], { encoding: 'utf8' }).stdout ?? '';
+    return /version (\S+)/i.exec(printed)?.[1] ?? '';
+  }
+}

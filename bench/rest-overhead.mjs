@@ -1,0 +1,156 @@
+// REST overhead: SecureRing against a minimal peer (bench/rest-peer.mjs: Fastify + better-sqlite3,
+// no auth, logging, headers or compression) running the same query on the same SQLite file, in the
+// same run, for the public plans read and the history read (`messages/get.php`, 50 messages of a
+// Ring). Requests carry a browser's Accept-Encoding. Rounds alternate server and peer; medians.
+// Usage: node scripts/build.mjs && node bench/rest-overhead.mjs
+//   BENCH_REQUESTS (4000), BENCH_CONCURRENCY (50), BENCH_ROUNDS (3), BENCH_ONLY (plans | get),
+//   BENCH_CPU_PROF=dir (writes a CPU profile of the server there)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_ADMIN, ROOT, machine, percentile, startServer, table } from './support.mjs';
+import { loadE2ee } from '../scripts/lib/e2ee-bundle.mjs';
+import { RingMember, apiOk, mapLimit, ringWithSenders } from '../scripts/lib/ring-driver.mjs';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Sent by two members (each may send 120 a minute). */
+const MESSAGES = 200;
+const HISTORY_LIMIT = 50;
+const BUDGET = { ratio: 0.7, p99Ms: 50 };
+
+/** Keep-alive HTTP/1.1 GETs with at most `concurrency` in flight; a non-200 aborts the run. */
+async function load(url, headers, count, concurrency) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  const latencies = [];
+  let next = 0;
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const t0 = performance.now();
+      const req = http.get(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => {
+            if (res.statusCode !== 200) reject(new Error(`${url} → ${res.statusCode}`));
+            else resolve(performance.now() - t0);
+          });
+        },
+      );
+      req.on('error', reject);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next += 1;
+        latencies.push(await one());
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function startPeer(sqliteFile, ringId) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/rest-peer.mjs')], {
+    env: { ...process.env, PEER_PORT: String(port), PEER_SQLITE: sqliteFile, PEER_RING_ID: ringId },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`peer exited ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
+  };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const e2ee = await loadE2ee();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-rest-'));
+const profileDir = process.env.BENCH_CPU_PROF;
+const server = await startServer({
+  dataDir,
+  execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+});
+let peer;
+try {
+  const { ringId, owner, senders } = await ringWithSenders(server.url, e2ee, {
+    admin: BENCH_ADMIN,
+    members: 1,
+    senders: 2,
+  });
+  const texts = Array.from({ length: MESSAGES }, (_, i) => `Message ${i} : ${'texte de la conversation '.repeat(4)}`);
+  await mapLimit(texts, 4, async (text, i) => {
+    const sender = senders[i % senders.length];
+    return apiOk(server.url, 'POST', '/api/messages/send.php', {
+      token: sender.token,
+      body: RingMember.sendBody(await sender.encrypt(text)),
+    });
+  });
+  peer = await startPeer(path.join(dataDir, 'securering.sqlite'), ringId);
+
+  const browser = { 'accept-encoding': 'gzip, deflate, br', accept: 'application/json' };
+  const historyPath = `/api/messages/get.php?conversation_id=room%3Ageneral&limit=${HISTORY_LIMIT}`;
+  const scenarios = [
+    { name: 'GET /api/subscriptions/plans.php', path: '/api/subscriptions/plans.php', headers: browser },
+    {
+      name: `GET /api/messages/get.php (${HISTORY_LIMIT} messages)`,
+      path: historyPath,
+      headers: { ...browser, authorization: `Bearer ${owner.token}` },
+    },
+  ];
+  const rows = [];
+  const verdicts = [];
+  const only = process.env.BENCH_ONLY; // 'plans' or 'get' to run one scenario (profiling)
+  for (const s of scenarios.filter((x) => !only || x.path.includes(only))) {
+    const sample = await fetch(`${server.url}${s.path}`, { headers: s.headers });
+    const bytes = (await sample.arrayBuffer()).byteLength;
+    const runs = { server: [], peer: [] };
+    for (const base of [server.url, peer.url])
+      await load(`${base}${s.path}`, s.headers, 500, CONCURRENCY); // warm-up
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [who, base] of [
+        ['server', server.url],
+        ['peer', peer.url],
+      ])
+        runs[who].push(await load(`${base}${s.path}`, s.headers, REQUESTS, CONCURRENCY));
+    const pick = (who, key) => median(runs[who].map((r) => r[key]));
+    const ratio = pick('server', 'rps') / pick('peer', 'rps');
+    const ok = ratio >= BUDGET.ratio && pick('server', 'p99') <= BUDGET.p99Ms;
+    verdicts.push(ok);
+    for (const who of ['server', 'peer'])
+      rows.push([
+        s.name,
+        who === 'server' ? 'SecureRing' : 'peer',
+        String(bytes),
+        pick(who, 'rps').toFixed(0),
+        pick(who, 'p50').toFixed(1),
+        pick(who, 'p99').toFixed(1),
+        who === 'server' ? `${(ratio * 100).toFixed(0)} % ${ok ? '✓' : '✗'}` : '',
+      ]);
+  }
+  console.log(`# REST overhead — ${machine()}\n`);
+  console.log(
+    `${REQUESTS} requests × ${ROUNDS} rounds per side, ${CONCURRENCY} concurrent keep-alive clients, medians; ` +
+      `budget ≥ ${BUDGET.ratio * 100} % of the peer's req/s and p99 ≤ ${BUDGET.p99Ms} ms.\n`,
+  );
+  console.log(
+    table(['Call', 'Server', 'Bytes (server answer)', 'Req/s', 'p50 ms', 'p99 ms', 'vs peer'], rows),
+  );
+  if (verdicts.includes(false)) process.exitCode = 1;
+} finally {
+  await peer?.stop();
+  await server.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,276 @@
+// Drives a Ring through the public API as browsers do, with the real end-to-end encryption of
+// @securering/e2ee (passed in: the e2e tests import the TypeScript package, the benchmarks a bundle
+// of it): a subscribed customer, its Ring, invited members who publish keys, an epoch shared with
+// the senders, encrypted messages sent with their client message id, history read by sequence.
+// Used by bench/fanout.mjs, bench/cluster.mjs, bench/rest-overhead.mjs and e2e/specs/cluster.e2e.ts.
+import { randomUUID } from 'node:crypto';
+
+export const DRIVER_CUSTOMER_PASSWORD = 'Cluster-Customer-Pass-7';
+export const DRIVER_MEMBER_PASSWORD = 'Cluster-Member-Pass-9';
+const PASSPHRASE = 'une phrase de banc d’essai assez longue';
+
+/**
+ * One API call. Network errors and 5xx answers are retried (`retries` times, 200 ms apart) when
+ * `retries` is given: a call through a load balancer that lost an instance is sent again.
+ * Resolves with the status and the parsed body.
+ */
+export async function api(base, method, path, { token, body, retries = 0, timeoutMs = 15_000 } = {}) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let json;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = { raw: text.slice(0, 200) };
+      }
+      if (res.status >= 500 && attempt < retries) throw new Error(`${res.status}`);
+      return { status: res.status, json };
+    } catch (error) {
+      if (attempt >= retries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Like api() but throws unless the answer is 2xx. */
+export async function apiOk(base, method, path, options = {}) {
+  const { status, json } = await api(base, method, path, options);
+  if (status < 200 || status > 299)
+    throw new Error(`${method} ${path} → ${status} ${JSON.stringify(json).slice(0, 300)}`);
+  return json;
+}
+
+/** Runs `work` on every item with at most `limit` at once; resolves with the results in order. */
+export async function mapLimit(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i], i);
+      }
+    }),
+  );
+  return results;
+}
+
+/** A Ring member acting like its browser: session token, keys, encryption, sends, history. */
+export class RingMember {
+  constructor(base, e2ee, { memberId, ringId, token, username }) {
+    this.base = base;
+    this.e2ee = e2ee;
+    this.memberId = memberId;
+    this.ringId = ringId;
+    this.token = token;
+    this.username = username;
+    this.epochKeys = new Map();
+  }
+
+  call(method, path, body, options = {}) {
+    return api(this.base, method, path, { token: this.token, body, ...options });
+  }
+
+  /** First unlock: creates, seals and publishes identity keys. */
+  async publishKeys() {
+    const { e2ee } = this;
+    this.identity = await e2ee.generateIdentity();
+    const publicKeys = await e2ee.exportPublicIdentity(this.identity);
+    const record = await e2ee.sealIdentity(this.identity, PASSPHRASE, {
+      memberId: this.memberId,
+      iterations: e2ee.LEGACY_KDF_ITERATIONS,
+    });
+    await apiOk(this.base, 'POST', '/api/rings/save-member-key.php', {
+      token: this.token,
+      body: { key: record, publicKeys },
+    });
+  }
+
+  /** Creates the next epoch, shared with every member that published keys (the first is epoch 1). */
+  async rotate() {
+    const { e2ee } = this;
+    const state = await apiOk(this.base, 'GET', '/api/rings/keys/state.php', { token: this.token });
+    const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
+    const epoch = state.currentEpoch + 1;
+    const key = await e2ee.generateEpochKey({ ringId: this.ringId, epoch, level: state.level });
+    const recipients = info.users.filter((u) => u.keys);
+    const shares = await Promise.all(
+      recipients.map((u) =>
+        e2ee.wrapEpochKeyFor(
+          key,
+          { memberId: u.id, x25519PublicB64: u.keys.publicKeys.x25519 },
+          { memberId: this.memberId, signingPrivateKey: this.identity.signing.privateKey },
+        ),
+      ),
+    );
+    await apiOk(this.base, 'POST', '/api/rings/keys/rotate.php', {
+      token: this.token,
+      body: {
+        epoch,
+        level: state.level,
+        shares,
+        withheld: [],
+        keyVersions: Object.fromEntries(recipients.map((u) => [u.id, u.keys.keyVersion])),
+      },
+    });
+    this.epochKeys.set(epoch, key);
+    return epoch;
+  }
+
+  /** Reads its shares and opens each (checking the sender's signature). */
+  async loadKeys() {
+    const { e2ee } = this;
+    const state = await apiOk(this.base, 'GET', '/api/rings/keys/state.php', { token: this.token });
+    const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
+    const senders = new Map(info.users.map((u) => [u.id, u.keys?.publicKeys.ed25519]));
+    for (const { share, senderMemberId } of state.shares) {
+      const senderKey = senders.get(senderMemberId);
+      if (!senderKey) continue;
+      this.epochKeys.set(
+        share.epoch,
+        await e2ee.unwrapEpochKey(
+          share,
+          { memberId: this.memberId, agreementKeyPair: this.identity.agreement },
+          senderKey,
+          { ringId: this.ringId },
+        ),
+      );
+    }
+  }
+
+  /** An envelope of `text` for the room under the newest epoch it holds. */
+  encrypt(text, clientMessageId = randomUUID(), conversationId = 'room:general') {
+    const epoch = Math.max(...this.epochKeys.keys());
+    return this.e2ee.encryptMessage(
+      {
+        v: 1,
+        ringId: this.ringId,
+        conversationId,
+        epoch,
+        senderId: this.memberId,
+        clientMessageId,
+        sentAt: new Date().toISOString(),
+      },
+      text,
+      this.epochKeys.get(epoch),
+      this.identity.signing.privateKey,
+    );
+  }
+
+  /** The body of send.php for an envelope. */
+  static sendBody(content, conversationId = 'room:general') {
+    return { content, clientEncrypted: true, conversation_id: conversationId, messageType: 'text' };
+  }
+
+  async mintStreamToken(options = {}) {
+    const json = await apiOk(this.base, 'POST', '/api/rings/mint-stream-token.php', {
+      token: this.token,
+      ...options,
+    });
+    return json.stream_token;
+  }
+
+  /** Every room message after `since`, oldest first, page by page (what a client does on reconnect). */
+  async history(since = 0, options = {}) {
+    const messages = [];
+    let cursor = since;
+    for (;;) {
+      const json = await apiOk(
+        this.base,
+        'GET',
+        `/api/messages/get.php?conversation_id=room%3Ageneral&since=${cursor}&limit=100`,
+        { token: this.token, ...options },
+      );
+      messages.push(...json.messages);
+      if (json.messages.length > 0) cursor = json.messages[json.messages.length - 1].seq;
+      if (!json.hasMore) return messages;
+    }
+  }
+}
+
+/**
+ * A customer with a yearly Enterprise subscription (unlimited members), made by the back office,
+ * its Ring, and the owner's Ring session. `admin`: { username, password } of the seeded admin.
+ */
+export async function subscribedRing(base, e2ee, { admin, ringName = 'Ring de charge', email }) {
+  const adminToken = (await apiOk(base, 'POST', '/api/admin/auth/login.php', { body: admin })).token;
+  const customerEmail = email ?? `charge-${randomUUID().slice(0, 8)}@example.com`;
+  const created = await apiOk(base, 'POST', '/api/admin/customers.php', {
+    token: adminToken,
+    body: {
+      first_name: 'Banc',
+      last_name: 'Essai',
+      email: customerEmail,
+      password: DRIVER_CUSTOMER_PASSWORD,
+      email_verified: true,
+    },
+  });
+  const plans = await apiOk(base, 'GET', '/api/subscriptions/plans.php');
+  const plan = plans.data.find((p) => p.slug === 'enterprise') ?? plans.data[plans.data.length - 1];
+  const today = new Date().toISOString().slice(0, 10);
+  const nextYear = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
+  await apiOk(base, 'POST', `/api/admin/customers/${created.data.id}/create-subscription`, {
+    token: adminToken,
+    body: { plan_id: plan.id, billing_cycle: 'yearly', starts_at: today, expires_at: nextYear },
+  });
+  const customerToken = (
+    await apiOk(base, 'POST', '/api/auth/customer-login.php', {
+      body: { email: customerEmail, password: DRIVER_CUSTOMER_PASSWORD },
+    })
+  ).token;
+  const ring = await apiOk(base, 'POST', '/api/customer/rings.php', {
+    token: customerToken,
+    body: { name: ringName },
+  });
+  const ringId = ring.data.id;
+  const login = await apiOk(base, 'POST', '/api/rings/login.php', {
+    body: { email: customerEmail, password: DRIVER_CUSTOMER_PASSWORD, ring_id: ringId },
+  });
+  const owner = new RingMember(base, e2ee, {
+    memberId: login.user.id,
+    ringId,
+    token: login.token,
+    username: login.user.username,
+  });
+  return { adminToken, customerToken, ringId, owner, email: customerEmail };
+}
+
+/** `count` invited members who accepted their invitation (each a Ring session). */
+export async function inviteMembers(base, e2ee, { customerToken, ringId, count, prefix = 'membre', concurrency = 4 }) {
+  const names = Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`);
+  return mapLimit(names, concurrency, async (username) => {
+    const invited = await apiOk(base, 'POST', '/api/customer/ring-users.php', {
+      token: customerToken,
+      body: { ring_id: ringId, username },
+    });
+    const accepted = await apiOk(base, 'POST', '/api/rings/accept-invite.php', {
+      body: { invite_code: invited.data.inviteCode, username, password: DRIVER_MEMBER_PASSWORD },
+    });
+    return new RingMember(base, e2ee, { memberId: accepted.user.id, ringId, token: accepted.token, username });
+  });
+}
+
+/**
+ * A Ring of `members` invited members plus the owner, where the owner and the first `senders`
+ * members hold the key of epoch 1. Resolves { ringId, owner, members, senders }.
+ */
+export async function ringWithSenders(base, e2ee, { admin, members, senders = 1, concurrency = 4 }) {
+  const { customerToken, ringId, owner } = await subscribedRing(base, e2ee, { admin });
+  const invited = await inviteMembers(base, e2ee, { customerToken, ringId, count: members, concurrency });
+  const keyed = invited.slice(0, Math.max(0, senders - 1));
+  await owner.publishKeys();
+  for (const member of keyed) await member.publishKeys();
+  await owner.rotate();
+  for (const member of keyed) await member.loadKeys();
+  return { ringId, customerToken, owner, members: invited, senders: [owner, ...keyed] };
+}
