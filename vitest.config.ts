@@ -50,6 +50,8 @@ export default defineConfig({
           ]
         : []),
       {
+        // The app's `@/` imports (apps/web/vite.config.ts), for tests of modules that use them.
+        resolve: { alias: { '@': new URL('./apps/web/src', import.meta.url).pathname } },
         test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],

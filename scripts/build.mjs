@@ -64,7 +64,13 @@ for (const target of targets) {
   }
   console.log(`[build] ${target.name}: construction…`);
   const started = Date.now();
-  const result = spawnSync('npm', ['run', 'build', '-w', target.workspace], { cwd: root, stdio: 'inherit' });
+  // Always a production build: run from vitest (e2e global setup), NODE_ENV is `test`, and Vite
+  // would then bundle React's development build (slower, larger, with dev-only warnings).
+  const result = spawnSync('npm', ['run', 'build', '-w', target.workspace], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) {
     console.error(`[build] ${target.name}: échec`);
     process.exit(result.status ?? 1);

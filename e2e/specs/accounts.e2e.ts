@@ -31,7 +31,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByLabel('Mot de passe', { exact: true }).fill('secret12');
     await page.getByRole('button', { name: 'Suivant' }).click();
     await page.getByText('Email invalide').waitFor();
-    await page.getByText('Mot de passe: 1 majuscule requise').waitFor();
+    await page.getByText('Mot de passe : 1 majuscule requise').waitFor();
 
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);

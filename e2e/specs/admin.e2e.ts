@@ -37,7 +37,7 @@ describe('[ADMIN] the back office on real data', () => {
     const cards = page.getByRole('region', { name: 'Indicateurs' });
     await cards.getByText('comptes au total').waitFor();
     for (const tab of [
-      'Dashboard',
+      'Tableau de bord',
       'Clients',
       'Emails',
       'Plans',
@@ -46,8 +46,8 @@ describe('[ADMIN] the back office on real data', () => {
       'Sauvegarde',
       'Site',
       'Rings',
-      'Admins',
-      'Logs',
+      'Administrateurs',
+      'Journaux',
     ]) {
       expect(await page.getByRole('tab', { name: tab, exact: true }).isVisible()).toBe(true);
     }
@@ -72,7 +72,9 @@ describe('[ADMIN] the back office on real data', () => {
     };
     const created = plans.data.find((p) => p.name === 'Équipe Pro');
     expect(created).toMatchObject({ price: 49.9 });
-    expect(created!.features).toEqual(expect.arrayContaining(['Rings: 5', 'Espace disque: 100 Go']));
+    expect(created!.features).toEqual(
+      expect.arrayContaining(['Rings\u202f: 5', 'Espace disque\u202f: 100 Go']),
+    );
   });
 
   it('[ADMIN] creates a customer with a manual subscription to that plan', async () => {
@@ -121,8 +123,8 @@ describe('[ADMIN] the back office on real data', () => {
     expect(dashboard.data.subscription).toMatchObject({ plan: 'Équipe Pro', status: 'active' });
   });
 
-  it('[ADMIN] creates an admin with only the Plans module, who then sees only Dashboard and Plans', async () => {
-    await page.getByRole('tab', { name: 'Admins', exact: true }).click();
+  it('[ADMIN] creates an admin with only the Plans module, who then sees only the dashboard and Plans', async () => {
+    await page.getByRole('tab', { name: 'Administrateurs', exact: true }).click();
     await page.getByRole('button', { name: 'Nouvel administrateur' }).click();
     const form = page.getByRole('dialog');
     await form.getByLabel('Nom d’utilisateur').fill('plans.only');
@@ -141,15 +143,17 @@ describe('[ADMIN] the back office on real data', () => {
     await adminSignIn(other, suite.server.url, 'plans.only', 'Plans-Only-1');
     await other.getByRole('tab', { name: 'Plans', exact: true }).waitFor();
     const tabs = await other.getByRole('tab').allTextContents();
-    expect(tabs.map((t) => t.trim())).toEqual(['Dashboard', 'Plans']);
+    expect(tabs.map((t) => t.trim())).toEqual(['Tableau de bord', 'Plans']);
     await screenshot(other, 'admin-plans-only');
   });
 
   it('[ADMIN] changes the site colours and the public site shows them', async () => {
     await page.getByRole('tab', { name: 'Site', exact: true }).click();
     await page.getByRole('tab', { name: 'Apparence' }).click();
-    await page.getByLabel('Couleur principale', { exact: true }).fill('#dc2626');
-    await page.getByText('Aperçu — #dc2626 / #64748b').waitFor();
+    // A red dark enough for white text (WCAG AA): shown as chosen. A lighter one would be darkened
+    // until it is readable (lib/colors.ts, unit-tested in colors.test.ts).
+    await page.getByLabel('Couleur principale', { exact: true }).fill('#b91c1c');
+    await page.getByText('Aperçu — #b91c1c / #64748b').waitFor();
     await screenshot(page, 'admin-site-appearance');
     await page.getByRole('button', { name: 'Enregistrer les couleurs' }).click();
     await page.getByText('Paramètres enregistrés').first().waitFor();
@@ -160,7 +164,7 @@ describe('[ADMIN] the back office on real data', () => {
     await button.waitFor();
     await expect
       .poll(() => button.evaluate((el) => getComputedStyle(el).backgroundColor))
-      .toBe('rgb(220, 38, 38)');
+      .toBe('rgb(185, 28, 28)');
   });
 
   it('[ADMIN] exports the transactions as CSV', async () => {

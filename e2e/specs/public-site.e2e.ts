@@ -27,7 +27,7 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     const pro = page.getByRole('article', { name: 'Plan Professional' });
     await pro.getByText('Populaire').waitFor();
     expect(await pro.getByText('29,90 €').isVisible()).toBe(true);
-    expect(await pro.getByText('+€9,90/mois').isVisible()).toBe(true);
+    expect(await pro.getByText('+9,90 € / mois').isVisible()).toBe(true);
     const enterprise = page.getByRole('article', { name: 'Plan Enterprise' });
     expect(await enterprise.getByText('Utilisateurs : Illimité').isVisible()).toBe(true);
     expect(await enterprise.getByText('✓ Vidéo incluse').isVisible()).toBe(true);
@@ -85,15 +85,19 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     await context.close();
   });
 
-  it('[PUBLIC] legal pages say when they are not configured, and render stored HTML without anything hostile', async () => {
+  it('[PUBLIC] legal pages ship a French model, say when an operator emptied them, and render stored HTML without anything hostile', async () => {
     const context = await newContext(suite.browser);
     await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const page = await context.newPage();
-    await page.goto(`${suite.server.url}/privacy`);
-    await page.getByText('Le contenu de cette page n’a pas encore été configuré').waitFor();
+    await page.goto(`${suite.server.url}/legal`);
+    await page.getByText('Modèle à adapter.').waitFor();
+    await page.getByRole('heading', { name: 'Directeur de la publication' }).waitFor();
 
     // Bypass the server's own sanitising to prove the page sanitises again when rendering.
     const db = new Database(path.join(suite.server.dataDir, 'securering.sqlite'));
+    db.prepare("update settings set setting_value = '' where category = 'legal' and key = 'privacy_content'").run();
+    await page.goto(`${suite.server.url}/privacy`);
+    await page.getByText('Le contenu de cette page n’a pas encore été configuré').waitFor();
     db.prepare(
       "update settings set setting_value = ? where category = 'legal' and key = 'terms_content'",
     ).run(

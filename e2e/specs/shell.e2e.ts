@@ -28,6 +28,8 @@ describe('[SHELL] global behaviours of the web app', () => {
     await screenshot(page, 'shell-home-desktop');
     await banner.getByRole('button', { name: 'Personnaliser' }).click();
     const dialog = page.getByRole('dialog');
+    // The preferences dialog is loaded when first asked for.
+    await dialog.getByText('Personnaliser les cookies').waitFor();
     expect(await dialog.getByText('Personnaliser les cookies').isVisible()).toBe(true);
     expect(await dialog.getByRole('switch', { name: 'Nécessaires (toujours actifs)' }).isDisabled()).toBe(
       true,

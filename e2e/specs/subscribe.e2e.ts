@@ -49,10 +49,10 @@ describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
 
     await page.getByRole('radio', { name: /Annuel/ }).click();
     await pro.getByText('299,00 €').waitFor();
-    expect(await pro.locator('s').textContent()).toBe('358,80 €');
+    expect(await pro.locator('s').textContent()).toBe('358,80\u00a0€');
     await pro.getByRole('switch').click();
     await pro.getByText('398,00 €').waitFor();
-    expect(await pro.getByText('+€99,00/an').isVisible()).toBe(true);
+    expect(await pro.getByText('+99,00 € / an').isVisible()).toBe(true);
     await screenshot(page, 'subscribe-yearly-video');
     await pro.getByRole('button', { name: 'Choisir ce plan' }).click();
 
@@ -81,7 +81,7 @@ describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
     const mail = await suite.mailbox.waitFor(
       (m) => m.to.includes(EMAIL) && m.subject.includes('Confirmation de paiement'),
     );
-    expect(mail.text).toContain('398,00 €');
+    expect(mail.text).toMatch(/398,00\s€/);
 
     await page.getByRole('link', { name: 'Accéder à mon espace client' }).click();
     await page.waitForURL(`${suite.server.url}/client`);

@@ -21,6 +21,7 @@ import type { StorageProvider } from './providers/storage/storage-provider';
 import { RealtimeHub } from './realtime/realtime-hub';
 import { RequestMetrics } from './lib/request-metrics';
 import { DeferredTasks } from './lib/deferred-tasks';
+import { Lifecycle } from './lib/lifecycle';
 
 /**
  * The cross-cutting services every module may use. Feature services are built by their own
@@ -47,6 +48,8 @@ export interface AppContext {
   deferred: DeferredTasks;
   /** Where Ring files are stored (local disk or S3), for the file space, backups and deletions. */
   storage: StorageProvider;
+  /** Start and draining (graceful shutdown) of this process. */
+  lifecycle: Lifecycle;
 }
 
 export interface ContextOptions {
@@ -100,5 +103,6 @@ export function createAppContext(options: ContextOptions): AppContext {
     metrics: new RequestMetrics(),
     deferred: new DeferredTasks(logger),
     storage: createStorageProvider(config),
+    lifecycle: new Lifecycle(),
   };
 }

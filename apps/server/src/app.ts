@@ -84,12 +84,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     );
   }
 
-  app.addHook('onSend', async (request, reply) => {
+  // Hooks on every request take a callback, not an async function: no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    done(null, payload);
   });
   // API response times feed the console's p50/p95 (static files and sockets are left out).
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.url.startsWith('/api/')) ctx.metrics.record(reply.elapsedTime);
+    done();
   });
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);

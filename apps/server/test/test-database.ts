@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type DatabaseHandle } from '../src/db/database';
+import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../src/db/database';
 import { migrateToLatest } from '../src/db/migrate';
 
 /** The project decides the dialect: `TEST_DB=postgres` runs the same suite on PostgreSQL. */
@@ -17,8 +17,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database: a temp SQLite file, or a new PostgreSQL schema. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh, migrated database (empty with `migrate: false`): a temp SQLite file, or a new PostgreSQL schema. */
+export async function createTestDatabase(
+  options: Pick<DatabaseOptions, 'onQuery'> & { migrate?: boolean } = {},
+): Promise<TestDatabase> {
+  const { migrate = true, ...databaseOptions } = options;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-test-'));
   if (TEST_DB_KIND === 'postgres') {
     const url = process.env.TEST_DATABASE_URL;
@@ -28,9 +31,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    const open = () => openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 4 });
+    const open = () => openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 4, ...databaseOptions });
     const handle = open();
-    await migrateToLatest(handle.db);
+    if (migrate) await migrateToLatest(handle.db);
     return {
       open,
       handle,
@@ -45,9 +48,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const file = path.join(dataDir, 'test.sqlite');
-  const open = () => openDatabase({ sqlitePath: file });
+  const open = () => openDatabase({ sqlitePath: file, ...databaseOptions });
   const handle = open();
-  await migrateToLatest(handle.db);
+  if (migrate) await migrateToLatest(handle.db);
   return {
     open,
     handle,

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type KyselyConfig,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema';
 
@@ -24,6 +32,8 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests use one schema per test file). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** Sees every query (tests check the plans of the queries a scenario runs). */
+  onQuery?: (query: { sql: string; parameters: readonly unknown[] }) => void;
 }
 
 // int8 (bigint, count(*)) comes back as a string by default; every value we store fits in 2^53.
@@ -33,17 +43,67 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
   if (!options.sqlitePath) throw new Error('sqlitePath is required when no databaseUrl is given');
-  return openSqlite(options.sqlitePath);
+  return openSqlite(options.sqlitePath, options);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+function logOption(options: DatabaseOptions): KyselyConfig['log'] {
+  const onQuery = options.onQuery;
+  if (!onQuery) return undefined;
+  return (event) => {
+    if (event.level === 'query') onQuery({ sql: event.query.sql, parameters: event.query.parameters });
+  };
+}
+
+/** Distinct SQL texts whose prepared statements are kept (least recently used go first). */
+export const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * better-sqlite3 for Kysely, with its prepared statements kept by SQL text. Kysely's SQLite driver
+ * prepares every query again (parsing and planning it each time: a third of a simple read's cost);
+ * the same text now reuses its statement. Kysely runs one query at a time on its single SQLite
+ * connection, so a statement is never used twice at once; streamed reads (`iterate`) still get a
+ * statement of their own, as a reader may stop half-way.
+ */
+export function withStatementCache(
+  sqlite: SqliteDatabase.Database,
+  size = SQLITE_STATEMENT_CACHE_SIZE,
+): KyselySqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string): SqliteStatement {
+      const cached = cache.get(text);
+      if (cached) {
+        // Most recently used last, so the first key is the one to drop.
+        cache.delete(text);
+        cache.set(text, cached);
+        return cached;
+      }
+      const statement = sqlite.prepare(text);
+      const entry: SqliteStatement = {
+        reader: statement.reader,
+        all: (parameters) => statement.all(parameters),
+        run: (parameters) => statement.run(parameters),
+        iterate: (parameters) => sqlite.prepare(text).iterate(parameters) as IterableIterator<unknown>,
+      };
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      cache.set(text, entry);
+      return entry;
+    },
+  };
+}
+
+function openSqlite(file: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    log: logOption(options),
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -66,7 +126,7 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logOption(options) });
   return {
     db,
     dialect: 'postgres',

@@ -13,15 +13,26 @@ async function migrationTableSchema(db: Database): Promise<string | undefined> {
   return rows[0]?.schema ?? undefined;
 }
 
-/** Applies every pending migration; throws with the failing migration's name on error. */
-export async function migrateToLatest(db: Database): Promise<MigrationResultSet> {
+async function migratorFor(db: Database): Promise<Migrator> {
   const schema = await migrationTableSchema(db);
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const result = await migrator.migrateToLatest();
+}
+
+/** Applies every pending migration; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Database): Promise<MigrationResultSet> {
+  return check(await (await migratorFor(db)).migrateToLatest());
+}
+
+/** Migrates up or down to `name` (tests: a database as an older version left it). */
+export async function migrateTo(db: Database, name: string): Promise<MigrationResultSet> {
+  return check(await (await migratorFor(db)).migrateTo(name));
+}
+
+function check(result: MigrationResultSet): MigrationResultSet {
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = result.error instanceof Error ? result.error.message : String(result.error);

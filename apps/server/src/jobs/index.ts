@@ -6,6 +6,8 @@ import { CallService } from '../modules/calls/calls.service';
 import { purgeAbandonedUploads } from '../modules/ring-files/ring-files.tus';
 import { runSubscriptionLifecycle } from '../modules/subscriptions/subscription-lifecycle.job';
 import { purgeVisitorSelections } from '../modules/subscriptions/visitor-selection-purge.job';
+import { PRESENCE_SWEEP_MS } from '../realtime/presence-registry';
+import { sweepDeadInstances } from '../realtime/presence';
 import type { Job } from './scheduler';
 
 /** Every scheduled job of the server. A feature adds its job here. */
@@ -37,5 +39,7 @@ export function buildJobs(ctx: AppContext): Job[] {
     { name: 'call-sweep', intervalMs: MINUTE_MS, run: () => calls.sweep() },
     // Resumable uploads idle for a day, and reservations of uploads a stopped process left behind.
     { name: 'abandoned-upload-purge', intervalMs: HOUR_MS, run: () => purgeAbandonedUploads(ctx) },
+    // Members held by an instance that died (Redis only) are announced offline within 20 s.
+    { name: 'presence-sweep', intervalMs: PRESENCE_SWEEP_MS, run: () => sweepDeadInstances(ctx) },
   ];
 }

@@ -29,9 +29,11 @@ export function containsNul(value: unknown): boolean {
  * the caller get a 500 instead of "Requête invalide").
  */
 export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (containsNul(request.body) || containsNul(request.query) || containsNul(request.params)) {
-      throw badRequest();
+      done(badRequest());
+      return;
     }
+    done();
   });
 }

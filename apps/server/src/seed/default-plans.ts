@@ -5,8 +5,9 @@ const GIB = 1024 ** 3;
 type PlanSeed = Omit<PlansTable, 'id' | 'created_at' | 'updated_at'>;
 
 /**
- * The three Ring plans of spec 2: starter (chat, basic encryption), professional (adds video,
- * advanced encryption, file sharing), enterprise (everything, military-grade encryption).
+ * The three Ring plans of spec 2: starter (chat, basic encryption, no file sharing), professional
+ * (adds video, advanced encryption, file sharing), enterprise (everything, military-grade
+ * encryption). The feature lines say only what the server allows (`fileSharingAllowed`).
  */
 export const DEFAULT_PLANS: PlanSeed[] = [
   {
@@ -23,7 +24,6 @@ export const DEFAULT_PLANS: PlanSeed[] = [
       'Rings: 1',
       'Chat sécurisé',
       'Appels vocaux',
-      'Partage de fichiers',
       'Espace disque: 5 Go',
     ]),
     features_chat: 1,

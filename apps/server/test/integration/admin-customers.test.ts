@@ -1116,7 +1116,7 @@ describe('back office customers', () => {
         plan_name: 'Enterprise',
         billing_cycle: 'annual',
         amount: 398,
-        amount_formatted: '398,00 €',
+        amount_formatted: '398,00\u00a0€',
         currency: 'EUR',
         payment_provider: 'paypal',
         computed_status: 'completed',

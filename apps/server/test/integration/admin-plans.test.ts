@@ -98,7 +98,7 @@ describe('admin plans', () => {
     const forbidden = await call('PUT', '/api/admin/plans.php', viewer, { id: starter.id, price: 1 });
     expect(forbidden.json()).toMatchObject({
       success: false,
-      error: "Vous n'avez pas les droits pour modifier ce paramètre",
+      error: 'Vous n’avez pas les droits pour modifier ce paramètre',
     });
     expect(forbidden.json().message).toBe(forbidden.json().error);
     // A POST carrying an id is an edit: the create right alone is not enough.
@@ -249,7 +249,7 @@ describe('admin plans', () => {
     const starter = before[0]!;
     const cases: Array<[object, string]> = [
       [{ name: '   ' }, 'Nom du plan requis'],
-      [{ name: 'x'.repeat(101) }, 'Nom du plan : 100 caractères maximum'],
+      [{ name: 'x'.repeat(101) }, 'Nom du plan\u202f: 100 caractères maximum'],
       [{ name: 'Cher', price: 'dix euros' }, 'Prix invalide (nombre positif, ex. 9,90)'],
       [{ name: 'Négatif', price: -5 }, 'Prix invalide (nombre positif, ex. 9,90)'],
       [{ name: 'Vidéo', video_option: '1,234' }, 'Option vidéo invalide (nombre positif, ex. 4,90)'],
@@ -258,7 +258,7 @@ describe('admin plans', () => {
       [{ name: 'Disque', storage_gb: 'abc' }, 'Espace disque invalide'],
       [{ name: 'Chiffre', encryption_levels: [] }, 'Sélectionnez au moins un niveau de chiffrement'],
       [{ name: 'Chiffre', encryption_levels: ['quantum'] }, 'Niveau de chiffrement inconnu'],
-      [{ name: 'Long', features: ['x'.repeat(201)] }, 'Chaque fonctionnalité : 200 caractères maximum'],
+      [{ name: 'Long', features: ['x'.repeat(201)] }, 'Chaque fonctionnalité\u202f: 200 caractères maximum'],
       [{ name: 'Foule', max_users: 10_000_000 }, 'Nombre d’utilisateurs invalide'],
     ];
     for (const [payload, message] of cases) {
@@ -327,8 +327,8 @@ describe('admin plans', () => {
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toEqual({
       success: false,
-      error: 'Ce plan est utilisé par des abonnements : désactivez-le plutôt',
-      message: 'Ce plan est utilisé par des abonnements : désactivez-le plutôt',
+      error: 'Ce plan est utilisé par des abonnements\u202f: désactivez-le plutôt',
+      message: 'Ce plan est utilisé par des abonnements\u202f: désactivez-le plutôt',
     });
     expect(await planRow(professional.id)).toBeTruthy();
 

@@ -100,6 +100,7 @@ describe('contact form and public plans', () => {
       video_option: 0,
       encryption_levels: ['basic', 'standard', 'high', 'military'],
     });
-    expect(body.data[1]!.features).toContain('Espace disque: 500 Go');
+    // Stored as the back office writes it, served with French typography.
+    expect(body.data[1]!.features).toContain('Espace disque\u202f: 500 Go');
   });
 });

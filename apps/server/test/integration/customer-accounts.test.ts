@@ -59,8 +59,8 @@ describe('customer accounts', () => {
       [{ last_name: '' }, 'Nom requis'],
       [{ password: '', confirm_password: '' }, 'Mot de passe requis'],
       [{ password: 'Abc1', confirm_password: 'Abc1' }, 'Mot de passe trop court (8 min)'],
-      [{ password: 'secret123', confirm_password: 'secret123' }, 'Mot de passe: 1 majuscule requise'],
-      [{ password: 'Secretabc', confirm_password: 'Secretabc' }, 'Mot de passe: 1 chiffre requis'],
+      [{ password: 'secret123', confirm_password: 'secret123' }, 'Mot de passe\u202f: 1 majuscule requise'],
+      [{ password: 'Secretabc', confirm_password: 'Secretabc' }, 'Mot de passe\u202f: 1 chiffre requis'],
       [{ confirm_password: 'Secret124' }, 'Les mots de passe ne correspondent pas'],
       [{ accept_terms: false }, ACCOUNT_MESSAGES.acceptanceRequired],
       [{ accept_privacy: false }, ACCOUNT_MESSAGES.acceptanceRequired],
@@ -77,7 +77,7 @@ describe('customer accounts', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
         success: true,
-        message: 'Compte créé avec succès ! Vérifiez votre email.',
+        message: 'Compte créé avec succès\u202f! Vérifiez votre email.',
       });
       const row = await t.ctx.db
         .selectFrom('customers')
@@ -111,7 +111,7 @@ describe('customer accounts', () => {
       const res = await register({ ...VALID, email: 'DEJA@example.com' });
       expect(res.json()).toEqual({
         success: true,
-        message: 'Compte créé avec succès ! Vérifiez votre email.',
+        message: 'Compte créé avec succès\u202f! Vérifiez votre email.',
       });
       expect(await countCustomers()).toBe(before);
       const mail = await lastMailTo(t.ctx, existing.email);

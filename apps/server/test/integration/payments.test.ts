@@ -204,7 +204,7 @@ describe('checkout, payments and the subscription lifecycle', () => {
       expect(payment!.transaction_id).toMatch(/^test_txn_/);
       const mail = await lastMailTo(t.ctx, customer.email);
       expect(mail?.template_name).toBe('payment_confirmation');
-      expect(mail?.body_text).toContain('398,00 €');
+      expect(mail?.body_text).toContain('398,00\u00a0€');
 
       // Approving again changes nothing.
       await post(

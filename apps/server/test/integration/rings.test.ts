@@ -260,7 +260,7 @@ describe('customer Rings, invitations and the way into a Ring', () => {
     it('validates, refuses duplicates, mails the invite link and gives each user an unguessable code', async () => {
       const { headers } = await subscriber();
       const ringId = await createRing(headers, 'Direction');
-      expect((await invite(headers, ringId, '')).json().error).toBe("Veuillez entrer un nom d'utilisateur");
+      expect((await invite(headers, ringId, '')).json().error).toBe('Veuillez entrer un nom d’utilisateur');
       expect(
         (await call('POST', '/api/customer/ring-users.php', headers, { username: 'x' })).json().error,
       ).toBe('Aucun ring sélectionné');

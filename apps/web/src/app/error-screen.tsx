@@ -1,12 +1,10 @@
 import { AlertTriangle } from 'lucide-react';
 import { useEffect } from 'react';
-import { useRouteError } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { logToServer } from '@/lib/client-log';
 
 /** Fallback for render errors anywhere in the app: logged to the server, user asked to refresh. */
-export function ErrorScreen() {
-  const error = useRouteError();
+export function ErrorScreen({ error }: { error: unknown }) {
   useEffect(() => {
     logToServer('error', 'system', 'Erreur d’affichage', {
       url: window.location.pathname,

@@ -2,7 +2,6 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ToastProvider } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
-import { AdminSessionProvider } from '@/lib/auth/admin-session';
 import { CustomerSessionProvider } from '@/lib/auth/customer-session';
 import { RingSessionProvider } from '@/lib/auth/ring-session';
 
@@ -22,9 +21,7 @@ export function AppProviders({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <ToastProvider>
         <CustomerSessionProvider>
-          <RingSessionProvider>
-            <AdminSessionProvider>{children}</AdminSessionProvider>
-          </RingSessionProvider>
+          <RingSessionProvider>{children}</RingSessionProvider>
         </CustomerSessionProvider>
       </ToastProvider>
     </QueryClientProvider>

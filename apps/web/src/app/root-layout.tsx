@@ -1,8 +1,12 @@
-import { Navigate, Outlet, ScrollRestoration, useLocation, useSearchParams } from 'react-router';
+import { Suspense } from 'react';
+import { Navigate, Outlet, useLocation, useSearchParams } from 'react-router';
 import { BackToTop } from '@/components/layout/back-to-top';
 import { CookieBanner } from '@/components/layout/cookie-banner';
+import { FullPageSpinner } from '@/components/ui/spinner';
 import { useApplySiteSettings } from '@/lib/site-settings';
+import { useRouteCodeLoading } from './lazy-page';
 import { MaintenanceGate } from './maintenance-gate';
+import { ScrollRestoration } from './scroll-restoration';
 
 /** Global behaviours of every page: invite redirect, maintenance gate, colours, back-to-top, cookies. */
 export function RootLayout() {
@@ -17,10 +21,25 @@ export function RootLayout() {
 
   return (
     <MaintenanceGate>
-      <Outlet />
+      <RouteLoadingBar />
+      <Suspense fallback={<FullPageSpinner />}>
+        <Outlet />
+      </Suspense>
       <BackToTop />
       <CookieBanner />
       <ScrollRestoration />
     </MaintenanceGate>
+  );
+}
+
+/** A thin bar at the top while the next page's code downloads (the current page stays meanwhile). */
+function RouteLoadingBar() {
+  const loading = useRouteCodeLoading();
+  if (!loading) return null;
+  return (
+    <div role="status" className="fixed inset-x-0 top-0 z-[60] h-1 overflow-hidden bg-primary/20">
+      <span className="sr-only">Chargement de la page…</span>
+      <div className="route-loading-bar h-full w-1/3 bg-primary" aria-hidden />
+    </div>
   );
 }

@@ -1,7 +1,10 @@
 import { Check } from 'lucide-react';
 import { cn } from '@/lib/utils';
 
-/** A plan's feature lines with check marks (home page and /subscribe). */
+/**
+ * A plan's feature lines with check marks (home page and /subscribe), as the server serves them:
+ * with French typography already applied (`toPublicPlan`).
+ */
 export function PlanFeatureList({ features, className }: { features: string[]; className?: string }) {
   return (
     <ul className={cn('flex-1 space-y-2 text-sm', className)}>

@@ -43,12 +43,12 @@ export function clearSession(audience: Audience): void {
 }
 
 export interface RequestOptions<S extends z.ZodType | undefined> {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   /** Sends the bearer token of this audience; a missing token fails with "Non authentifié". */
   auth?: Audience;
-  /** Validates the success answer. */
-  schema?: S;
+  /** Validates the success answer: a schema, or a loader of one (`lazySchema`, for shell code). */
+  schema?: S | (() => Promise<S>);
   signal?: AbortSignal;
   /** Message when the server gives none. */
   fallbackError?: string;
@@ -109,7 +109,7 @@ function fail(path: string, response: Response, json: unknown, options: SendOpti
     envelope.error ??
     envelope.message ??
     options.fallbackError ??
-    `HTTP ${response.status}: Réponse vide du serveur`;
+    `HTTP ${response.status}\u202f: Réponse vide du serveur`;
   if (options.auth) {
     logToServer('error', 'api', 'Échec d’une requête authentifiée', {
       url: path,
@@ -118,6 +118,19 @@ function fail(path: string, response: Response, json: unknown, options: SendOpti
     });
   }
   throw new ApiError(message, response.status, json);
+}
+
+/** The schema itself, or the one its loader brings (a failed download reads as a network error). */
+async function resolveSchema<S extends z.ZodType>(
+  schema: S | (() => Promise<S>),
+  networkError: string | undefined,
+): Promise<S> {
+  if (typeof schema !== 'function') return schema;
+  try {
+    return await schema();
+  } catch {
+    throw new ApiError(networkError ?? 'Erreur de connexion au serveur', 0);
+  }
 }
 
 /** JSON calls to the SecureRing API, checked against the contract when a schema is given. */
@@ -136,7 +149,11 @@ export async function apiRequest<S extends z.ZodType | undefined = undefined>(
     fail(path, response, json, options);
   }
   if (options.schema) {
-    const parsed = options.schema.safeParse(json);
+    const schema = await resolveSchema(
+      options.schema as z.ZodType | (() => Promise<z.ZodType>),
+      options.networkError,
+    );
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       logToServer('error', 'api', 'Réponse inattendue du serveur', {
         url: path,

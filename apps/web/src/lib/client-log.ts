@@ -47,7 +47,16 @@ let installed = false;
 export function installGlobalErrorLogging(): void {
   if (installed) return;
   installed = true;
-  logToServer('info', 'system', 'Chargement de la page', { url: window.location.pathname });
+  // The load report waits until the page has loaded and the browser is idle: it must not compete
+  // with what the page needs to show itself.
+  const url = window.location.pathname;
+  const send = () => logToServer('info', 'system', 'Chargement de la page', { url });
+  const reportLoad = () => {
+    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(send, { timeout: 5000 });
+    else window.setTimeout(send, 1000);
+  };
+  if (document.readyState === 'complete') reportLoad();
+  else window.addEventListener('load', reportLoad, { once: true });
   window.addEventListener('error', (event) => {
     logToServer('error', 'system', 'Erreur JavaScript', {
       url: window.location.pathname,

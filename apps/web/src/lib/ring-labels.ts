@@ -4,7 +4,7 @@ import type { EncryptionLevel, ProtectionLevel, RingMemberStatus } from '@secure
 export const ENCRYPTION_LABELS: Record<EncryptionLevel, string> = {
   basic: 'Basic (AES-128)',
   standard: 'Standard (AES-256)',
-  high: 'Élevé (AES-256 + HMAC)',
+  high: 'Élevé (AES-256, rotation renforcée)',
   military: 'Militaire (double AES)',
 };
 
@@ -12,7 +12,7 @@ export const ENCRYPTION_LABELS: Record<EncryptionLevel, string> = {
 export const CIPHER_LABELS: Record<EncryptionLevel, string> = {
   basic: 'AES-128',
   standard: 'AES-256',
-  high: 'AES-256 + HMAC',
+  high: 'AES-256 renforcé',
   military: 'Double AES',
 };
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, renderTemplate, sampleTemplateVariables, templatePlaceholders } from './emails';
+import {
+  EMAIL_TEMPLATE_TITLES,
+  emailTemplateBadgeKind,
+  emailTemplateTitle,
+  escapeHtml,
+  renderTemplate,
+  sampleTemplateVariables,
+  templatePlaceholders,
+} from './emails';
 
 describe('renderTemplate', () => {
   it('replaces known placeholders and blanks unknown ones', () => {
@@ -58,5 +66,32 @@ describe('sampleTemplateVariables', () => {
       constructor: '[constructor]',
       custom: '[custom]',
     });
+  });
+});
+
+describe('template names and badges for people', () => {
+  it('names every default template in French, and makes an unknown name readable', () => {
+    for (const name of [
+      'welcome_verification',
+      'password_reset',
+      'account_exists',
+      'payment_confirmation',
+      'payment_failed',
+      'subscription_reminder',
+      'contact_acknowledgement',
+      'contact_notification',
+      'ring_invitation',
+    ])
+      expect(EMAIL_TEMPLATE_TITLES[name], name).toBeTruthy();
+    expect(emailTemplateTitle('ring_invitation')).toBe('Invitation à rejoindre un Ring');
+    expect(emailTemplateTitle('newsletter_mensuelle')).toBe('Newsletter mensuelle');
+  });
+
+  it('shows no "Mot de passe" badge on a template that carries no password', () => {
+    expect(emailTemplateBadgeKind('password_reset')).toBe('password_reset');
+    expect(emailTemplateBadgeKind('ring_invitation')).toBeNull();
+    expect(emailTemplateBadgeKind('contact_acknowledgement')).toBeNull();
+    expect(emailTemplateBadgeKind('payment_failed')).toBe('payment');
+    expect(emailTemplateBadgeKind('welcome_verification')).toBe('welcome');
   });
 });

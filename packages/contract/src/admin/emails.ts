@@ -22,6 +22,36 @@ export function emailTemplateKindOf(name: string): EmailTemplateKind {
   return 'password_reset';
 }
 
+/** The French names of the templates the server sends (their technical names stay the API's). */
+export const EMAIL_TEMPLATE_TITLES: Record<string, string> = {
+  welcome_verification: 'Bienvenue et vérification de l’email',
+  password_reset: 'Réinitialisation du mot de passe',
+  account_exists: 'Compte déjà existant',
+  payment_confirmation: 'Confirmation de paiement',
+  payment_failed: 'Échec de paiement',
+  subscription_reminder: 'Rappel de fin d’abonnement',
+  contact_acknowledgement: 'Accusé de réception d’un message de contact',
+  contact_notification: 'Nouveau message de contact (équipe)',
+  ring_invitation: 'Invitation à rejoindre un Ring',
+};
+
+/** A template's name for people: its French title, else its technical name made readable. */
+export function emailTemplateTitle(name: string): string {
+  const known = EMAIL_TEMPLATE_TITLES[name];
+  if (known) return known;
+  const words = name.replace(/[_.-]+/g, ' ').trim();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : name;
+}
+
+/**
+ * The kind badge a template deserves: its inferred kind, except "Mot de passe" on a template whose
+ * name says nothing of a password (an invitation, a contact acknowledgement…): no badge then.
+ */
+export function emailTemplateBadgeKind(name: string): EmailTemplateKind | null {
+  const kind = emailTemplateKindOf(name);
+  return kind === 'password_reset' && !/password|reset|mot.?de.?passe/i.test(name) ? null : kind;
+}
+
 /** Size caps of a template, checked by the server and shown by the editor. */
 export const EMAIL_TEMPLATE_LIMITS = {
   name: 100,
@@ -37,13 +67,13 @@ export const EMAIL_TEMPLATE_EDITOR_ROWS = 10;
 
 export const EMAIL_MESSAGES = {
   subjectRequired: 'Sujet requis',
-  subjectTooLong: `Sujet : ${EMAIL_TEMPLATE_LIMITS.subject} caractères maximum`,
+  subjectTooLong: `Sujet\u202f: ${EMAIL_TEMPLATE_LIMITS.subject} caractères maximum`,
   htmlRequired: 'Contenu HTML requis',
   htmlTooLong: 'Contenu HTML trop long',
   textTooLong: 'Version texte trop longue',
   nameRequired: 'Nom du modèle requis',
-  nameInvalid: 'Nom du modèle : lettres, chiffres, point, tiret ou souligné',
-  variableInvalid: 'Variable invalide : lettres, chiffres et soulignés uniquement',
+  nameInvalid: 'Nom du modèle\u202f: lettres, chiffres, point, tiret ou souligné',
+  variableInvalid: 'Variable invalide\u202f: lettres, chiffres et soulignés uniquement',
   tooManyVariables: `${EMAIL_TEMPLATE_LIMITS.variables} variables maximum`,
   templateRequired: 'Modèle requis',
   templateNotFound: 'Modèle introuvable',
@@ -59,7 +89,7 @@ export const EMAIL_MESSAGES = {
   smtpPortInvalid: 'Port SMTP invalide',
   smtpEncryptionInvalid: 'Chiffrement invalide',
   smtpFromInvalid: 'Email d’expédition invalide',
-  testFailedPrefix: "Impossible d'envoyer l'email de test : ",
+  testFailedPrefix: 'Impossible d’envoyer l’email de test\u202f: ',
   // Why a test failed, without the server's raw text (which would describe the network probed).
   smtpUnreachable: 'Serveur SMTP injoignable',
   smtpAuthRefused: 'Identifiants SMTP refusés',

@@ -37,7 +37,7 @@ export const LOG_MESSAGES = {
   invalidLimit: `Limite invalide (1 à ${LOG_MAX_LIMIT})`,
   invalidOffset: 'Décalage invalide',
   categoryRequired: 'Catégorie requise',
-  enabledRequired: 'Valeur « enabled » requise',
+  enabledRequired: 'Valeur «\u202fenabled\u202f» requise',
   invalidDays: `Nombre de jours invalide (1 à ${LOG_PURGE_MAX_DAYS})`,
   unknownAction: 'Action inconnue',
   loggingEnabled: 'Logging activé',

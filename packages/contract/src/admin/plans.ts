@@ -10,7 +10,7 @@ export const ADMIN_PLAN_MESSAGES = {
   deleted: 'Plan supprimé',
   notFound: 'Plan introuvable',
   idRequired: 'Identifiant du plan requis',
-  inUse: 'Ce plan est utilisé par des abonnements : désactivez-le plutôt',
+  inUse: 'Ce plan est utilisé par des abonnements\u202f: désactivez-le plutôt',
   nothingToSave: 'Aucune modification à enregistrer',
   maxUsersInvalid: 'Nombre d’utilisateurs invalide',
   maxRingsInvalid: 'Nombre de Rings invalide',

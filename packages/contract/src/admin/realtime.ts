@@ -9,7 +9,7 @@ export const REALTIME_MESSAGES = {
   superAdminOnly: 'Réservé au super administrateur',
   restartRequested: 'Redémarrage demandé. Le service WS se relancera sous 1-2 secondes.',
   restartFailed: 'Échec du redémarrage',
-  network: 'Erreur réseau: impossible de contacter le service.',
+  network: 'Erreur réseau\u202f: impossible de contacter le service.',
   unreachable: 'Service non joignable',
 } as const;
 

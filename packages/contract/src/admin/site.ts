@@ -10,7 +10,7 @@ export const SITE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 export const SITE_UPLOAD_MESSAGES = {
   invalidImage: 'Veuillez sélectionner un fichier image valide.',
-  tooLarge: 'Le fichier est trop volumineux. Taille maximale: 5MB.',
+  tooLarge: 'Le fichier est trop volumineux. Taille maximale\u202f: 5MB.',
   invalidType: 'Type d’image invalide (logo ou favicon attendu)',
   logoUpdated: 'Logo mis à jour',
   faviconUpdated: 'Favicon mis à jour',

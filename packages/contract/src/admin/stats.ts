@@ -26,6 +26,8 @@ export const ZAdminStats = z.object({
   https: z.boolean(),
   /** PAYMENT_TEST_MODE is on: the test provider can activate subscriptions without payment. */
   paymentTestMode: z.boolean(),
+  /** An SMTP host is set: without one, mails are written to the server log instead of being sent. */
+  smtpConfigured: z.boolean(),
   revenueByMonth: z.array(z.object({ month: z.string(), amount: z.number() })),
   newCustomersByDay: z.array(z.object({ date: z.string(), count: z.number().int() })),
   recentActivity: z.array(

@@ -10,9 +10,15 @@ export const ZCustomerPlanView = z.object({
   plan_id: z.string(),
   plan: z.string(),
   plan_slug: z.string(),
+  /** The plan's monthly price, in euros. */
   price: z.number(),
+  /** The plan's monthly video option price, in euros (0: video included in the plan). */
+  video_option: z.number(),
+  /** The paid video option was bought with this subscription (what `describeBilling` bills). */
+  video_chosen: z.boolean(),
   maxUsers: z.number().int(),
   maxRings: z.number().int(),
+  /** Seats used across all the customer's Rings: accepted and pending members, the owner not counted. */
   currentUsers: z.number().int(),
   ringsOwned: z.number().int(),
   features: z.array(z.string()),
@@ -24,6 +30,8 @@ export const ZCustomerPlanView = z.object({
   expires_at: z.string(),
   nextBilling: z.string().nullable(),
   auto_renew: z.boolean(),
+  /** When the customer cancelled the renewal (the subscription runs to its end date), else null. */
+  cancelled_at: z.string().nullable(),
   days_remaining: z.number().int(),
   encryption_levels: z.array(z.enum(ENCRYPTION_LEVELS)),
   ephemeral_allowed: z.boolean(),

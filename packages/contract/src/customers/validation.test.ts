@@ -34,8 +34,8 @@ describe('register rules (spec 1 §5)', () => {
   it('checks the password rules in order', () => {
     expect(passwordError('')).toBe('Mot de passe requis');
     expect(passwordError('Abc1')).toBe('Mot de passe trop court (8 min)');
-    expect(passwordError('abcdefg1')).toBe('Mot de passe: 1 majuscule requise');
-    expect(passwordError('Abcdefgh')).toBe('Mot de passe: 1 chiffre requis');
+    expect(passwordError('abcdefg1')).toBe('Mot de passe\u202f: 1 majuscule requise');
+    expect(passwordError('Abcdefgh')).toBe('Mot de passe\u202f: 1 chiffre requis');
     expect(passwordError('Abcdefg1')).toBeUndefined();
   });
 
@@ -82,7 +82,7 @@ describe('register rules (spec 1 §5)', () => {
     );
     expect(
       ZResetPasswordRequest.safeParse({ token: 't', password: 'secret123' }).error?.issues[0]?.message,
-    ).toBe('Mot de passe: 1 majuscule requise');
+    ).toBe('Mot de passe\u202f: 1 majuscule requise');
   });
 });
 

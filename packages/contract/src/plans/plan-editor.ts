@@ -23,11 +23,11 @@ export const PLAN_EDITOR_MESSAGES = {
   diskValueRequired: 'Valeur requise (entier ≥ 1)',
   diskInvalid: 'Espace disque invalide',
   nameRequired: 'Nom du plan requis',
-  nameTooLong: `Nom du plan : ${PLAN_NAME_MAX} caractères maximum`,
+  nameTooLong: `Nom du plan\u202f: ${PLAN_NAME_MAX} caractères maximum`,
   priceInvalid: 'Prix invalide (nombre positif, ex. 9,90)',
   videoOptionInvalid: 'Option vidéo invalide (nombre positif, ex. 4,90)',
   encryptionRequired: 'Sélectionnez au moins un niveau de chiffrement',
-  featureTooLong: `Chaque fonctionnalité : ${PLAN_FEATURE_MAX} caractères maximum`,
+  featureTooLong: `Chaque fonctionnalité\u202f: ${PLAN_FEATURE_MAX} caractères maximum`,
   tooManyFeatures: `${PLAN_FEATURES_MAX_COUNT} fonctionnalités maximum`,
 } as const;
 

@@ -25,8 +25,8 @@ describe('money', () => {
 
   it('formats amounts the French way', () => {
     expect(formatAmount(9.9)).toBe('9,90');
-    expect(formatAmount(1234)).toBe('1 234,00');
-    expect(formatEuros(299)).toBe('299,00 €');
+    expect(formatAmount(1234)).toBe('1\u202f234,00');
+    expect(formatEuros(299)).toBe('299,00\u00a0€');
   });
 });
 

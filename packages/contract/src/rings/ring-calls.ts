@@ -12,8 +12,8 @@ export const RING_MESSAGES = {
   subscriptionRequired: 'Un abonnement actif est nécessaire pour gérer vos Rings',
   ringNotFound: 'Ring introuvable',
   noRingSelected: 'Aucun ring sélectionné',
-  usernameRequired: "Veuillez entrer un nom d'utilisateur",
-  usernameTaken: "Ce nom d'utilisateur est déjà utilisé dans ce Ring",
+  usernameRequired: 'Veuillez entrer un nom d’utilisateur',
+  usernameTaken: 'Ce nom d’utilisateur est déjà utilisé dans ce Ring',
   userLimit: (max: number) => `Votre plan limite à ${max} utilisateurs`,
   userNotFound: 'Utilisateur introuvable',
   cannotRemoveUsed: 'Impossible de supprimer un utilisateur qui a déjà rejoint le Ring',
@@ -24,20 +24,20 @@ export const RING_MESSAGES = {
   userDeactivated: 'Utilisateur désactivé',
   userReactivated: 'Utilisateur réactivé',
   cannotDeactivateOwner: 'Le propriétaire du Ring ne peut pas être désactivé',
-  cannotDeactivateInvitation: 'Une invitation non utilisée ne se désactive pas : supprimez-la.',
+  cannotDeactivateInvitation: 'Une invitation non utilisée ne se désactive pas\u202f: supprimez-la.',
   invalidUserStatus: 'Statut invalide',
   encryptionNotInPlan: 'Ce niveau de chiffrement n’est pas inclus dans votre plan',
   ephemeralNotInPlan: 'Les messages éphémères ne sont pas inclus dans votre plan',
   videoNotInPlan: 'La vidéo n’est pas incluse dans votre abonnement',
   voiceNotInPlan: 'Les appels vocaux ne sont pas inclus dans votre plan',
-  maxFileSizeOverPlan: (max: number) => `Taille maximale : entre 1 et ${max} Mo avec votre plan`,
+  maxFileSizeOverPlan: (max: number) => `Taille maximale\u202f: entre 1 et ${max} Mo avec votre plan`,
   settingsSaved: 'Paramètres du Ring enregistrés',
   ringCreated: 'Ring créé',
   invalidInvite: 'Code d’invitation invalide ou déjà utilisé',
   fieldsRequired: 'Remplissez le code, nom et mot de passe.',
-  passwordTooShort: 'Mot de passe trop court : 8 caractères minimum.',
+  passwordTooShort: 'Mot de passe trop court\u202f: 8 caractères minimum.',
   invalidCredentials: 'Identifiants incorrects',
-  ringSuspended: 'Ce Ring est suspendu : l’abonnement de son propriétaire n’est plus actif.',
+  ringSuspended: 'Ce Ring est suspendu\u202f: l’abonnement de son propriétaire n’est plus actif.',
   loggedOut: 'Déconnecté',
 } as const;
 
@@ -197,6 +197,33 @@ export const ZRingLoginRequest = z
     invite_code: v.invite_code?.trim().toUpperCase() || undefined,
   }));
 export type TRingLoginRequest = z.input<typeof ZRingLoginRequest>;
+
+/**
+ * POST /api/customer/ring-session.php (customer bearer) — "Accéder à mon Ring": a Ring session for
+ * the customer's owner membership of one of its own active Rings, without a second login. Answers
+ * like /api/rings/login.php.
+ */
+export const ZCustomerRingSessionRequest = z.object({ ring_id: z.string().default('').pipe(ringId) });
+export type TCustomerRingSessionRequest = z.input<typeof ZCustomerRingSessionRequest>;
+
+/**
+ * GET /api/rings/invite-info.php?code= (public, rate-limited) — what the owner entered for an
+ * unused invitation, to prefill the acceptance form. An unknown or used code gets the same answer
+ * as any invalid code, so nothing is revealed about it.
+ */
+export const ZInviteInfoQuery = z.object({
+  code: zBoundedString(64, RING_MESSAGES.invalidInvite)
+    .default('')
+    .transform((v) => v.trim().toUpperCase())
+    .pipe(z.string().min(1, RING_MESSAGES.invalidInvite)),
+});
+export const ZInviteInfo = z.object({
+  username: z.string(),
+  email: z.string().nullable(),
+  ring_name: z.string(),
+});
+export type TInviteInfo = z.infer<typeof ZInviteInfo>;
+export const ZInviteInfoResponse = successOf({ data: ZInviteInfo });
 
 /** Several Rings match the email: the user picks one and submits again with ring_id. */
 export const ZRingLoginSelection = z.object({

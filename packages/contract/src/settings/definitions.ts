@@ -1,3 +1,5 @@
+import { DEFAULT_LEGAL_NOTICE_HTML, DEFAULT_PRIVACY_HTML, DEFAULT_TERMS_HTML } from './legal-defaults';
+
 /**
  * Every setting the product knows, with its French default and who may read it.
  * - public: returned by the public reads (site texts, colours, realtime tuning, provider flags)
@@ -79,10 +81,11 @@ export const SETTING_DEFINITIONS = {
     ring_refresh_interval: num('10', 5, 300),
     ring_storage_dir: adm('rings'),
   },
+  // Models to adapt (legal-defaults.ts): registration requires accepting the first two.
   legal: {
-    terms_content: pub('', HTML),
-    privacy_content: pub('', HTML),
-    legal_content: pub('', HTML),
+    terms_content: pub(DEFAULT_TERMS_HTML, HTML),
+    privacy_content: pub(DEFAULT_PRIVACY_HTML, HTML),
+    legal_content: pub(DEFAULT_LEGAL_NOTICE_HTML, HTML),
   },
   maintenance: {
     maintenance_mode: flag('0'),

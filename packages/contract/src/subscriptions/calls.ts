@@ -17,7 +17,7 @@ export const SUBSCRIPTION_MESSAGES = {
   portalFailed: 'Impossible d’ouvrir le portail de paiement',
   noActiveSubscription: 'Aucun abonnement actif',
   cancelFailed: 'Impossible d’annuler',
-  alreadyCancelled: 'Votre abonnement est déjà annulé : il ne sera pas renouvelé.',
+  alreadyCancelled: 'Votre abonnement est déjà annulé\u202f: il ne sera pas renouvelé.',
   emailNotVerified: 'Vérifiez votre adresse email avant de souscrire.',
 } as const;
 

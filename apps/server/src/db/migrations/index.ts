@@ -4,6 +4,9 @@ import * as streamTokenBinding from './20261124-001-stream-token-binding';
 import * as ringKeysAndMessages from './20261124-002-ring-keys-and-messages';
 import * as ringFiles from './20261124-003-ring-files';
 import * as callsStatusIndex from './20261124-004-calls-status-index';
+import * as honestStarterFeatures from './20261124-010-honest-starter-features';
+import * as defaultLegalTexts from './20261124-011-default-legal-texts';
+import * as hotQueryIndexes from './20261124-020-hot-query-indexes';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +15,7 @@ export const migrations: Record<string, Migration> = {
   '20261124-002-ring-keys-and-messages': ringKeysAndMessages,
   '20261124-003-ring-files': ringFiles,
   '20261124-004-calls-status-index': callsStatusIndex,
+  '20261124-010-honest-starter-features': honestStarterFeatures,
+  '20261124-011-default-legal-texts': defaultLegalTexts,
+  '20261124-020-hot-query-indexes': hotQueryIndexes,
 };

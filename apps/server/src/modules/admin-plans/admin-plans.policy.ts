@@ -46,7 +46,8 @@ export function toAdminPlan(row: PlansTable, counts: PlanSubscriptionCounts | un
     max_users: row.max_users,
     max_rings: row.max_rings,
     video_option: pub.video_option,
-    features: pub.features,
+    // The editor works on the stored lines, not on their display form.
+    features: parseFeatures(row.features),
     popular: pub.popular,
     active: pub.active,
     is_active: pub.is_active,

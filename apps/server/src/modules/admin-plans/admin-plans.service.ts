@@ -5,6 +5,7 @@ import { badRequest, conflict, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import type { AdminRow } from '../admins/admin.repository';
 import { PlanRepository } from '../plans/plan.repository';
+import { PUBLIC_PLANS_TOPIC } from '../plans/public-plans';
 import type { RequestMeta } from '../sessions/session.service';
 import {
   changedColumns,
@@ -67,6 +68,7 @@ export class AdminPlansService {
       updated_at: nowIso,
     };
     await this.repo.insert(row);
+    this.ctx.realtime.invalidate(PUBLIC_PLANS_TOPIC);
     await this.ctx.systemLog.adminAction(actor, meta, 'Plan créé', {
       plan_id: row.id,
       slug: row.slug,
@@ -86,6 +88,7 @@ export class AdminPlansService {
     const fields = changedColumns(current, changes);
     const next: PlansTable = { ...current, ...changes, updated_at: this.ctx.clock.now().toISOString() };
     await this.repo.update(current.id, { ...changes, updated_at: next.updated_at });
+    this.ctx.realtime.invalidate(PUBLIC_PLANS_TOPIC);
     await this.ctx.systemLog.adminAction(actor, meta, 'Plan modifié', {
       plan_id: current.id,
       name: next.name,
@@ -102,6 +105,7 @@ export class AdminPlansService {
     }
     try {
       await this.repo.delete(plan.id);
+      this.ctx.realtime.invalidate(PUBLIC_PLANS_TOPIC);
     } catch (error) {
       // A subscription created meanwhile: the foreign key refuses the deletion.
       if (isForeignKeyViolation(error)) throw conflict(ADMIN_PLAN_MESSAGES.inUse);

@@ -2,6 +2,7 @@ import { centsToEuros, type TAdminStats } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import { DAY_MS, HOUR_MS } from '../../lib/clock';
 import { storagePaths } from '../../lib/storage-paths';
+import { smtpSettingsFrom } from '../../providers/mail/mail-transport';
 import { fillDays, lastUtcDays, windowOf } from '../../lib/utc-days';
 import { AdminStatsRepository } from './admin-stats.repository';
 import { CachedValue, directorySize, newestFileTime } from './disk-usage';
@@ -71,6 +72,7 @@ export class AdminStatsService {
       recentActivity,
       storageUsed,
       lastBackup,
+      smtp,
     ] = await Promise.all([
       this.repo.countCustomers(),
       this.repo.countActiveSubscriptions(w.nowIso),
@@ -89,6 +91,7 @@ export class AdminStatsService {
       this.repo.recentActivity(RECENT_ACTIVITY),
       this.storage.get(),
       newestFileTime(storagePaths.backups(this.ctx.config), '.zip'),
+      this.ctx.settings.getCategory('smtp'),
     ]);
 
     const revenue = new Map(revenueRows.map((r) => [r.month, r.cents]));
@@ -112,6 +115,7 @@ export class AdminStatsService {
       lastBackupAt: lastBackup ? lastBackup.toISOString() : null,
       https: this.ctx.config.publicUrl.startsWith('https://'),
       paymentTestMode: this.ctx.config.paymentTestMode,
+      smtpConfigured: smtpSettingsFrom(smtp) !== undefined,
       revenueByMonth: w.months.map((key) => ({ month: key, amount: centsToEuros(revenue.get(key) ?? 0) })),
       newCustomersByDay: fillDays(w.days, customerRows),
       recentActivity,

@@ -49,6 +49,7 @@ import {
   type BackupManifest,
   type FileRoot,
 } from './backup.policy';
+import { PUBLIC_PLANS_TOPIC } from '../plans/public-plans';
 import { BackupRepository, INSERT_BATCH_ROWS, type Row, type TableShape } from './backup.repository';
 
 /** An uploaded file as the route hands it over: the client's name and the body stream. */
@@ -583,6 +584,8 @@ export class BackupService {
     });
     // The sessions table was emptied: sockets opened with them are closed too, on every instance.
     this.ctx.realtime.server?.disconnectSockets(true);
+    // Cached answers built from the old rows are stale on every instance.
+    this.ctx.realtime.invalidate(PUBLIC_PLANS_TOPIC);
     // Written after the commit, so the entry stays next to the restored log.
     await this.ctx.systemLog.adminAction(actor, meta, 'Sauvegarde restaurée', {
       filename,

@@ -1,13 +1,13 @@
 import type { TMessage, TNewMessageEvent } from '@securering/contract';
 import { noticeType } from './messages.policy';
-import type { MessageWithSender } from './messages.repository';
+import type { MessageView } from './messages.repository';
 
 /** Shown for a message whose sender's membership no longer exists. */
 const UNKNOWN_SENDER = 'Membre supprimé';
 
 /** A stored message as get.php and send.php answer it; `content` is the encrypted envelope. */
 export function toMessage(
-  row: MessageWithSender,
+  row: MessageView,
   conversation: { id: string; kind: 'room' | 'dm' },
   callerId: string,
 ): TMessage {

@@ -5,6 +5,30 @@ import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
 export type ConversationRow = ConversationsTable;
 export type MessageRow = MessagesTable;
 export type MessageWithSender = MessageRow & { sender_username: string | null };
+/** The columns a served message needs (toMessage): history pages read these only. */
+export const MESSAGE_VIEW_COLUMNS = [
+  'messages.id',
+  'messages.seq',
+  'messages.client_message_id',
+  'messages.epoch',
+  'messages.content',
+  'messages.is_ephemeral',
+  'messages.sender_member_id',
+  'messages.created_at',
+  'messages.expires_at',
+] as const;
+export type MessageView = Pick<
+  MessageRow,
+  | 'id'
+  | 'seq'
+  | 'client_message_id'
+  | 'epoch'
+  | 'content'
+  | 'is_ephemeral'
+  | 'sender_member_id'
+  | 'created_at'
+  | 'expires_at'
+> & { sender_username: string | null };
 
 /** Messages a member may be served: not expired, and of an epoch it may read. */
 function visible(nowIso: string, minEpoch: number) {
@@ -165,12 +189,11 @@ export class MessagesRepository {
   async findPage(
     conversationId: string,
     options: { since?: number; before?: number; limit: number; nowIso: string; minEpoch: number },
-  ): Promise<{ rows: MessageWithSender[]; hasMore: boolean }> {
+  ): Promise<{ rows: MessageView[]; hasMore: boolean }> {
     let query = this.db
       .selectFrom('messages')
       .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
-      .selectAll('messages')
-      .select('sender.username as sender_username')
+      .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
       .where('messages.conversation_id', '=', conversationId)
       .where(visible(options.nowIso, options.minEpoch));
     if (options.since !== undefined) query = query.where('messages.seq', '>', options.since);

@@ -175,13 +175,9 @@ export class MessagesService {
     const message = toMessage(
       {
         id,
-        ring_id: ring.id,
-        conversation_id: conversation.id,
         sender_member_id: member.id,
         sender_username: member.username,
         content: input.content,
-        message_type: 'text',
-        client_encrypted: 1,
         is_ephemeral: lifetime.is_ephemeral,
         expires_at: lifetime.expires_at,
         created_at: nowIso,

@@ -1,6 +1,7 @@
 import {
   ENCRYPTION_LEVELS,
   centsToEuros,
+  frenchTypography,
   parseFeatures,
   type EncryptionLevel,
   type TPublicPlan,
@@ -24,6 +25,10 @@ export function storageGb(bytes: number): number {
   return Math.round((bytes / GIB) * 100) / 100;
 }
 
+/**
+ * A plan as the site and /subscribe show it. The feature lines are the back office's text
+ * ("Rings: 1"), given French typography for display ("Rings : 1" with U+202F).
+ */
 export function toPublicPlan(row: PlanRow): TPublicPlan {
   const active = row.is_active === 1;
   return {
@@ -36,7 +41,7 @@ export function toPublicPlan(row: PlanRow): TPublicPlan {
     max_rings: row.max_rings,
     storage_gb: storageGb(row.storage_bytes),
     support_level: row.support_level,
-    features: parseFeatures(row.features),
+    features: parseFeatures(row.features).map(frenchTypography),
     features_chat: row.features_chat === 1,
     features_voice: row.features_voice === 1,
     features_video: row.features_video === 1,

@@ -102,7 +102,7 @@ describe('quota and size before an upload', () => {
   });
 
   it('explains each refusal in French', () => {
-    expect(uploadRefusal('too_large', 10)).toBe('Fichier trop volumineux : 10 Mo maximum dans ce Ring');
+    expect(uploadRefusal('too_large', 10)).toBe('Fichier trop volumineux\u202f: 10 Mo maximum dans ce Ring');
     expect(uploadRefusal('size', 25)).toBe(RING_FILES_MESSAGES.fileTooLarge(25));
     expect(uploadRefusal('quota', 10)).toBe(RING_FILES_MESSAGES.quotaExceeded);
     expect(uploadRefusal('declared', 10)).toBe(RING_FILES_MESSAGES.sizeMismatch);

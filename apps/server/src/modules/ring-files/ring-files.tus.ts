@@ -89,6 +89,15 @@ class RawBodyFileStore extends FileStore {
   }
 }
 
+/*
+ * FileStore's constructor starts an unawaited mkdir whose callback throws (a private method, so it
+ * cannot be overridden in TypeScript): if the data directory goes away before the callback runs (a
+ * test removing its DATA_DIR, an operator cleaning up), the process dies on an uncaught exception.
+ * Here the directory is created, and awaited, before the store exists; the constructor's own
+ * attempt is switched off.
+ */
+Object.defineProperty(RawBodyFileStore.prototype, 'checkOrCreateDirectory', { value: () => {} });
+
 /**
  * The web Request @tus/server works on, built from Node's request, without a body (the store
  * reads Node's request itself). `runtime.node` is what @tus/server's own adapter sets: it aborts

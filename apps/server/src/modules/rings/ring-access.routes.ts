@@ -1,11 +1,18 @@
-import { ZAcceptInviteRequest, ZRingLoginRequest, ZRingLogoutRequest } from '@securering/contract';
+import {
+  ZAcceptInviteRequest,
+  ZCustomerRingSessionRequest,
+  ZInviteInfoQuery,
+  ZRingLoginRequest,
+  ZRingLogoutRequest,
+} from '@securering/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
 import { assertNotCommonPassword } from '../../lib/common-passwords';
-import { extractBearer, requestMeta, ringCaller } from '../../plugins/auth';
+import { customerCaller, extractBearer, requestMeta, ringCaller } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
+import { requireCustomer } from '../customers/customer.guard';
 import { requireRingMember } from './ring.guard';
 import { RingAccessService } from './ring-access.service';
 
@@ -28,6 +35,25 @@ export async function ringAccessRoutes(app: FastifyInstance, ctx: AppContext): P
     { bodyLimit: BODY_LIMITS.form, preHandler: ipRateLimit(ctx.rateLimiter, 'ring-login', perMinute) },
     async (request) => {
       return service.login(parseInput(ZRingLoginRequest, request.body), requestMeta(request));
+    },
+  );
+
+  app.get(
+    '/api/rings/invite-info.php',
+    { preHandler: ipRateLimit(ctx.rateLimiter, 'ring-invite-info', perMinute) },
+    async (request) => {
+      const { code } = parseInput(ZInviteInfoQuery, request.query);
+      return { success: true, data: await service.inviteInfo(code) };
+    },
+  );
+
+  // "Accéder à mon Ring": the customer session opens a Ring session for the owner member.
+  app.post(
+    '/api/customer/ring-session.php',
+    { bodyLimit: BODY_LIMITS.form, preHandler: requireCustomer(ctx) },
+    async (request) => {
+      const { ring_id } = parseInput(ZCustomerRingSessionRequest, request.body ?? {});
+      return service.openForOwner(customerCaller(request).customer, ring_id, requestMeta(request));
     },
   );
 

@@ -1,5 +1,6 @@
 import {
   RING_MESSAGES,
+  type TInviteInfo,
   type TRingInfo,
   type TRingLoginResponse,
   type TRingLoginSelection,
@@ -10,10 +11,11 @@ import {
 import type { z } from 'zod';
 import type { AppContext } from '../../app-context';
 import { isUniqueViolation } from '../../db/database';
-import { AppError, badRequest, conflict, unauthorized } from '../../lib/app-error';
+import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/app-error';
 import { loginAccount } from '../../lib/login-throttle';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import { CallRepository } from '../calls/calls.repository';
+import type { CustomerRow } from '../customers/customer.repository';
 import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RequestMeta } from '../sessions/session.service';
 import { isRingServiceable, type RingMembership } from './ring.guard';
@@ -52,14 +54,19 @@ export class RingAccessService {
     this.rings = new RingRepository(ctx.db);
   }
 
-  private async open(member: RingMemberRow, ring: RingRow, meta: RequestMeta): Promise<TRingLoginResponse> {
+  private async open(
+    member: RingMemberRow,
+    ring: RingRow,
+    meta: RequestMeta,
+    via: 'ring_login' | 'customer_space' = 'ring_login',
+  ): Promise<TRingLoginResponse> {
     const issued = await this.ctx.sessions.issue('ring', member.id, meta);
     await this.rings.touchMember(member.id, this.ctx.clock.now().toISOString());
     await this.ctx.systemLog.info('auth', 'Connexion à un Ring', {
       userId: member.id,
       ip: meta.ip,
       userAgent: meta.userAgent,
-      details: { ring_id: ring.id },
+      details: via === 'ring_login' ? { ring_id: ring.id } : { ring_id: ring.id, via },
     });
     return {
       success: true,
@@ -67,6 +74,36 @@ export class RingAccessService {
       user: toSessionUser(member),
       ring: { id: ring.id, name: ring.name, plan: ring.plan_slug },
     };
+  }
+
+  /**
+   * "Accéder à mon Ring" from the customer space: the signed-in customer enters one of its own Rings
+   * as its owner member, without a second password. Another customer's Ring reads as missing; a
+   * suspended Ring (inactive, or no current subscription) is refused as it is on a Ring login.
+   */
+  async openForOwner(customer: CustomerRow, ringId: string, meta: RequestMeta): Promise<TRingLoginResponse> {
+    const ring = await this.rings.findRingById(ringId);
+    const owner = ring && ring.customer_id === customer.id
+      ? await this.rings.findOwnerMember(ring.id, customer.id)
+      : undefined;
+    if (!ring || !owner) throw notFound(RING_MESSAGES.ringNotFound);
+    if (owner.status !== 'active' || !(await isRingServiceable(this.ctx, ring)))
+      throw new AppError(403, RING_MESSAGES.ringSuspended);
+    return this.open(owner, ring, meta, 'customer_space');
+  }
+
+  /**
+   * What the owner entered for an unused invitation (to prefill the acceptance form). Unknown, used
+   * and withdrawn codes all get the same refusal.
+   */
+  async inviteInfo(code: string): Promise<TInviteInfo> {
+    const member = await this.rings.findMemberByInviteCode(code);
+    const ring =
+      member && member.is_used === 0 && member.status === 'invited'
+        ? await this.rings.findRingById(member.ring_id)
+        : undefined;
+    if (!member || !ring) throw notFound(RING_MESSAGES.invalidInvite);
+    return { username: member.username, email: member.email, ring_name: ring.name };
   }
 
   async acceptInvite(input: AcceptInput, meta: RequestMeta): Promise<TRingLoginResponse> {

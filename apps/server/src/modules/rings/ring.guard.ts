@@ -31,9 +31,8 @@ export async function loadActiveMembership(
   const repo = new RingRepository(ctx.db);
   const member = await repo.findMemberById(memberId);
   if (!member || member.status !== 'active') return undefined;
-  const ring = await repo.findRingById(member.ring_id);
-  if (!ring || !(await isRingServiceable(ctx, ring))) return undefined;
-  return { member, ring };
+  const ring = await repo.findServiceableRing(member.ring_id, ctx.clock.now().toISOString());
+  return ring ? { member, ring } : undefined;
 }
 
 /** The caller behind a live Ring session, while its membership is active and the Ring serviceable. */

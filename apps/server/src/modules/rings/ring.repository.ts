@@ -14,6 +14,31 @@ export class RingRepository {
     return this.db.selectFrom('rings').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * The Ring if it serves its members now: active, its owner active with a current subscription
+   * (isRingServiceable's rule in one query: this runs on every Ring request).
+   */
+  findServiceableRing(id: string, nowIso: string): Promise<RingRow | undefined> {
+    return this.db
+      .selectFrom('rings')
+      .innerJoin('customers', 'customers.id', 'rings.customer_id')
+      .selectAll('rings')
+      .where('rings.id', '=', id)
+      .where('rings.is_active', '=', 1)
+      .where('customers.is_active', '=', 1)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('subscriptions')
+            .select('subscriptions.id')
+            .whereRef('subscriptions.customer_id', '=', 'rings.customer_id')
+            .where('subscriptions.status', '=', 'active')
+            .where('subscriptions.expires_at', '>', nowIso),
+        ),
+      )
+      .executeTakeFirst();
+  }
+
   findMemberById(id: string): Promise<RingMemberRow | undefined> {
     return this.db.selectFrom('ring_members').selectAll().where('id', '=', id).executeTakeFirst();
   }
@@ -178,6 +203,17 @@ export class RingRepository {
       )
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  /** The customer's owner membership of one Ring (undefined when the Ring is not its own). */
+  findOwnerMember(ringId: string, customerId: string): Promise<RingMemberRow | undefined> {
+    return this.db
+      .selectFrom('ring_members')
+      .selectAll()
+      .where('ring_id', '=', ringId)
+      .where('customer_id', '=', customerId)
+      .where('role', '=', 'owner')
+      .executeTakeFirst();
   }
 
   /** The customer's owner memberships: it signs in to its Rings with its account password. */

@@ -148,5 +148,10 @@ export class LocalStorageProvider implements StorageProvider {
     return removed;
   }
 
+  async checkReachable(): Promise<void> {
+    await fs.promises.mkdir(this.root, { recursive: true });
+    await fs.promises.access(this.root, fs.constants.W_OK);
+  }
+
   close(): void {}
 }

@@ -7,6 +7,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -304,6 +305,10 @@ export class S3StorageProvider implements StorageProvider {
       if (nameOf(error) !== 'NotImplemented' && statusOf(error) !== 501) throw error;
     }
     return removed;
+  }
+
+  async checkReachable(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
   close(): void {

@@ -56,6 +56,8 @@ export interface StorageProvider {
   list(prefix?: string): AsyncIterable<StoredObject>;
   /** Removes leftovers of writes interrupted by a crash, older than `olderThanMs`. */
   purgeIncomplete(olderThanMs: number): Promise<number>;
+  /** Resolves when the storage answers and may be written (the folder, or the bucket); /readyz. */
+  checkReachable(): Promise<void>;
   close(): void;
 }
 

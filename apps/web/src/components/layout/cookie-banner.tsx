@@ -1,25 +1,10 @@
 import { CONSENT_DAYS, COOKIES } from '@securering/contract';
 import { Cookie, X } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from '@/components/ui/dialog';
-import { Switch } from '@/components/ui/switch';
 import { getCookie, setCookie, setJsonCookie } from '@/lib/cookies';
-
-export interface ConsentPreferences {
-  necessary: true;
-  functional: boolean;
-  analytics: boolean;
-  marketing: boolean;
-}
+import { ALL_CONSENT, ESSENTIAL_CONSENT, type ConsentPreferences } from './cookie-consent';
 
 type Choice = 'all' | 'essential' | 'custom';
 
@@ -28,25 +13,15 @@ function storeConsent(choice: Choice, preferences: ConsentPreferences): void {
   setJsonCookie(COOKIES.preferences, preferences, CONSENT_DAYS);
 }
 
-const ESSENTIAL: ConsentPreferences = {
-  necessary: true,
-  functional: false,
-  analytics: false,
-  marketing: false,
-};
-const ALL: ConsentPreferences = { necessary: true, functional: true, analytics: true, marketing: true };
-
-const CATEGORIES = [
-  { key: 'functional', label: 'Fonctionnels', description: 'Mémorisent vos préférences d’affichage.' },
-  { key: 'analytics', label: 'Statistiques', description: 'Mesurent l’audience du site de façon agrégée.' },
-  { key: 'marketing', label: 'Marketing', description: 'Personnalisent les contenus promotionnels.' },
-] as const;
+const loadPreferencesDialog = () => import('./cookie-preferences-dialog');
+const CookiePreferencesDialog = lazy(loadPreferencesDialog);
 
 /** Shown while no consent is stored (365 days once given). Closing counts as "essential only". */
 export function CookieBanner() {
   const [visible, setVisible] = useState(() => getCookie(COOKIES.consent) === null);
   const [customising, setCustomising] = useState(false);
-  const [draft, setDraft] = useState<ConsentPreferences>(ESSENTIAL);
+  // The preferences dialog is fetched when first asked for, then kept (with its choices).
+  const [customised, setCustomised] = useState(false);
   const bannerRef = useRef<HTMLElement>(null);
 
   // Floating buttons (back-to-top) read this to stay above the banner.
@@ -89,62 +64,40 @@ export function CookieBanner() {
             .
           </p>
           <div className="flex flex-wrap gap-2">
-            <Button onClick={() => decide('all', ALL)}>Accepter tout</Button>
-            <Button variant="outline" onClick={() => decide('essential', ESSENTIAL)}>
+            <Button onClick={() => decide('all', ALL_CONSENT)}>Accepter tout</Button>
+            <Button variant="outline" onClick={() => decide('essential', ESSENTIAL_CONSENT)}>
               Essentiel uniquement
             </Button>
-            <Button variant="ghost" onClick={() => setCustomising(true)}>
+            <Button
+              variant="ghost"
+              onPointerDown={() => void loadPreferencesDialog().catch(() => undefined)}
+              onClick={() => {
+                setCustomised(true);
+                setCustomising(true);
+              }}
+            >
               Personnaliser
             </Button>
           </div>
           <button
             type="button"
-            className="absolute right-3 top-3 text-slate-400 hover:text-slate-700"
+            className="absolute right-1 top-1 inline-flex size-11 items-center justify-center rounded-md text-slate-400 hover:text-slate-700"
             aria-label="Fermer"
-            onClick={() => decide('essential', ESSENTIAL)}
+            onClick={() => decide('essential', ESSENTIAL_CONSENT)}
           >
             <X className="size-5" />
           </button>
         </div>
       </section>
-      <Dialog open={customising} onOpenChange={setCustomising}>
-        <DialogContent>
-          <DialogHeader>
-            <DialogTitle>Personnaliser les cookies</DialogTitle>
-            <DialogDescription>Choisissez les catégories de cookies que vous acceptez.</DialogDescription>
-          </DialogHeader>
-          <ul className="divide-y divide-slate-100">
-            <li className="flex items-center justify-between gap-4 py-3">
-              <div>
-                <p className="font-medium">Nécessaires</p>
-                <p className="text-sm text-slate-500">
-                  Indispensables : session, sécurité, préférences de consentement.
-                </p>
-              </div>
-              <Switch checked disabled aria-label="Nécessaires (toujours actifs)" />
-            </li>
-            {CATEGORIES.map((category) => (
-              <li key={category.key} className="flex items-center justify-between gap-4 py-3">
-                <div>
-                  <p className="font-medium">{category.label}</p>
-                  <p className="text-sm text-slate-500">{category.description}</p>
-                </div>
-                <Switch
-                  checked={draft[category.key]}
-                  onCheckedChange={(checked) => setDraft((d) => ({ ...d, [category.key]: checked }))}
-                  aria-label={category.label}
-                />
-              </li>
-            ))}
-          </ul>
-          <DialogFooter>
-            <Button variant="outline" onClick={() => setCustomising(false)}>
-              Annuler
-            </Button>
-            <Button onClick={() => decide('custom', draft)}>Sauvegarder</Button>
-          </DialogFooter>
-        </DialogContent>
-      </Dialog>
+      {customised ? (
+        <Suspense fallback={null}>
+          <CookiePreferencesDialog
+            open={customising}
+            onOpenChange={setCustomising}
+            onSave={(preferences) => decide('custom', preferences)}
+          />
+        </Suspense>
+      ) : null}
     </>
   );
 }

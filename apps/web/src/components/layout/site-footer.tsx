@@ -15,9 +15,13 @@ export function SiteFooter() {
   return (
     <footer className="border-t border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-col items-center gap-4 px-4 py-8 text-sm text-slate-600 md:flex-row md:justify-between">
-        <nav aria-label="Liens légaux" className="flex flex-wrap justify-center gap-4">
+        <nav aria-label="Liens légaux" className="flex flex-wrap justify-center gap-x-2">
           {LINKS.map((link) => (
-            <Link key={link.to} to={link.to} className="hover:text-primary">
+            <Link
+              key={link.to}
+              to={link.to}
+              className="inline-flex min-h-11 min-w-11 items-center justify-center px-2 hover:text-primary"
+            >
               {link.label}
             </Link>
           ))}

@@ -1,16 +1,12 @@
 import { Menu, ShieldCheck } from 'lucide-react';
-import { useState } from 'react';
+import { Suspense, lazy, useRef, useState } from 'react';
 import { Link, NavLink } from 'react-router';
 import { Button } from '@/components/ui/button';
-import { Dialog, DialogTrigger, SheetContent } from '@/components/ui/dialog';
 import { useGeneralSettings } from '@/lib/site-settings';
-import { cn } from '@/lib/utils';
+import { NAV_LINKS, navClass } from './nav-links';
 
-const LINKS = [
-  { to: '/', label: 'Accueil', end: true },
-  { to: '/contact', label: 'Contact' },
-  { to: '/client', label: 'Espace Client' },
-] as const;
+const loadMobileMenu = () => import('./mobile-menu');
+const MobileMenu = lazy(loadMobileMenu);
 
 export function SiteLogo() {
   const general = useGeneralSettings();
@@ -18,7 +14,13 @@ export function SiteLogo() {
   return (
     <Link to="/" className="flex items-center gap-2 font-bold text-slate-900">
       {general.logo ? (
-        <img src={general.logo} alt="" className="h-8 w-auto max-w-32 object-contain" />
+        <img
+          src={general.logo}
+          alt=""
+          height={32}
+          decoding="async"
+          className="h-8 w-auto max-w-32 object-contain"
+        />
       ) : (
         <span className="flex size-8 items-center justify-center rounded-lg bg-primary text-white">
           <ShieldCheck className="size-5" aria-hidden />
@@ -29,20 +31,20 @@ export function SiteLogo() {
   );
 }
 
-const navClass = ({ isActive }: { isActive: boolean }) =>
-  cn(
-    'rounded-md px-3 py-2 text-sm font-medium hover:bg-slate-100',
-    isActive ? 'text-primary' : 'text-slate-700',
-  );
-
 export function SiteHeader() {
   const [open, setOpen] = useState(false);
+  // The drawer's code is fetched on first use, then stays mounted so closing it animates and
+  // gives focus back to the button.
+  const [menuUsed, setMenuUsed] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   return (
-    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">
+    // Opaque, without backdrop blur: a blurred sticky header is repainted on every scroll, which
+    // phones without GPU compositing pay for on the main thread.
+    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-4 px-4">
         <SiteLogo />
         <nav aria-label="Navigation principale" className="hidden items-center gap-1 md:flex">
-          {LINKS.map((link) => (
+          {NAV_LINKS.map((link) => (
             <NavLink key={link.to} to={link.to} end={'end' in link} className={navClass}>
               {link.label}
             </NavLink>
@@ -54,33 +56,27 @@ export function SiteHeader() {
             <Link to="/ring">Accès Ring</Link>
           </Button>
         </nav>
-        <Dialog open={open} onOpenChange={setOpen}>
-          <DialogTrigger asChild>
-            <Button variant="ghost" size="icon" className="md:hidden" aria-label="Ouvrir le menu">
-              <Menu className="size-6" />
-            </Button>
-          </DialogTrigger>
-          <SheetContent title="Menu">
-            <nav aria-label="Navigation mobile" className="mt-8 flex flex-col gap-1">
-              {LINKS.map((link) => (
-                <NavLink
-                  key={link.to}
-                  to={link.to}
-                  end={'end' in link}
-                  className={navClass}
-                  onClick={() => setOpen(false)}
-                >
-                  {link.label}
-                </NavLink>
-              ))}
-              <Button asChild className="mt-4">
-                <Link to="/ring" onClick={() => setOpen(false)}>
-                  Accès Ring
-                </Link>
-              </Button>
-            </nav>
-          </SheetContent>
-        </Dialog>
+        <Button
+          ref={menuButton}
+          variant="ghost"
+          size="icon"
+          className="md:hidden"
+          aria-label="Ouvrir le menu"
+          aria-haspopup="dialog"
+          aria-expanded={open}
+          onPointerDown={() => void loadMobileMenu().catch(() => undefined)}
+          onClick={() => {
+            setMenuUsed(true);
+            setOpen(true);
+          }}
+        >
+          <Menu className="size-6" />
+        </Button>
+        {menuUsed ? (
+          <Suspense fallback={null}>
+            <MobileMenu open={open} onOpenChange={setOpen} returnFocusTo={menuButton} />
+          </Suspense>
+        ) : null}
       </div>
     </header>
   );

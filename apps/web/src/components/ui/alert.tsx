@@ -1,4 +1,4 @@
-import { AlertCircle, CheckCircle2, Info, RefreshCw } from 'lucide-react';
+import { AlertCircle, AlertTriangle, CheckCircle2, Info, RefreshCw } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { cn } from '@/lib/utils';
 import { Button } from './button';
@@ -7,8 +7,9 @@ const STYLES = {
   error: 'border-red-200 bg-red-50 text-red-800',
   success: 'border-emerald-200 bg-emerald-50 text-emerald-800',
   info: 'border-blue-200 bg-blue-50 text-blue-800',
+  warning: 'border-amber-300 bg-amber-50 text-amber-900',
 } as const;
-const ICONS = { error: AlertCircle, success: CheckCircle2, info: Info } as const;
+const ICONS = { error: AlertCircle, success: CheckCircle2, info: Info, warning: AlertTriangle } as const;
 
 export function Alert({
   variant = 'info',

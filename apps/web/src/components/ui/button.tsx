@@ -15,11 +15,12 @@ export const buttonVariants = cva(
         destructive: 'bg-red-600 text-white shadow-sm hover:bg-red-700',
         link: 'text-primary underline-offset-4 hover:underline',
       },
+      // On touch screens every button is at least 44 px high (44×44 for icon buttons).
       size: {
-        default: 'h-10 px-4 py-2',
-        sm: 'h-8 px-3 text-xs',
+        default: 'h-10 px-4 py-2 pointer-coarse:h-11',
+        sm: 'h-8 px-3 text-xs pointer-coarse:h-11',
         lg: 'h-12 px-6 text-base',
-        icon: 'size-10',
+        icon: 'size-10 pointer-coarse:size-11',
       },
     },
     defaultVariants: { variant: 'default', size: 'default' },

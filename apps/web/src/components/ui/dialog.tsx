@@ -28,10 +28,10 @@ export function DialogContent({
         {children}
         {hideClose ? null : (
           <DialogPrimitive.Close
-            className="absolute right-4 top-4 rounded-sm text-slate-500 hover:text-slate-900"
+            className="absolute right-1.5 top-1.5 inline-flex size-11 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 hover:text-slate-900"
             aria-label="Fermer"
           >
-            <X className="size-4" />
+            <X className="size-5" />
           </DialogPrimitive.Close>
         )}
       </DialogPrimitive.Content>
@@ -40,7 +40,7 @@ export function DialogContent({
 }
 
 export function DialogHeader({ className, ...props }: ComponentProps<'div'>) {
-  return <div className={cn('space-y-1.5 pr-6', className)} {...props} />;
+  return <div className={cn('space-y-1.5 pr-8', className)} {...props} />;
 }
 export function DialogFooter({ className, ...props }: ComponentProps<'div'>) {
   return (
@@ -78,7 +78,7 @@ export function SheetContent({
         <DialogPrimitive.Description className="sr-only">{title}</DialogPrimitive.Description>
         {children}
         <DialogPrimitive.Close
-          className="absolute right-4 top-4 text-slate-500 hover:text-slate-900"
+          className="absolute right-2 top-2 inline-flex size-11 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 hover:text-slate-900"
           aria-label="Fermer"
         >
           <X className="size-5" />

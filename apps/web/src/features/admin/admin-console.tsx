@@ -1,4 +1,4 @@
-import { ADMIN_ROLE_LABELS, formatAmount, type AdminModule } from '@securering/contract';
+import { ADMIN_ROLE_LABELS, formatCount, formatEuros, type AdminModule } from '@securering/contract';
 import {
   Activity,
   ArrowLeft,
@@ -14,9 +14,11 @@ import {
   ScrollText,
   UserCog,
   Users,
+  Wrench,
 } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent } from '@/components/ui/card';
@@ -48,7 +50,13 @@ const TABS: Array<{
   icon: typeof Users;
   Component: () => React.JSX.Element;
 }> = [
-  { value: 'dashboard', label: 'Dashboard', module: null, icon: LayoutDashboard, Component: DashboardTab },
+  {
+    value: 'dashboard',
+    label: 'Tableau de bord',
+    module: null,
+    icon: LayoutDashboard,
+    Component: DashboardTab,
+  },
   { value: 'clients', label: 'Clients', module: 'client_users', icon: Users, Component: ClientsTab },
   { value: 'emails', label: 'Emails', module: 'email_management', icon: Mail, Component: EmailsTab },
   { value: 'plans', label: 'Plans', module: 'plans', icon: Package, Component: PlansTab },
@@ -69,8 +77,14 @@ const TABS: Array<{
   { value: 'backup', label: 'Sauvegarde', module: 'backup', icon: Database, Component: BackupTab },
   { value: 'site', label: 'Site', module: 'site_settings', icon: Globe, Component: SiteTab },
   { value: 'rings', label: 'Rings', module: 'site_settings', icon: Radio, Component: RingsTab },
-  { value: 'admins', label: 'Admins', module: 'admin_management', icon: UserCog, Component: AdminsTab },
-  { value: 'logs', label: 'Logs', module: 'system_logs', icon: ScrollText, Component: LogsTab },
+  {
+    value: 'admins',
+    label: 'Administrateurs',
+    module: 'admin_management',
+    icon: UserCog,
+    Component: AdminsTab,
+  },
+  { value: 'logs', label: 'Journaux', module: 'system_logs', icon: ScrollText, Component: LogsTab },
 ];
 
 export function AdminConsole() {
@@ -82,6 +96,8 @@ export function AdminConsole() {
   const version = useAppVersion();
   const visible = TABS.filter((tab) => tab.module === null || session.can(tab.module));
   const [tab, setTab] = useState('dashboard');
+  const maintenance = useSettings('maintenance').data?.maintenance_mode === '1';
+  const smtpMissing = stats.data?.smtpConfigured === false;
 
   return (
     <div className="min-h-screen bg-slate-100">
@@ -97,6 +113,10 @@ export function AdminConsole() {
             {health.data === false || health.isError ? (
               <Badge variant="danger">
                 <Activity className="size-3" aria-hidden /> Système indisponible
+              </Badge>
+            ) : maintenance ? (
+              <Badge variant="warning">
+                <Wrench className="size-3" aria-hidden /> Maintenance active
               </Badge>
             ) : (
               <Badge variant="success">
@@ -117,29 +137,46 @@ export function AdminConsole() {
         </div>
       </header>
 
-      <main className="mx-auto max-w-7xl space-y-6 px-4 py-6">
-        <section aria-label="Indicateurs" className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <main className="mx-auto max-w-7xl space-y-4 px-4 py-4 sm:space-y-6 sm:py-6">
+        {maintenance ? (
+          <Alert variant="warning" title="Maintenance active">
+            Le site public affiche la page de maintenance à tous les visiteurs non administrateurs.
+            Désactivez le mode maintenance dans l’en-tête pour le rouvrir.
+          </Alert>
+        ) : null}
+        {smtpMissing ? (
+          <Alert variant="warning" title="SMTP non configuré — les emails restent dans la file">
+            Aucun email ne part (vérification, réinitialisation, invitations, paiements)&#8239;: ils sont
+            écrits dans le journal du serveur au lieu d’être envoyés.
+            {session.can('email_management') ? ' Renseignez le serveur SMTP dans l’onglet «\u202fEmails\u202f».' : ''}
+          </Alert>
+        ) : null}
+        <section aria-label="Indicateurs" className="grid grid-cols-2 gap-2 sm:gap-4 lg:grid-cols-4">
           <StatCard
             label="Clients"
-            value={stats.data ? String(stats.data.totalCustomers) : '…'}
+            value={stats.data ? formatCount(stats.data.totalCustomers) : '…'}
             detail="comptes au total"
           />
           <StatCard
             label="Abonnements actifs"
-            value={stats.data ? String(stats.data.activeSubscriptions) : '…'}
+            value={stats.data ? formatCount(stats.data.activeSubscriptions) : '…'}
             detail={
-              stats.data ? `${String(stats.data.conversionRate).replace('.', ',')} % de conversion` : ''
+              stats.data ? `${String(stats.data.conversionRate).replace('.', ',')}\u202f% de conversion` : ''
             }
           />
           <StatCard
             label="Revenu du mois"
-            value={stats.data ? `${formatAmount(stats.data.monthlyRevenue)} €` : '…'}
-            detail={stats.data ? `${stats.data.transactionsThisMonth} transactions` : ''}
+            value={stats.data ? formatEuros(stats.data.monthlyRevenue) : '…'}
+            detail={
+              stats.data
+                ? `${formatCount(stats.data.transactionsThisMonth)} transaction${stats.data.transactionsThisMonth > 1 ? 's' : ''}`
+                : ''
+            }
           />
           <StatCard
             label="Rings actifs"
-            value={stats.data ? String(stats.data.activeRings) : '…'}
-            detail={stats.data ? `${stats.data.messagesLastMonth} messages ce mois-ci` : ''}
+            value={stats.data ? formatCount(stats.data.activeRings) : '…'}
+            detail={stats.data ? `${formatCount(stats.data.messagesLastMonth)} messages ce mois-ci` : ''}
           />
         </section>
 
@@ -165,10 +202,10 @@ export function AdminConsole() {
 function StatCard({ label, value, detail }: { label: string; value: string; detail: string }) {
   return (
     <Card>
-      <CardContent className="pt-6">
-        <p className="text-sm text-slate-500">{label}</p>
-        <p className="text-2xl font-bold">{value}</p>
-        <p className="text-sm text-slate-600">{detail}</p>
+      <CardContent className="p-3 sm:p-6">
+        <p className="text-xs text-slate-500 sm:text-sm">{label}</p>
+        <p className="text-lg font-bold sm:text-2xl">{value}</p>
+        <p className="text-xs text-slate-600 sm:text-sm">{detail}</p>
       </CardContent>
     </Card>
   );

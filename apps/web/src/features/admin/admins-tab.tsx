@@ -28,6 +28,7 @@ import { Input, NativeSelect } from '@/components/ui/input';
 import { Field, Label } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { ApiError, apiRequest } from '@/lib/api-client';
@@ -69,7 +70,7 @@ export function AdminsTab() {
 
   return (
     <Card>
-      <CardHeader className="flex-row items-center justify-between">
+      <CardHeader className="flex-row flex-wrap items-center justify-between gap-2">
         <CardTitle>Administrateurs</CardTitle>
         {session.can('admin_management', 'create') ? (
           <Button onClick={() => setEditing('new')}>
@@ -81,7 +82,7 @@ export function AdminsTab() {
         {admins.isPending ? <Spinner /> : null}
         {admins.isError ? <Alert variant="error">Impossible de charger les données.</Alert> : null}
         {admins.data ? (
-          <div className="overflow-x-auto">
+          <TableScroll label="Liste des administrateurs">
             <table className="w-full text-left text-sm">
               <thead className="border-b border-slate-200 text-slate-500">
                 <tr>
@@ -149,7 +150,7 @@ export function AdminsTab() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         ) : null}
       </CardContent>
       <Dialog open={editing !== null} onOpenChange={(open) => !open && setEditing(null)}>
@@ -173,9 +174,9 @@ export function AdminsTab() {
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}
-        title="Supprimer l’administrateur ?"
+        title="Supprimer l’administrateur&#8239;?"
         description={
-          deleting ? `Le compte « ${deleting.username} » sera supprimé et ses sessions fermées.` : ''
+          deleting ? `Le compte «\u202f${deleting.username}\u202f» sera supprimé et ses sessions fermées.` : ''
         }
         confirmLabel="Supprimer"
         pending={remove.isPending}

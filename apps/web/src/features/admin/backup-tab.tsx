@@ -15,6 +15,7 @@ import { ConfirmDialog } from '@/components/ui/dialog';
 import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { useToast } from '@/components/ui/toast';
 import { clearSession } from '@/lib/api-client';
 import { useAdminSession } from '@/lib/auth/admin-session';
@@ -157,10 +158,10 @@ export function BackupTab() {
             >
               <p>
                 {reloading.cut
-                  ? 'La restauration continue sur le serveur ; elle fermera toutes les sessions, la vôtre comprise.'
+                  ? 'La restauration continue sur le serveur\u202f; elle fermera toutes les sessions, la vôtre comprise.'
                   : 'Toutes les sessions ont été fermées, la vôtre comprise.'}{' '}
                 {reloading.seconds !== null
-                  ? `La page va se recharger dans ${reloading.seconds} secondes : reconnectez-vous ensuite.`
+                  ? `La page va se recharger dans ${reloading.seconds} secondes\u202f: reconnectez-vous ensuite.`
                   : null}
               </p>
               {reloading.settingsToReenter.length > 0 ? (
@@ -187,7 +188,7 @@ export function BackupTab() {
       </Card>
 
       <Card>
-        <CardHeader className="flex-row items-center justify-between">
+        <CardHeader className="flex-row flex-wrap items-center justify-between gap-2">
           <CardTitle>Sauvegardes disponibles</CardTitle>
           <Button
             variant="outline"
@@ -211,7 +212,7 @@ export function BackupTab() {
             <p className="text-sm text-slate-500">Aucune sauvegarde pour le moment.</p>
           ) : null}
           {backups.data && backups.data.length > 0 ? (
-            <div className="overflow-x-auto">
+            <TableScroll label="Liste des sauvegardes">
               <table className="w-full text-left text-sm">
                 <thead className="border-b border-slate-200 text-slate-500">
                   <tr>
@@ -269,7 +270,7 @@ export function BackupTab() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           ) : null}
         </CardContent>
       </Card>
@@ -277,10 +278,10 @@ export function BackupTab() {
       <ConfirmDialog
         open={toRestore !== null}
         onOpenChange={(open) => !open && setToRestore(null)}
-        title="Restaurer cette sauvegarde ?"
+        title="Restaurer cette sauvegarde&#8239;?"
         description={
           toRestore
-            ? `Toutes les données actuelles seront remplacées par celles de « ${toRestore.filename} » : base de données (clients, abonnements, Rings, messages, paramètres, administrateurs…) et fichiers envoyés (fichiers des Rings, logo, favicon). Les modifications faites depuis cette sauvegarde seront perdues. Toutes les sessions seront fermées, la vôtre comprise : vous devrez vous reconnecter. Les secrets (mot de passe SMTP, clés des paiements) ne sont restaurés que si la sauvegarde a été chiffrée avec la clé BACKUP_ENCRYPTION_KEY de ce serveur. Cette action est irréversible.`
+            ? `Toutes les données actuelles seront remplacées par celles de «\u202f${toRestore.filename}\u202f»\u202f: base de données (clients, abonnements, Rings, messages, paramètres, administrateurs…) et fichiers envoyés (fichiers des Rings, logo, favicon). Les modifications faites depuis cette sauvegarde seront perdues. Toutes les sessions seront fermées, la vôtre comprise\u202f: vous devrez vous reconnecter. Les secrets (mot de passe SMTP, clés des paiements) ne sont restaurés que si la sauvegarde a été chiffrée avec la clé BACKUP_ENCRYPTION_KEY de ce serveur. Cette action est irréversible.`
             : ''
         }
         confirmLabel="Restaurer"
@@ -290,8 +291,8 @@ export function BackupTab() {
       <ConfirmDialog
         open={toDelete !== null}
         onOpenChange={(open) => !open && setToDelete(null)}
-        title="Supprimer cette sauvegarde ?"
-        description={toDelete ? `La sauvegarde « ${toDelete.filename} » sera supprimée définitivement.` : ''}
+        title="Supprimer cette sauvegarde&#8239;?"
+        description={toDelete ? `La sauvegarde «\u202f${toDelete.filename}\u202f» sera supprimée définitivement.` : ''}
         confirmLabel="Supprimer"
         pending={remove.isPending}
         onConfirm={handleDelete}

@@ -138,7 +138,7 @@ export function CustomerEditor({
   const badge = customer ? statusBadge(customer.status) : null;
   return (
     <Card aria-label={customer ? `Client ${customerName(customer)}` : 'Nouveau client'} role="region">
-      <CardHeader className="flex-row items-start justify-between gap-3">
+      <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
         <div className="space-y-1.5">
           <CardTitle>{customer ? customerName(customer) : 'Nouveau client'}</CardTitle>
           <CardDescription className="flex flex-wrap items-center gap-2">

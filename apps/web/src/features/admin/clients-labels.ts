@@ -1,7 +1,6 @@
 import {
   PAYMENT_STATUS_LABELS,
   SUBSCRIPTION_STATUS_LABELS,
-  formatAmount,
   type PaymentComputedStatus,
   type SubscriptionComputedStatus,
 } from '@securering/contract';
@@ -68,12 +67,6 @@ export const PAYMENT_TYPE_LABELS: Record<string, string> = {
   subscription: 'Abonnement',
   'one-off': 'Ponctuel',
 };
-
-/** "398,00 €" for euros, "398,00 USD" for another currency (the currency comes from the transaction). */
-export function formatMoney(amount: number, currency: string | null | undefined): string {
-  const code = (currency || 'EUR').toUpperCase();
-  return `${formatAmount(amount)} ${code === 'EUR' ? '€' : code}`;
-}
 
 export const customerName = (c: { first_name: string; last_name: string }) =>
   `${c.first_name} ${c.last_name}`.trim();

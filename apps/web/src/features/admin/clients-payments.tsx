@@ -1,9 +1,10 @@
-import { ADMIN_CUSTOMER_MESSAGES, formatEuros } from '@securering/contract';
+import { ADMIN_CUSTOMER_MESSAGES, formatEuros, formatMoney } from '@securering/contract';
 import { RefreshCw } from 'lucide-react';
 import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { apiErrorMessage } from '@/lib/api-error-message';
 import { formatDateTimeShort } from '@/lib/dates';
 import { useCustomerPayments } from './clients-api';
@@ -11,7 +12,6 @@ import {
   BILLING_CYCLE_LABELS,
   PAYMENT_TYPE_LABELS,
   PROVIDER_LABELS,
-  formatMoney,
   paymentBadge,
 } from './clients-labels';
 
@@ -65,7 +65,7 @@ export function CustomerPayments({ customerId }: { customerId: string }) {
       {data.length === 0 ? (
         <p className="py-4 text-center text-sm text-slate-500">{M.paymentsEmpty}</p>
       ) : (
-        <div className="overflow-x-auto">
+        <TableScroll label="Paiements du client">
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 text-slate-500">
               <tr>
@@ -97,7 +97,7 @@ export function CustomerPayments({ customerId }: { customerId: string }) {
                       <Badge variant={badge.tone}>{badge.label}</Badge>
                       {p.failure_reason ? (
                         <p className="mt-1 text-xs text-red-700">
-                          <span className="sr-only">Raison de l’échec : </span>
+                          <span className="sr-only">Raison de l’échec&#8239;: </span>
                           {p.failure_reason}
                         </p>
                       ) : null}
@@ -109,7 +109,7 @@ export function CustomerPayments({ customerId }: { customerId: string }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

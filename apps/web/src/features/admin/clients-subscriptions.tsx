@@ -1,13 +1,15 @@
 import {
   ADMIN_CUSTOMER_MESSAGES,
   ZCreateManualSubscriptionRequest,
-  formatAmount,
+  formatEuros,
+  formatMoney,
   manualSubscriptionDefaults,
 } from '@securering/contract';
 import { Plus, RefreshCw } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Alert, LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
+import { GIB, formatGo } from '@/lib/bytes';
 import { Button } from '@/components/ui/button';
 import {
   Dialog,
@@ -20,13 +22,14 @@ import {
 import { Input, NativeSelect, Textarea } from '@/components/ui/input';
 import { Field, Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateLong } from '@/lib/dates';
 import { useActivePlans, useCreateManualSubscription, useCustomerSubscriptions } from './clients-api';
-import { BILLING_CYCLE_LABELS, PROVIDER_LABELS, formatMoney, subscriptionBadge } from './clients-labels';
+import { BILLING_CYCLE_LABELS, PROVIDER_LABELS, subscriptionBadge } from './clients-labels';
 
 const M = ADMIN_CUSTOMER_MESSAGES;
 
@@ -72,7 +75,7 @@ export function CustomerSubscriptions({ customerId }: { customerId: string }) {
         <p className="py-4 text-center text-sm text-slate-500">Aucun abonnement pour ce client.</p>
       ) : null}
       {subscriptions.data && subscriptions.data.length > 0 ? (
-        <div className="overflow-x-auto">
+        <TableScroll label="Abonnements du client">
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 text-slate-500">
               <tr>
@@ -95,7 +98,7 @@ export function CustomerSubscriptions({ customerId }: { customerId: string }) {
                       <p className="font-medium">{s.plan_name || '—'}</p>
                       <p className="text-xs text-slate-500">
                         {s.max_users < 0 ? 'Utilisateurs illimités' : `${s.max_users} utilisateurs`} ·{' '}
-                        {formatAmount(s.storage_gb)} Go
+                        {formatGo(s.storage_gb * GIB)}
                         {s.video_enabled ? ' · vidéo' : ''}
                         {s.auto_renew ? ' · renouvellement auto' : ''}
                       </p>
@@ -140,7 +143,7 @@ export function CustomerSubscriptions({ customerId }: { customerId: string }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ) : null}
 
       <Dialog open={creating} onOpenChange={setCreating}>
@@ -222,7 +225,7 @@ function ManualSubscriptionForm({ customerId, onDone }: { customerId: string; on
           <option value="">{plans.isPending ? 'Chargement des plans…' : 'Sélectionner un plan'}</option>
           {(plans.data ?? []).map((plan) => (
             <option key={plan.id} value={plan.id}>
-              {plan.name} — {formatAmount(plan.price)} €/mois
+              {plan.name} — {formatEuros(plan.price)} / mois
             </option>
           ))}
         </NativeSelect>

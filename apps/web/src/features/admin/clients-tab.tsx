@@ -1,4 +1,4 @@
-import { ADMIN_CUSTOMER_MESSAGES, type TAdminCustomer } from '@securering/contract';
+import { ADMIN_CUSTOMER_MESSAGES, formatMoney, type TAdminCustomer } from '@securering/contract';
 import { ChevronLeft, ChevronRight, Eye, Pencil, Radio, Search, Trash2, UserPlus, X } from 'lucide-react';
 import { useState } from 'react';
 import { LoadError } from '@/components/ui/alert';
@@ -9,13 +9,14 @@ import { ConfirmDialog } from '@/components/ui/dialog';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { useToast } from '@/components/ui/toast';
 import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
 import { formatDateLong } from '@/lib/dates';
 import { useAdminCustomers, useDeleteCustomer } from './clients-api';
 import { CustomerEditor, type EditorTarget } from './clients-editor';
-import { customerName, formatMoney, statusBadge } from './clients-labels';
+import { customerName, statusBadge } from './clients-labels';
 
 const M = ADMIN_CUSTOMER_MESSAGES;
 
@@ -127,10 +128,10 @@ export function ClientsTab() {
           {customers.data ? (
             customers.data.data.length === 0 ? (
               <p className="py-6 text-center text-sm text-slate-500">
-                {search ? `Aucun client ne correspond à « ${search} ».` : 'Aucun client pour le moment.'}
+                {search ? `Aucun client ne correspond à «\u202f${search}\u202f».` : 'Aucun client pour le moment.'}
               </p>
             ) : (
-              <div className="overflow-x-auto">
+              <TableScroll label="Liste des clients">
                 <table className="w-full text-left text-sm" aria-busy={customers.isFetching}>
                   <thead className="border-b border-slate-200 text-slate-500">
                     <tr>
@@ -222,7 +223,7 @@ export function ClientsTab() {
                     })}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             )
           ) : null}
 
@@ -257,10 +258,10 @@ export function ClientsTab() {
         onOpenChange={(open) => {
           if (!open && !remove.isPending) setToDelete(null);
         }}
-        title="Supprimer le client ?"
+        title="Supprimer le client&#8239;?"
         description={
           toDelete
-            ? `Le client « ${customerName(toDelete)} » (${toDelete.email}) sera supprimé, ainsi que tous ses Rings (${toDelete.rings_count}) avec leurs membres, messages et fichiers, ses abonnements et ses paiements. Cette action est irréversible.`
+            ? `Le client «\u202f${customerName(toDelete)}\u202f» (${toDelete.email}) sera supprimé, ainsi que tous ses Rings (${toDelete.rings_count}) avec leurs membres, messages et fichiers, ses abonnements et ses paiements. Cette action est irréversible.`
             : ''
         }
         confirmLabel="Supprimer définitivement"

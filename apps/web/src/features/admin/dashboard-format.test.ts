@@ -12,7 +12,7 @@ describe('dashboard formats', () => {
   it('writes storage in French gigabytes', () => {
     expect(formatGo(0)).toBe('0,00 Go');
     expect(formatGo(1.25 * 1024 ** 3)).toBe('1,25 Go');
-    expect(formatGo(1536 * 1024 ** 3)).toBe('1 536,00 Go');
+    expect(formatGo(1536 * 1024 ** 3)).toBe('1\u202f536,00 Go');
     expect(formatMo(12.4 * 1024 ** 2)).toBe('12,4 Mo');
   });
 

@@ -19,7 +19,7 @@ const twoDecimals = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, m
 
 /** Bytes as French gigabytes (base 1024, like the plans' disk space): "1,25 Go". */
 export function formatGo(bytes: number): string {
-  return `${twoDecimals.format(Math.max(0, bytes) / GO).replace(/\u202f|\u00a0/g, ' ')} Go`;
+  return `${twoDecimals.format(Math.max(0, bytes) / GO)} Go`;
 }
 
 const MO = 1024 ** 2;
@@ -27,7 +27,7 @@ const oneDecimal = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 1 });
 
 /** Bytes as French megabytes, for small amounts: "12,4 Mo". */
 export function formatMo(bytes: number): string {
-  return `${oneDecimal.format(Math.max(0, bytes) / MO).replace(/\u202f|\u00a0/g, ' ')} Mo`;
+  return `${oneDecimal.format(Math.max(0, bytes) / MO)} Mo`;
 }
 
 /** "2026-11" → "nov. 26" (French month, two-digit year). */

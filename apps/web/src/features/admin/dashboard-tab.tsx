@@ -143,7 +143,7 @@ function Dashboard({ stats }: { stats: TAdminStats }) {
                   </time>
                   <Badge variant={level.variant}>{level.label}</Badge>
                   <span className="text-xs uppercase tracking-wide text-slate-400">{entry.category}</span>
-                  <span className="min-w-0 flex-1 break-words text-slate-800">{entry.message}</span>
+                  <span className="min-w-48 flex-1 break-words text-slate-800">{entry.message}</span>
                 </li>
               );
             })}

@@ -12,7 +12,7 @@ export function EmailPreview({ source }: { source: PreviewSource }) {
   return (
     <div className="space-y-3">
       <p className="text-sm">
-        <span className="font-medium text-slate-600">Sujet : </span>
+        <span className="font-medium text-slate-600">Sujet&#8239;: </span>
         {preview.subject}
       </p>
       <Tabs defaultValue="html">

@@ -70,7 +70,7 @@ export function SmtpCard() {
 
 /** Shown when the stored password would follow a new server: the server refuses it too. */
 const RETYPE_PASSWORD =
-  'Le serveur, le port ou l’identifiant a changé : saisissez de nouveau le mot de passe.';
+  'Le serveur, le port ou l’identifiant a changé\u202f: saisissez de nouveau le mot de passe.';
 
 /** Whether the form points the stored password at another host, port or username. */
 function destinationChanged(form: SmtpForm, initial: SmtpForm): boolean {
@@ -155,7 +155,7 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
           notify({ title: 'Email de test envoyé', description: res.message, variant: 'success' }),
         onError: (error) =>
           notify({
-            title: "Impossible d'envoyer l'email de test.",
+            title: 'Impossible d’envoyer l’email de test.',
             description: error.message,
             variant: 'error',
             duration: 8000,
@@ -202,7 +202,7 @@ function SmtpForm({ stored }: { stored: Record<string, string> }) {
             error={mustRetypePassword ? RETYPE_PASSWORD : undefined}
             hint={
               form.password === SECRET_MARKER && !mustRetypePassword
-                ? 'Mot de passe enregistré : laissez tel quel pour le conserver (même serveur, port et identifiant).'
+                ? 'Mot de passe enregistré\u202f: laissez tel quel pour le conserver (même serveur, port et identifiant).'
                 : undefined
             }
           >

@@ -1,4 +1,9 @@
-import { EMAIL_TEMPLATE_KIND_LABELS, type TEmailTemplate } from '@securering/contract';
+import {
+  EMAIL_TEMPLATE_KIND_LABELS,
+  emailTemplateBadgeKind,
+  emailTemplateTitle,
+  type TEmailTemplate,
+} from '@securering/contract';
 import { Eye, Pencil, Plus, RotateCcw } from 'lucide-react';
 import { useState } from 'react';
 import { Alert, LoadError } from '@/components/ui/alert';
@@ -29,6 +34,9 @@ const KIND_VARIANT = {
   reminder: 'warning',
   password_reset: 'neutral',
 } as const;
+
+/** The kind badge, from the template's name (none when the name says nothing of its kind). */
+const badgeKind = (template: TEmailTemplate) => emailTemplateBadgeKind(template.name);
 
 /** The Emails tab: SMTP configuration with a test email, and the email templates (spec 3 §2.5). */
 export function EmailsTab() {
@@ -77,7 +85,7 @@ function TemplatesCard() {
 
   return (
     <Card>
-      <CardHeader className="flex-row items-start justify-between gap-4">
+      <CardHeader className="flex-row flex-wrap items-start justify-between gap-4">
         <div className="space-y-1.5">
           <CardTitle>Templates d’email</CardTitle>
           <CardDescription>Textes des emails envoyés aux clients, avec leurs variables.</CardDescription>
@@ -122,15 +130,18 @@ function TemplatesCard() {
                 >
                   <div className="min-w-0 space-y-1">
                     <div className="flex flex-wrap items-center gap-2">
-                      <span className="font-mono text-sm font-semibold">{template.name}</span>
-                      <Badge variant={KIND_VARIANT[template.kind]}>
-                        {EMAIL_TEMPLATE_KIND_LABELS[template.kind]}
-                      </Badge>
+                      <span className="text-sm font-semibold">{emailTemplateTitle(template.name)}</span>
+                      {badgeKind(template) ? (
+                        <Badge variant={KIND_VARIANT[badgeKind(template)!]}>
+                          {EMAIL_TEMPLATE_KIND_LABELS[badgeKind(template)!]}
+                        </Badge>
+                      ) : null}
                       <Badge variant={template.is_active ? 'success' : 'neutral'}>
                         {template.is_active ? 'Actif' : 'Inactif'}
                       </Badge>
                     </div>
                     <p className="truncate text-sm text-slate-700">{template.subject}</p>
+                    <p className="font-mono text-xs text-slate-500">{template.name}</p>
                     <p className="text-xs text-slate-500">
                       Modifié le {formatDateTimeShort(template.updated_at)}
                     </p>
@@ -164,7 +175,9 @@ function TemplatesCard() {
       <Dialog open={previewing !== null} onOpenChange={(open) => (open ? undefined : setPreviewing(null))}>
         <DialogContent className="max-w-3xl">
           <DialogHeader>
-            <DialogTitle>Aperçu : {previewing?.name}</DialogTitle>
+            <DialogTitle>
+              Aperçu&#8239;: {previewing ? emailTemplateTitle(previewing.name) : ''}
+            </DialogTitle>
             <DialogDescription>Rendu du template avec des valeurs d’exemple.</DialogDescription>
           </DialogHeader>
           {previewing ? <EmailPreview source={previewing} /> : null}
@@ -174,10 +187,10 @@ function TemplatesCard() {
       <ConfirmDialog
         open={resetting !== null}
         onOpenChange={(open) => (open ? undefined : setResetting(null))}
-        title="Réinitialiser le template ?"
+        title="Réinitialiser le template&#8239;?"
         description={
           resetting
-            ? `Le sujet, le contenu et les variables de « ${resetting.name} » seront remplacés par la version par défaut.`
+            ? `Le sujet, le contenu et les variables de «\u202f${resetting.name}\u202f» seront remplacés par la version par défaut.`
             : undefined
         }
         confirmLabel="Réinitialiser"

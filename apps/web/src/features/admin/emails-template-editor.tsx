@@ -2,6 +2,7 @@ import {
   EMAIL_MESSAGES,
   EMAIL_TEMPLATE_EDITOR_ROWS,
   EMAIL_TEMPLATE_LIMITS,
+  emailTemplateTitle,
   templatePlaceholders,
   type TEmailTemplate,
 } from '@securering/contract';
@@ -82,7 +83,7 @@ export function EmailTemplateEditor({
     <Dialog open onOpenChange={(open) => (open ? undefined : onClose())}>
       <DialogContent className="max-w-3xl">
         <DialogHeader>
-          <DialogTitle>Modifier le template « {template.name} »</DialogTitle>
+          <DialogTitle>Modifier le template «&#8239;{emailTemplateTitle(template.name)}&#8239;»</DialogTitle>
           <DialogDescription>
             Les variables s’écrivent entre doubles accolades, par exemple {'{{first_name}}'}.
           </DialogDescription>
@@ -121,12 +122,12 @@ export function EmailTemplateEditor({
           </Field>
           <div className="rounded-md bg-slate-50 p-3 text-xs text-slate-600">
             <p>
-              <span className="font-medium">Variables disponibles : </span>
+              <span className="font-medium">Variables disponibles&#8239;: </span>
               {template.variables.length ? template.variables.map((v) => `{{${v}}}`).join(', ') : 'aucune'}
             </p>
             {unknownPlaceholders.length ? (
               <p className="mt-1 text-amber-700">
-                Variables non fournies à l’envoi (elles seront vides) :{' '}
+                Variables non fournies à l’envoi (elles seront vides)&#8239;:{' '}
                 {unknownPlaceholders.map((v) => `{{${v}}}`).join(', ')}
               </p>
             ) : null}

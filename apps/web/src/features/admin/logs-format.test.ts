@@ -19,10 +19,10 @@ describe('log entry text', () => {
   it('labels every field in French for the clipboard', () => {
     const text = logEntryToText(entry);
     expect(text).toContain('ERREUR Paiement — Paiement refusé');
-    expect(text).toContain('Date (UTC) : 2026-11-22T10:00:05.000Z');
-    expect(text).toContain('IP : 203.0.113.7');
-    expect(text).toContain('Utilisateur : root (admin-1)');
-    expect(text).toContain('Navigateur : Firefox');
+    expect(text).toContain('Date (UTC)\u202f: 2026-11-22T10:00:05.000Z');
+    expect(text).toContain('IP\u202f: 203.0.113.7');
+    expect(text).toContain('Utilisateur\u202f: root (admin-1)');
+    expect(text).toContain('Navigateur\u202f: Firefox');
     expect(text).toContain('"status": 502');
   });
 

@@ -38,16 +38,16 @@ export function formatDetails(details: unknown): string {
 export function logEntryToText(entry: TAdminLogEntry): string {
   const lines = [
     `[${formatLogTime(entry.created_at)}] ${LOG_LEVEL_LABELS[entry.level].toUpperCase()} ${categoryLabel(entry.category)} — ${entry.message}`,
-    `Date (UTC) : ${entry.created_at}`,
-    `Identifiant : ${entry.id}`,
+    `Date (UTC)\u202f: ${entry.created_at}`,
+    `Identifiant\u202f: ${entry.id}`,
   ];
-  if (entry.ip_address) lines.push(`IP : ${entry.ip_address}`);
+  if (entry.ip_address) lines.push(`IP\u202f: ${entry.ip_address}`);
   if (entry.user_id)
     lines.push(
-      `Utilisateur : ${entry.user_label ? `${entry.user_label} (${entry.user_id})` : entry.user_id}`,
+      `Utilisateur\u202f: ${entry.user_label ? `${entry.user_label} (${entry.user_id})` : entry.user_id}`,
     );
-  if (entry.user_agent) lines.push(`Navigateur : ${entry.user_agent}`);
+  if (entry.user_agent) lines.push(`Navigateur\u202f: ${entry.user_agent}`);
   const details = formatDetails(entry.details);
-  if (details) lines.push(`Détails :\n${details}`);
+  if (details) lines.push(`Détails\u202f:\n${details}`);
   return lines.join('\n');
 }

@@ -61,7 +61,7 @@ export function LogsTab() {
       onSuccess: (res) => notify({ title: res.message, variant: 'success' }),
       onError: (error) =>
         notify({
-          title: `Impossible de modifier les paramètres de logging: ${error.message}`,
+          title: `Impossible de modifier les paramètres de logging\u202f: ${error.message}`,
           variant: 'error',
         }),
     });
@@ -101,8 +101,8 @@ export function LogsTab() {
   );
 
   const filterLabel = [
-    filter.category ? `catégorie « ${categoryLabel(filter.category)} »` : null,
-    filter.level ? `niveau « ${LOG_LEVEL_LABELS[filter.level]} »` : null,
+    filter.category ? `catégorie «\u202f${categoryLabel(filter.category)}\u202f»` : null,
+    filter.level ? `niveau «\u202f${LOG_LEVEL_LABELS[filter.level]}\u202f»` : null,
   ]
     .filter(Boolean)
     .join(' et ');
@@ -130,7 +130,7 @@ export function LogsTab() {
         <CardContent className="space-y-4">
           {!loggingEnabled ? (
             <Alert variant="info">
-              Logging désactivé : seules les erreurs et les entrées critiques sont enregistrées.
+              Logging désactivé&#8239;: seules les erreurs et les entrées critiques sont enregistrées.
             </Alert>
           ) : null}
           <div className="grid gap-3 md:grid-cols-[1fr_1fr_2fr]">
@@ -287,10 +287,10 @@ export function LogsTab() {
         onOpenChange={(open) => (open ? undefined : setConfirm(null))}
         title={
           confirm === 'purge'
-            ? 'Purger les anciens logs ?'
+            ? 'Purger les anciens logs\u202f?'
             : confirm === 'filtered'
-              ? 'Supprimer les logs filtrés ?'
-              : 'Supprimer tous les logs ?'
+              ? 'Supprimer les logs filtrés\u202f?'
+              : 'Supprimer tous les logs\u202f?'
         }
         description={
           confirm === 'purge'
@@ -332,7 +332,7 @@ function LogEntryRow({ entry, onCopy }: { entry: TAdminLogEntry; onCopy: () => v
             <details className="text-xs">
               <summary className="cursor-pointer text-slate-600 hover:text-slate-900">Détails</summary>
               {entry.user_agent ? (
-                <p className="mt-2 break-all text-slate-500">Navigateur : {entry.user_agent}</p>
+                <p className="mt-2 break-all text-slate-500">Navigateur&#8239;: {entry.user_agent}</p>
               ) : null}
               {details ? (
                 <pre className="mt-2 max-h-72 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2">

@@ -130,7 +130,7 @@ const PROVIDERS: Record<PaymentCategory, ProviderConfig> = {
     ],
     webhook: {
       path: '/api/webhooks/nowpayments.php',
-      hint: 'Adresse IPN envoyée automatiquement avec chaque paiement : rien à configurer chez NOWPayments.',
+      hint: 'Adresse IPN envoyée automatiquement avec chaque paiement\u202f: rien à configurer chez NOWPayments.',
     },
   },
 };
@@ -155,7 +155,7 @@ export function PaymentsTab() {
     <section aria-label="Paiements" className="space-y-4">
       {!canEdit ? (
         <Alert variant="info">
-          Consultation seule : vous n’avez pas le droit de modifier ces paramètres.
+          Consultation seule&#8239;: vous n’avez pas le droit de modifier ces paramètres.
         </Alert>
       ) : null}
       <SummaryCard values={settings.data} />
@@ -182,7 +182,7 @@ function SummaryCard({ values }: { values: Record<PaymentCategory, ProviderValue
         <CardTitle>Récapitulatif</CardTitle>
         <CardDescription>
           {active.length === 0
-            ? 'Aucun moyen de paiement actif : les clients ne peuvent pas payer en ligne.'
+            ? 'Aucun moyen de paiement actif\u202f: les clients ne peuvent pas payer en ligne.'
             : `${active.length} moyen(s) de paiement actif(s) sur 3.`}
         </CardDescription>
       </CardHeader>
@@ -279,11 +279,16 @@ function ProviderCard({
               <CardTitle>{config.title}</CardTitle>
             </div>
             <div className="flex items-center gap-2">
-              <Label htmlFor={id('enabled')} className="text-sm">
-                Activé
+              {/* The visible text says the state; the switch's name says what it switches. */}
+              <Label
+                htmlFor={id('enabled')}
+                className={enabled ? 'text-sm text-emerald-700' : 'text-sm text-slate-500'}
+              >
+                {enabled ? 'Activé' : 'Désactivé'}
               </Label>
               <Switch
                 id={id('enabled')}
+                aria-label={`${config.title} activé`}
                 checked={enabled}
                 disabled={!canEdit || save.isPending}
                 onCheckedChange={handleEnabled}
@@ -325,7 +330,7 @@ function ProviderCard({
                     label={field.label}
                     hint={
                       field.secret && initial[field.key] === SECRET_MARKER
-                        ? 'Enregistrée : laissez ******** pour la conserver.'
+                        ? 'Enregistrée\u202f: laissez ******** pour la conserver.'
                         : undefined
                     }
                   >

@@ -118,9 +118,9 @@ export function PlanEditorDialog({
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent className="max-w-3xl">
         <DialogHeader>
-          <DialogTitle>{plan ? `Modifier le plan « ${plan.name} »` : 'Nouveau plan'}</DialogTitle>
+          <DialogTitle>{plan ? `Modifier le plan «\u202f${plan.name}\u202f»` : 'Nouveau plan'}</DialogTitle>
           <DialogDescription>
-            Prix mensuel en euros. Laissez « Utilisateurs max » ou « Rings max » vide pour illimité.
+            Prix mensuel en euros. Laissez «&#8239;Utilisateurs max&#8239;» ou «&#8239;Rings max&#8239;» vide pour illimité.
           </DialogDescription>
         </DialogHeader>
         <form noValidate onSubmit={handleSubmit} className="space-y-5">

@@ -1,4 +1,10 @@
-import { formatAmount, formatDiskSpace, type TAdminPlan } from '@securering/contract';
+import {
+  formatDiskSpace,
+  formatEuros,
+  frenchTypography,
+  videoOptionPriceLabel,
+  type TAdminPlan,
+} from '@securering/contract';
 import { Check, Pencil, Plus, Star, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { LoadError } from '@/components/ui/alert';
@@ -96,12 +102,12 @@ export function PlansTab() {
         onOpenChange={(open) => {
           if (!open) setDeleting(null);
         }}
-        title="Supprimer le plan ?"
+        title="Supprimer le plan&#8239;?"
         description={
           deleting
             ? deleting.subscriptions_count > 0
-              ? `Le plan « ${deleting.name} » est utilisé par ${deleting.subscriptions_count} abonnement(s) : la suppression sera refusée, désactivez-le plutôt.`
-              : `Le plan « ${deleting.name} » sera supprimé définitivement.`
+              ? `Le plan «\u202f${deleting.name}\u202f» est utilisé par ${deleting.subscriptions_count} abonnement(s)\u202f: la suppression sera refusée, désactivez-le plutôt.`
+              : `Le plan «\u202f${deleting.name}\u202f» sera supprimé définitivement.`
             : undefined
         }
         confirmLabel="Supprimer"
@@ -157,9 +163,9 @@ function PlanCard({
           </div>
         </div>
         <CardDescription>
-          <span className="text-2xl font-bold text-slate-900">{formatAmount(plan.price)} €</span> / mois
+          <span className="text-2xl font-bold text-slate-900">{formatEuros(plan.price)}</span> / mois
           {' · '}
-          {plan.video_option > 0 ? `vidéo +${formatAmount(plan.video_option)} € / mois` : 'vidéo incluse'}
+          {plan.video_option > 0 ? `vidéo ${videoOptionPriceLabel(plan.video_option)}` : 'vidéo incluse'}
         </CardDescription>
       </CardHeader>
       <CardContent className="space-y-3">
@@ -177,7 +183,7 @@ function PlanCard({
           {plan.features.map((feature) => (
             <li key={feature} className="flex items-start gap-2">
               <Check className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-hidden />
-              {feature}
+              {frenchTypography(feature)}
             </li>
           ))}
         </ul>

@@ -63,7 +63,7 @@ const STORAGE_DIR: SettingField = {
   key: 'ring_storage_dir',
   label: 'Dossier de stockage des Rings',
   fallback: 'rings',
-  hint: 'Dossier des fichiers des Rings ; « rings » si vide.',
+  hint: 'Dossier des fichiers des Rings\u202f; «\u202frings\u202f» si vide.',
 };
 const APP_LINKS: SettingField[] = [
   { key: 'ios_app_url', label: 'Lien de l’application iOS' },
@@ -132,7 +132,7 @@ const WS_NUMBERS = [
 const POLLING_FIELDS: SettingField[] = [POLLING_ENABLED, ...POLLING_NUMBERS];
 const ALWAYS_FIELDS: SettingField[] = [WS_REQUIRED, ...WS_NUMBERS];
 const REALTIME_FIELDS: SettingField[] = [...ALWAYS_FIELDS, ...POLLING_FIELDS];
-export const POLLING_ORDER_ERROR = "L'intervalle maximal doit être supérieur ou égal à l'intervalle initial";
+export const POLLING_ORDER_ERROR = 'L’intervalle maximal doit être supérieur ou égal à l’intervalle initial';
 
 /** The cross-field rule the server also applies: max polling ≥ initial polling. */
 export function pollingOrderError(values: SettingsMap): Record<string, string> {
@@ -164,7 +164,7 @@ export function RingsRealtimeForm({ initial, canEdit }: { initial: SettingsMap; 
   return (
     <SettingsFormCard
       title="Paramètres temps réel"
-      description="Connexion des membres aux Rings : WebSocket et repli en polling."
+      description="Connexion des membres aux Rings&#8239;: WebSocket et repli en polling."
       canEdit={canEdit}
       saving={form.saving}
       onSave={handleSave}
@@ -173,7 +173,7 @@ export function RingsRealtimeForm({ initial, canEdit }: { initial: SettingsMap; 
       <SwitchField
         id="rings-ws_required"
         label={WS_REQUIRED.label}
-        hint="Les clients doivent utiliser le WebSocket ; le polling est alors désactivé."
+        hint="Les clients doivent utiliser le WebSocket&#8239;; le polling est alors désactivé."
         checked={wsRequired}
         disabled={disabled}
         onCheckedChange={(checked) => form.set('ws_required', checked ? '1' : '0')}

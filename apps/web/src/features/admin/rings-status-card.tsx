@@ -124,10 +124,10 @@ function RestartDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (o
     <Dialog open={open} onOpenChange={(next) => !restart.isPending && onOpenChange(next)}>
       <DialogContent>
         <DialogHeader>
-          <DialogTitle>Redémarrer le service temps réel ?</DialogTitle>
+          <DialogTitle>Redémarrer le service temps réel&#8239;?</DialogTitle>
           <DialogDescription>
             Toutes les connexions WebSocket seront fermées sur chaque instance. Les membres connectés se
-            reconnecteront automatiquement en quelques secondes ; les nouveaux réglages (battement)
+            reconnecteront automatiquement en quelques secondes&#8239;; les nouveaux réglages (battement)
             s’appliqueront.
           </DialogDescription>
         </DialogHeader>

@@ -35,7 +35,7 @@ export function RingsTab() {
     <section aria-label="Paramètres des Rings" className="space-y-4">
       <RingsStatusCard />
       {!canEdit ? (
-        <Alert variant="info">Lecture seule : vous n’avez pas le droit de modifier ces paramètres.</Alert>
+        <Alert variant="info">Lecture seule&#8239;: vous n’avez pas le droit de modifier ces paramètres.</Alert>
       ) : null}
       {forms}
     </section>

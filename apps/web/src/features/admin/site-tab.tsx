@@ -32,7 +32,7 @@ export function SiteTab() {
   return (
     <section aria-label="Paramètres du site" className="space-y-4">
       {!canEdit ? (
-        <Alert variant="info">Lecture seule : vous n’avez pas le droit de modifier ces paramètres.</Alert>
+        <Alert variant="info">Lecture seule&#8239;: vous n’avez pas le droit de modifier ces paramètres.</Alert>
       ) : null}
       <Tabs value={section} onValueChange={setSection}>
         <TabsList>

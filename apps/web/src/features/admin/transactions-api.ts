@@ -1,6 +1,5 @@
 import {
   ZAdminTransactionsResponse,
-  formatAmount,
   type TransactionGateway,
   type TransactionStatus,
 } from '@securering/contract';
@@ -49,17 +48,6 @@ export function useAdminTransactions(filters: TransactionFiltersState, offset: n
       ),
     placeholderData: keepPreviousData,
   });
-}
-
-/** "29,90 €", "12,00 $US": French format in the transaction's own currency. */
-export function formatMoney(amount: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat('fr-FR', { style: 'currency', currency: currency || 'EUR' })
-      .format(amount)
-      .replace(/\u202f|\u00a0/g, ' ');
-  } catch {
-    return `${formatAmount(amount)} ${currency}`;
-  }
 }
 
 function filenameOf(disposition: string | null): string {

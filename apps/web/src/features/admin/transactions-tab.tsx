@@ -3,6 +3,7 @@ import {
   TRANSACTION_GATEWAYS,
   TRANSACTION_GATEWAY_LABELS,
   TRANSACTION_STATUSES,
+  formatMoney,
   type PaymentComputedStatus,
   type TAdminTransaction,
   type TransactionGateway,
@@ -17,13 +18,13 @@ import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input, NativeSelect } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { useToast } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
 import { formatDateTimeShort } from '@/lib/dates';
 import {
   TRANSACTIONS_PAGE_SIZE,
   downloadTransactionsCsv,
-  formatMoney,
   useAdminTransactions,
   type TransactionFiltersState,
 } from './transactions-api';
@@ -160,7 +161,7 @@ export function TransactionsTab() {
           <p className="py-6 text-center text-sm text-slate-600">Aucune transaction trouvée.</p>
         ) : (
           <>
-            <div className="overflow-x-auto">
+            <TableScroll label="Historique des transactions">
               <table className="w-full min-w-[900px] text-left text-sm">
                 <thead className="border-b border-slate-200 text-slate-500">
                   <tr>
@@ -179,7 +180,7 @@ export function TransactionsTab() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
             <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-slate-600">
               <span>
                 {offset + 1}–{offset + rows.length} sur {total} transaction{total > 1 ? 's' : ''}

@@ -38,7 +38,7 @@ export function ContactPage() {
     <PageShell
       title="Contact"
       heading="Contactez-nous"
-      intro="Une question sur nos offres ou sur la sécurité ? Écrivez-nous."
+      intro="Une question sur nos offres ou sur la sécurité&#8239;? Écrivez-nous."
       width="lg"
     >
       <div className="grid gap-8 md:grid-cols-[1fr_18rem]">

@@ -36,7 +36,7 @@ export function ForgotPasswordPage() {
           {send.isSuccess ? (
             <div className="flex flex-col items-center gap-4 text-center">
               <MailCheck className="size-12 text-emerald-600" aria-hidden />
-              <h2 className="text-xl font-semibold">Email envoyé !</h2>
+              <h2 className="text-xl font-semibold">Email envoyé&#8239;!</h2>
               <p className="text-slate-600">
                 Si un compte existe pour <strong>{email.trim()}</strong>, vous recevrez un lien pour choisir
                 un nouveau mot de passe. Il est valable 1 heure.
@@ -59,7 +59,7 @@ export function ForgotPasswordPage() {
               }}
             >
               <p className="text-sm text-slate-600">
-                Indiquez l’adresse de votre compte : nous vous enverrons un lien de réinitialisation.
+                Indiquez l’adresse de votre compte&#8239;: nous vous enverrons un lien de réinitialisation.
               </p>
               <Field id="forgot-email" label="Email" error={problem ?? undefined}>
                 <Input

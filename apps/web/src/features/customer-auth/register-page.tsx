@@ -7,7 +7,7 @@ import {
 } from '@securering/contract';
 import { useMutation } from '@tanstack/react-query';
 import { ArrowLeft, ArrowRight, CheckCircle2, MailCheck } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { PageShell } from '@/components/layout/page-shell';
@@ -56,6 +56,18 @@ export function RegisterPage() {
   const form = useForm<RegisterValues>({ defaultValues: DEFAULTS });
   const { errors } = form.formState;
   const values = useWatch({ control: form.control }) as RegisterValues;
+  // Each new step starts at its top (the step list, below the sticky header), not where the
+  // previous one was scrolled to; its first field gets the focus.
+  const stepsRef = useRef<HTMLOListElement>(null);
+  const shownStep = useRef(step);
+  useEffect(() => {
+    if (shownStep.current === step) return;
+    shownStep.current = step;
+    stepsRef.current?.scrollIntoView({ block: 'start' });
+    stepsRef.current?.parentElement
+      ?.querySelector<HTMLElement>('form fieldset input, form fieldset button')
+      ?.focus({ preventScroll: true });
+  }, [step]);
 
   const submit = useMutation({
     mutationFn: (values: RegisterValues) =>
@@ -64,7 +76,7 @@ export function RegisterPage() {
         body: values,
         fallbackError: 'Erreur lors de la création du compte',
       }),
-    onSuccess: () => notify({ title: 'Compte créé avec succès ! Vérifiez votre email.', variant: 'success' }),
+    onSuccess: () => notify({ title: 'Compte créé avec succès\u202f! Vérifiez votre email.', variant: 'success' }),
     // A password the server finds too common: back to step 1, with the message under the field.
     onError: (error) => {
       if (error instanceof ApiError && error.message === ACCOUNT_MESSAGES.passwordCommon) {
@@ -105,7 +117,7 @@ export function RegisterPage() {
 
   if (submit.isSuccess) {
     return (
-      <PageShell title="Inscription" heading="Inscription réussie !" width="sm">
+      <PageShell title="Inscription" heading="Inscription réussie&#8239;!" width="sm">
         <Card>
           <CardContent className="flex flex-col items-center gap-4 pt-6 text-center">
             <MailCheck className="size-12 text-emerald-600" aria-hidden />
@@ -135,13 +147,13 @@ export function RegisterPage() {
       intro="Trois étapes, moins de deux minutes. Le plan se choisit après la vérification de votre email."
       width="md"
     >
-      <ol className="mb-6 flex gap-2" aria-label="Étapes de l’inscription">
+      <ol ref={stepsRef} className="mb-6 flex scroll-mt-24 gap-1.5 sm:gap-2" aria-label="Étapes de l’inscription">
         {STEPS.map((label, index) => (
           <li
             key={label}
             aria-current={index === step ? 'step' : undefined}
             className={cn(
-              'flex flex-1 items-center gap-2 rounded-lg border px-3 py-2 text-sm',
+              'flex min-w-0 flex-1 items-center justify-center gap-1 rounded-lg border px-1.5 py-2 text-xs sm:justify-start sm:gap-2 sm:px-3 sm:text-sm',
               index === step
                 ? 'border-primary bg-primary/5 font-semibold text-primary'
                 : 'border-slate-200 text-slate-500',
@@ -149,7 +161,7 @@ export function RegisterPage() {
             )}
           >
             {index < step ? (
-              <CheckCircle2 className="size-4" aria-hidden />
+              <CheckCircle2 className="size-4 shrink-0" aria-hidden />
             ) : (
               <span className="font-mono">{index + 1}.</span>
             )}
@@ -162,7 +174,7 @@ export function RegisterPage() {
           <form noValidate onSubmit={onSubmit} className="space-y-4">
             {step === 0 ? (
               <fieldset className="space-y-4">
-                <legend className="mb-2 text-lg font-semibold">Étape 1 : votre compte</legend>
+                <legend className="mb-2 text-lg font-semibold">Étape 1&#8239;: votre compte</legend>
                 <div className="grid gap-4 sm:grid-cols-2">
                   <Field id="first_name" label="Prénom" error={errors.first_name?.message}>
                     <Input
@@ -228,7 +240,7 @@ export function RegisterPage() {
 
             {step === 1 ? (
               <fieldset className="space-y-4">
-                <legend className="mb-2 text-lg font-semibold">Étape 2 : adresse de facturation</legend>
+                <legend className="mb-2 text-lg font-semibold">Étape 2&#8239;: adresse de facturation</legend>
                 <p className="text-sm text-slate-500">
                   Elle sert à la vérification de votre identité et à vos factures.
                 </p>
@@ -262,7 +274,7 @@ export function RegisterPage() {
 
             {step === 2 ? (
               <fieldset className="space-y-4">
-                <legend className="mb-2 text-lg font-semibold">Étape 3 : récapitulatif</legend>
+                <legend className="mb-2 text-lg font-semibold">Étape 3&#8239;: récapitulatif</legend>
                 <dl
                   className="grid gap-x-4 gap-y-2 rounded-lg bg-slate-50 p-4 text-sm sm:grid-cols-[10rem_1fr]"
                   aria-label="Récapitulatif"
@@ -361,7 +373,7 @@ export function RegisterPage() {
         </CardContent>
       </Card>
       <p className="mt-6 text-center text-sm text-slate-600">
-        Déjà inscrit ?{' '}
+        Déjà inscrit&#8239;?{' '}
         <Link to="/client" className="text-primary underline">
           Connectez-vous
         </Link>

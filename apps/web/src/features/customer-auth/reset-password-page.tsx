@@ -1,6 +1,6 @@
 import { ACCOUNT_MESSAGES } from '@securering/contract';
 import { useMutation } from '@tanstack/react-query';
-import { CheckCircle2 } from 'lucide-react';
+import { CheckCircle2, LinkIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { PageShell } from '@/components/layout/page-shell';
@@ -11,6 +11,10 @@ import { Field } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { ApiError, apiRequest } from '@/lib/api-client';
 
+/**
+ * /reset-password?token=: the new password form. Without a token, or once the server says the link
+ * is invalid or expired, the page says so and offers a new link instead of a form that cannot work.
+ */
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
@@ -25,8 +29,11 @@ export function ResetPasswordPage() {
         fallbackError: 'Erreur serveur',
       }),
   });
+  const linkRefused =
+    reset.error instanceof ApiError &&
+    [ACCOUNT_MESSAGES.resetLinkInvalid, ACCOUNT_MESSAGES.invalidLink].includes(reset.error.message as never);
   const failure =
-    reset.error instanceof ApiError
+    reset.error instanceof ApiError && !linkRefused
       ? reset.error.status === 0
         ? 'Impossible de joindre le serveur'
         : reset.error.message
@@ -36,7 +43,20 @@ export function ResetPasswordPage() {
     <PageShell title="Nouveau mot de passe" width="sm">
       <Card>
         <CardContent className="pt-6">
-          {reset.isSuccess ? (
+          {!token || linkRefused ? (
+            <div className="flex flex-col items-center gap-4 text-center">
+              <LinkIcon className="size-10 text-slate-400" aria-hidden />
+              <Alert variant="error" title={ACCOUNT_MESSAGES.invalidLink} className="w-full text-left">
+                {token
+                  ? 'Ce lien de réinitialisation a expiré ou a déjà servi.'
+                  : 'Ce lien de réinitialisation est incomplet\u202f: il ne contient pas de jeton.'}{' '}
+                Demandez-en un nouveau, il vous sera envoyé par email.
+              </Alert>
+              <Button asChild>
+                <Link to="/forgot-password">Demander un nouveau lien</Link>
+              </Button>
+            </div>
+          ) : reset.isSuccess ? (
             <div className="flex flex-col items-center gap-4 text-center">
               <CheckCircle2 className="size-12 text-emerald-600" aria-hidden />
               <p>{ACCOUNT_MESSAGES.passwordReset}</p>
@@ -50,13 +70,11 @@ export function ResetPasswordPage() {
               className="space-y-4"
               onSubmit={(event) => {
                 event.preventDefault();
-                if (!token) return setProblem(ACCOUNT_MESSAGES.invalidLink);
                 if (!password || password !== confirm) return setProblem(ACCOUNT_MESSAGES.passwordMismatch);
                 setProblem(null);
                 reset.mutate();
               }}
             >
-              {!token ? <Alert variant="error">{ACCOUNT_MESSAGES.invalidLink}</Alert> : null}
               <Field
                 id="new-password"
                 label="Nouveau mot de passe"
@@ -77,7 +95,7 @@ export function ResetPasswordPage() {
                   onChange={(e) => setConfirm(e.target.value)}
                 />
               </Field>
-              {problem && token ? <Alert variant="error">{problem}</Alert> : null}
+              {problem ? <Alert variant="error">{problem}</Alert> : null}
               {failure ? <Alert variant="error">{failure}</Alert> : null}
               <Button type="submit" className="w-full" disabled={reset.isPending}>
                 Enregistrer le mot de passe

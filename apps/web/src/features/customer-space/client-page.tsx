@@ -1,5 +1,5 @@
 import { AlertTriangle } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { Navigate } from 'react-router';
 import { PublicFrame } from '@/components/layout/public-frame';
 import { Alert } from '@/components/ui/alert';
@@ -7,9 +7,13 @@ import { Button } from '@/components/ui/button';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { ApiError } from '@/lib/api-client';
 import { useCustomerSession } from '@/lib/auth/customer-session';
-import { CustomerDashboard } from './customer-dashboard';
 import { CustomerLogin } from './customer-login';
 import { useDashboard } from './dashboard-api';
+
+// The dashboard and its tabs are for signed-in customers only: the login screen does not
+// download them. Fetched as soon as a session is known, alongside the dashboard data.
+const loadDashboard = () => import('./customer-dashboard');
+const CustomerDashboard = lazy(() => loadDashboard().then((m) => ({ default: m.CustomerDashboard })));
 
 /** /client: the login screen while signed out, then the access rules of spec 2 §4. */
 export function ClientPage() {
@@ -33,6 +37,10 @@ function SubscribedGate() {
   const [retried, setRetried] = useState(false);
   const retrying = useRef(false);
   const inactive = dashboard.isSuccess && dashboard.data.subscription?.status !== 'active';
+
+  useEffect(() => {
+    void loadDashboard().catch(() => undefined);
+  }, []);
 
   useEffect(() => {
     if (!inactive || retried || retrying.current) return;
@@ -60,7 +68,11 @@ function SubscribedGate() {
     );
   }
   if (inactive) return retried ? <Navigate to="/subscribe" replace /> : <FullPageSpinner />;
-  return <CustomerDashboard data={dashboard.data} />;
+  return (
+    <Suspense fallback={<FullPageSpinner />}>
+      <CustomerDashboard data={dashboard.data} />
+    </Suspense>
+  );
 }
 
 function DataErrorScreen() {
@@ -70,7 +82,7 @@ function DataErrorScreen() {
         <AlertTriangle className="size-12 text-amber-500" aria-hidden />
         <h1 className="text-2xl font-bold">Erreur de données</h1>
         <p className="text-slate-600">
-          Les informations de votre abonnement sont illisibles. Rechargez la page ; si le problème persiste,
+          Les informations de votre abonnement sont illisibles. Rechargez la page&#8239;; si le problème persiste,
           contactez-nous.
         </p>
         <Button onClick={() => window.location.reload()}>Recharger</Button>

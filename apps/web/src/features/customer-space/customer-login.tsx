@@ -63,7 +63,7 @@ export function CustomerLogin() {
   return (
     <main className="mx-auto w-full max-w-md px-4 py-12">
       {registeredEmail ? (
-        <Alert variant="success" title="Inscription réussie !" className="mb-6">
+        <Alert variant="success" title="Inscription réussie&#8239;!" className="mb-6">
           Cliquez sur le lien reçu par email pour activer votre compte, puis connectez-vous.
         </Alert>
       ) : null}
@@ -110,7 +110,7 @@ export function CustomerLogin() {
               Créer un compte
             </Link>
             <Link to="/forgot-password" className="text-primary underline">
-              Mot de passe oublié ?
+              Mot de passe oublié&#8239;?
             </Link>
             <Link to="/" className="text-slate-600 underline">
               Retour à l’accueil

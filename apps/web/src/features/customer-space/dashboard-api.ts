@@ -6,7 +6,9 @@ import {
   ZRingDetailResponse,
   ZRingUsersResponse,
   ZUpdateRingResponse,
+  ZUpdateRingUserStatusResponse,
   type TInviteRingUserRequest,
+  type TUpdateRingUserStatusRequest,
   type TUpdateRingRequest,
 } from '@securering/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -72,7 +74,11 @@ function useInvalidateCustomer() {
   return () => client.invalidateQueries({ queryKey: dashboardKeys.all });
 }
 
-export function useCreateRing() {
+/**
+ * Creates a Ring. `onCreated` runs before the dashboard is refetched, so the new Ring is already the
+ * selected one when the refreshed list (and with it the Ring selector) first shows it.
+ */
+export function useCreateRing(onCreated: (ringId: string) => void) {
   const invalidate = useInvalidateCustomer();
   return useMutation({
     mutationFn: (name: string) =>
@@ -83,7 +89,10 @@ export function useCreateRing() {
         schema: ZCreateRingResponse,
         fallbackError: 'Erreur réseau lors de la création du ring',
       }),
-    onSuccess: invalidate,
+    onSuccess: (res) => {
+      onCreated(res.data.id);
+      return invalidate();
+    },
   });
 }
 
@@ -126,6 +135,26 @@ export function useRemoveUser() {
         auth: 'customer',
         body: { user_id: userId },
         fallbackError: 'Erreur lors de la suppression',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+/**
+ * "Désactiver" / "Réactiver" an accepted member: deactivation ends its sessions and sockets at once
+ * and makes the Ring's next key epoch due.
+ */
+export function useSetUserStatus() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (body: TUpdateRingUserStatusRequest) =>
+      apiRequest('/api/customer/ring-users.php', {
+        method: 'PATCH',
+        auth: 'customer',
+        body,
+        schema: ZUpdateRingUserStatusResponse,
+        fallbackError:
+          body.status === 'inactive' ? 'Erreur lors de la désactivation' : 'Erreur lors de la réactivation',
       }),
     onSuccess: invalidate,
   });

@@ -49,6 +49,7 @@ interface FormState {
   allow_video: boolean;
   voice_admin_only: boolean;
   max_file_size: string;
+  share_history: boolean;
 }
 
 function initialState(ring: TRingCustomerView): FormState {
@@ -67,6 +68,7 @@ function initialState(ring: TRingCustomerView): FormState {
     allow_video: ring.allowVideo,
     voice_admin_only: ring.voiceAdminOnly,
     max_file_size: String(ring.maxFileSize),
+    share_history: ring.shareHistory,
   };
 }
 
@@ -101,6 +103,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
         screen_visibility_protection: state.switches.visibility,
         screen_experimental_features: state.switches.experimental,
         screen_recording_detection: state.switches.recording,
+        share_history: state.share_history,
       },
       {
         onSuccess: (res) => {
@@ -194,7 +197,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
             <Field
               id="auto-destroy"
               label="Délai d’autodestruction (secondes)"
-              hint={`Entre ${AUTO_DESTROY.min} et ${AUTO_DESTROY.max} secondes ; ${AUTO_DESTROY.fallback} par défaut.`}
+              hint={`Entre ${AUTO_DESTROY.min} et ${AUTO_DESTROY.max} secondes\u202f; ${AUTO_DESTROY.fallback} par défaut.`}
               className="max-w-xs"
             >
               <Input
@@ -210,6 +213,16 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                 }
               />
             </Field>
+            <div className="border-t border-slate-100">
+              <SwitchField
+                id="share-history"
+                label="Partager l’historique avec les nouveaux membres"
+                hint="Les membres qui rejoignent le Ring reçoivent aussi les clés des échanges passés. Désactivé, ils lisent à partir de leur arrivée."
+                checked={state.share_history}
+                onCheckedChange={(v) => set('share_history', v)}
+                className="pt-4"
+              />
+            </div>
           </TabsContent>
 
           <TabsContent value="protection" className="space-y-6">

@@ -1,4 +1,4 @@
-import { ZRingStatsResponse, formatAmount, type TRingStats } from '@securering/contract';
+import { ZRingStatsResponse, formatCount, type TRingStats } from '@securering/contract';
 import { useQuery } from '@tanstack/react-query';
 import { format, parseISO } from 'date-fns';
 import { fr } from 'date-fns/locale';
@@ -11,26 +11,13 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Spinner } from '@/components/ui/spinner';
 import { apiRequest } from '@/lib/api-client';
 import { downloadCsv, toCsv } from '@/lib/csv';
+import { formatGo } from '@/lib/bytes';
 import { cn } from '@/lib/utils';
 
 /** The periods the server accepts (GET /api/customer/ring-stats.php?days=). */
 const PERIODS = [7, 30, 90] as const;
 type Period = (typeof PERIODS)[number];
 const DEFAULT_PERIOD: Period = 30;
-
-const GIB = 1024 ** 3;
-
-/** "1 234": French thousands with a plain space, like formatAmount. */
-function formatCount(value: number): string {
-  return new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 0 })
-    .format(value)
-    .replace(/\u202f|\u00a0/g, ' ');
-}
-
-/** Bytes as Go (base 1024), 2 decimals, French comma: "0,01 Go"; "—" when not a number. */
-function formatGo(bytes: number): string {
-  return Number.isFinite(bytes) ? `${formatAmount(bytes / GIB)} Go` : '—';
-}
 
 /** 'YYYY-MM-DD' (a UTC day from the server) read as that calendar day, whatever the local zone. */
 const dayOf = (date: string) => parseISO(date);
@@ -233,7 +220,7 @@ function StatisticsContent({ stats }: { stats: TRingStats }) {
             <CardHeader>
               <CardTitle>{view.title}</CardTitle>
               <CardDescription>
-                {view.totalLabel} {period} : {formatCount(view.total)}
+                {view.totalLabel} {period}&#8239;: {formatCount(view.total)}
               </CardDescription>
             </CardHeader>
             <CardContent>

@@ -1,56 +1,53 @@
 import { type TDashboardData, type TRingUser } from '@securering/contract';
-import { Copy, Plus, Trash2, UserPlus } from 'lucide-react';
+import { Copy, Plus, Trash2, UserCheck, UserMinus, UserPlus } from 'lucide-react';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { Input, NativeSelect, Textarea } from '@/components/ui/input';
+import { Input, Textarea } from '@/components/ui/input';
 import { Field } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
+import { TableScroll } from '@/components/ui/table-scroll';
 import { useToast } from '@/components/ui/toast';
 import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { formatRelative } from '@/lib/dates';
-import { useCreateRing, useInviteUser, useRemoveUser, useRingUsers } from './dashboard-api';
+import { useCreateRing, useInviteUser, useRemoveUser, useRingUsers, useSetUserStatus } from './dashboard-api';
 import { MEMBER_STATUS_LABELS } from '@/lib/ring-labels';
+import { membersSummary } from './seat-counts';
 
 const STATUS_VARIANT = { active: 'success', invited: 'warning', inactive: 'neutral' } as const;
 
-/** "Mes Utilisateurs": Ring selector, Ring creation within the plan, invitations and the users table. */
+/**
+ * "Mes Utilisateurs" of the Ring chosen at the top of /client: Ring creation within the plan,
+ * invitations and the users table.
+ */
 export function UsersTab({
   data,
   ringId,
+  ringName,
   onSelectRing,
 }: {
   data: TDashboardData;
   ringId: string | undefined;
+  ringName: string | undefined;
   onSelectRing: (id: string) => void;
 }) {
   const plan = data.subscription!;
   const canCreate = plan.maxRings < 0 || plan.maxRings > data.rings.length;
   return (
     <div className="space-y-6">
-      {data.rings.length > 1 ? (
-        <Field id="ring-select" label="Ring" className="max-w-sm">
-          <NativeSelect id="ring-select" value={ringId} onChange={(e) => onSelectRing(e.target.value)}>
-            {data.rings.map((ring) => (
-              <option key={ring.id} value={ring.id}>
-                {ring.name}
-              </option>
-            ))}
-          </NativeSelect>
-        </Field>
-      ) : null}
       {canCreate ? <CreateRingForm first={data.rings.length === 0} onCreated={onSelectRing} /> : null}
       {ringId ? (
         <>
           <InviteForm
+            key={ringId}
             ringId={ringId}
             full={plan.maxUsers > 0 && plan.currentUsers >= plan.maxUsers}
             maxUsers={plan.maxUsers}
           />
-          <UsersTable ringId={ringId} />
+          <UsersTable ringId={ringId} ringName={ringName} />
         </>
       ) : null}
     </div>
@@ -60,7 +57,7 @@ export function UsersTab({
 function CreateRingForm({ first, onCreated }: { first: boolean; onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const create = useCreateRing();
+  const create = useCreateRing(onCreated);
   const notify = useToast();
   return (
     <Card>
@@ -79,7 +76,6 @@ function CreateRingForm({ first, onCreated }: { first: boolean; onCreated: (id: 
               onSuccess: (res) => {
                 notify({ title: res.message, variant: 'success' });
                 setName('');
-                onCreated(res.data.id);
               },
             });
           }}
@@ -123,7 +119,7 @@ function InviteForm({ ringId, full, maxUsers }: { ringId: string; full: boolean;
       <CardContent className="space-y-4">
         {full ? (
           <Alert variant="info">
-            Votre plan limite à {maxUsers} utilisateurs : passez à un plan supérieur pour en inviter
+            Votre plan limite à {maxUsers} utilisateurs&#8239;: passez à un plan supérieur pour en inviter
             davantage.
           </Alert>
         ) : null}
@@ -133,7 +129,7 @@ function InviteForm({ ringId, full, maxUsers }: { ringId: string; full: boolean;
           onSubmit={(event) => {
             event.preventDefault();
             if (!ringId) return setProblem('Aucun ring sélectionné');
-            if (!username.trim()) return setProblem("Veuillez entrer un nom d'utilisateur");
+            if (!username.trim()) return setProblem('Veuillez entrer un nom d’utilisateur');
             setProblem(null);
             invite.mutate(
               {
@@ -188,7 +184,7 @@ function InviteForm({ ringId, full, maxUsers }: { ringId: string; full: boolean;
         {invite.isError ? <Alert variant="error">{invite.error.message}</Alert> : null}
         {lastLink ? (
           <div className="flex flex-wrap items-center gap-2 rounded-lg bg-slate-50 p-3 text-sm">
-            <span className="text-slate-600">Lien d’invitation :</span>
+            <span className="text-slate-600">Lien d’invitation&#8239;:</span>
             <code className="break-all">{lastLink}</code>
             <CopyButton value={lastLink} label="Copier le lien" />
           </div>
@@ -207,22 +203,45 @@ function CopyButton({ value, label }: { value: string; label: string }) {
   );
 }
 
-function UsersTable({ ringId }: { ringId: string }) {
+function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | undefined }) {
   const users = useRingUsers(ringId);
   const remove = useRemoveUser();
+  const setStatus = useSetUserStatus();
   const notify = useToast();
   const [pending, setPending] = useState<TRingUser | null>(null);
+  const [deactivating, setDeactivating] = useState<TRingUser | null>(null);
+  const changeStatus = (user: TRingUser, status: 'active' | 'inactive') =>
+    setStatus.mutate(
+      { user_id: user.id, status },
+      {
+        onSuccess: (res) => notify({ title: res.message, variant: 'success' }),
+        onError: (error) =>
+          notify({
+            title:
+              status === 'inactive' ? 'Erreur lors de la désactivation' : 'Erreur lors de la réactivation',
+            description: error.message,
+            variant: 'error',
+          }),
+        onSettled: () => setDeactivating(null),
+      },
+    );
   return (
     <Card>
       <CardHeader>
         <CardTitle>Utilisateurs du Ring</CardTitle>
+        {users.data ? (
+          <CardDescription>
+            {ringName ? `«\u202f${ringName}\u202f»\u202f: ` : ''}
+            {membersSummary(users.data)}
+          </CardDescription>
+        ) : null}
       </CardHeader>
       <CardContent>
         {users.isPending ? <Spinner /> : null}
         {users.isError ? <Alert variant="error">Erreur lors du chargement des données</Alert> : null}
         {users.data ? (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
+          <TableScroll label="Tableau des utilisateurs" className="-mx-2 px-2">
+            <table className="w-full min-w-[44rem] text-left text-sm">
               <thead className="border-b border-slate-200 text-slate-500">
                 <tr>
                   <th className="py-2 pr-4 font-medium">Nom d’utilisateur</th>
@@ -264,20 +283,48 @@ function UsersTable({ ringId }: { ringId: string }) {
                           <Trash2 aria-hidden />
                         </Button>
                       ) : null}
+                      {user.isUsed && user.role !== 'owner' && user.status === 'active' ? (
+                        <Button variant="outline" size="sm" onClick={() => setDeactivating(user)}>
+                          <UserMinus aria-hidden /> Désactiver
+                        </Button>
+                      ) : null}
+                      {user.isUsed && user.role !== 'owner' && user.status === 'inactive' ? (
+                        <Button
+                          variant="outline"
+                          size="sm"
+                          disabled={setStatus.isPending}
+                          onClick={() => changeStatus(user, 'active')}
+                        >
+                          <UserCheck aria-hidden /> Réactiver
+                        </Button>
+                      ) : null}
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         ) : null}
+        <ConfirmDialog
+          open={deactivating !== null}
+          onOpenChange={(open) => !open && setDeactivating(null)}
+          title="Désactiver l’utilisateur&#8239;?"
+          description={
+            deactivating
+              ? `«\u202f${deactivating.username}\u202f» perd l’accès au Ring immédiatement\u202f: ses sessions sont fermées et la clé du Ring change avant le prochain message. Vous pourrez le réactiver plus tard.`
+              : ''
+          }
+          confirmLabel="Désactiver"
+          pending={setStatus.isPending}
+          onConfirm={() => deactivating && changeStatus(deactivating, 'inactive')}
+        />
         <ConfirmDialog
           open={pending !== null}
           onOpenChange={(open) => !open && setPending(null)}
-          title="Supprimer l’invitation ?"
+          title="Supprimer l’invitation&#8239;?"
           description={
             pending
-              ? `L’invitation de « ${pending.username} » sera supprimée et son code ne fonctionnera plus.`
+              ? `L’invitation de «\u202f${pending.username}\u202f» sera supprimée et son code ne fonctionnera plus.`
               : ''
           }
           confirmLabel="Supprimer"

@@ -37,7 +37,7 @@ const SECURITY_LEVELS = [
 const ADVANCED = [
   {
     title: 'Passphrase personnalisée',
-    text: 'Chaque Ring a sa propre phrase secrète : les clés sont dérivées dans votre navigateur et ne nous parviennent jamais.',
+    text: 'Chaque Ring a sa propre phrase secrète\u202f: les clés sont dérivées dans votre navigateur et ne nous parviennent jamais.',
     icon: KeyRound,
   },
   {
@@ -68,7 +68,7 @@ export function HomePage() {
           </h1>
           <p className="max-w-2xl text-lg text-slate-600">
             {siteName} crée pour votre équipe des espaces privés — les Rings — avec chat, appels et partage de
-            fichiers. Tout est chiffré dans vos navigateurs : même nous ne pouvons pas lire vos échanges.
+            fichiers. Tout est chiffré dans vos navigateurs&#8239;: même nous ne pouvons pas lire vos échanges.
           </p>
           <ul className="flex flex-wrap justify-center gap-3" aria-label="Fonctionnalités">
             {[
@@ -119,7 +119,12 @@ export function HomePage() {
         </div>
       </section>
 
-      <section id="plans" className="scroll-mt-20 bg-white py-16" aria-labelledby="plans-title">
+      {/* Below the fold on a phone: laid out and painted only when scrolled near. */}
+      <section
+        id="plans"
+        className="scroll-mt-20 bg-white py-16 [contain-intrinsic-size:auto_1200px] [content-visibility:auto]"
+        aria-labelledby="plans-title"
+      >
         <div className="mx-auto max-w-6xl px-4">
           <h2 id="plans-title" className="text-center text-3xl font-bold">
             Nos offres
@@ -133,7 +138,10 @@ export function HomePage() {
         </div>
       </section>
 
-      <section className="mx-auto max-w-6xl px-4 py-16" aria-labelledby="advanced-title">
+      <section
+        className="mx-auto max-w-6xl px-4 py-16 [contain-intrinsic-size:auto_800px] [content-visibility:auto]"
+        aria-labelledby="advanced-title"
+      >
         <h2 id="advanced-title" className="text-center text-3xl font-bold">
           Fonctionnalités avancées
         </h2>

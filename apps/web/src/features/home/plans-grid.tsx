@@ -1,4 +1,4 @@
-import { formatAmount } from '@securering/contract';
+import { formatEuros } from '@securering/contract';
 import { Users } from 'lucide-react';
 import { Link } from 'react-router';
 import { PlanFeatureList } from '@/components/plan-feature-list';
@@ -40,15 +40,15 @@ export function PlansGrid() {
             ) : null}
             <h3 className="text-xl font-bold">{plan.name}</h3>
             <p className="mt-4">
-              <span className="text-4xl font-extrabold">{formatAmount(plan.price)} €</span>
-              <span className="text-slate-500">/mois</span>
+              <span className="text-4xl font-extrabold">{formatEuros(plan.price)}</span>
+              <span className="text-slate-500"> / mois</span>
             </p>
             <p className="mt-2 flex items-center gap-2 text-sm text-slate-600">
-              <Users className="size-4" aria-hidden /> Utilisateurs : {formatLimit(plan.max_users)}
+              <Users className="size-4" aria-hidden /> Utilisateurs&#8239;: {formatLimit(plan.max_users)}
             </p>
             <PlanFeatureList features={plan.features} className="mt-6" />
             <p className="mt-6 text-sm font-medium text-slate-700">
-              Vidéo :{' '}
+              Vidéo&#8239;:{' '}
               <span className={plan.video_option > 0 ? 'text-slate-900' : 'text-emerald-700'}>
                 {videoOptionLabel(plan.video_option)}
               </span>

@@ -1,6 +1,7 @@
 import {
   CRYPTO_CURRENCIES,
-  formatAmount,
+  YEARLY_OFFER_LABEL,
+  formatEuros,
   quotePrice,
   type CryptoCurrency,
   type TPaymentProviders,
@@ -45,8 +46,8 @@ export function CheckoutView({
     selection.billing_cycle,
     selection.video_option,
   );
-  const period = selection.billing_cycle === 'yearly' ? 'Annuel' : 'Mensuel';
-  const total = `${formatAmount(quote.amountCents / 100)} €`;
+  const period = selection.billing_cycle === 'yearly' ? `Annuel (${YEARLY_OFFER_LABEL})` : 'Mensuel';
+  const total = formatEuros(quote.amountCents / 100);
   const none = !providers.card && !providers.paypal && !providers.crypto && !providers.test;
 
   const redirect = async (provider: RedirectProvider) => {
@@ -114,7 +115,7 @@ export function CheckoutView({
           <dd className="text-lg font-bold">
             {total}{' '}
             <span className="text-sm font-normal text-slate-500">
-              /{selection.billing_cycle === 'yearly' ? 'an' : 'mois'}
+              / {selection.billing_cycle === 'yearly' ? 'an' : 'mois'}
             </span>
           </dd>
         </dl>

@@ -1,4 +1,4 @@
-import { ZFinalizeResponse, formatAmount, type TFinalizeResponse } from '@securering/contract';
+import { ZFinalizeResponse, formatEuros, type TFinalizeResponse } from '@securering/contract';
 import { CheckCircle2, Clock, XCircle } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -84,7 +84,7 @@ export function PaymentSuccessPage() {
               </p>
               {state.reference ? (
                 <p className="text-sm">
-                  Référence : <strong>{state.reference}</strong>
+                  Référence&#8239;: <strong>{state.reference}</strong>
                 </p>
               ) : null}
             </>
@@ -116,7 +116,7 @@ function FinalizeResult({ result }: { result: TFinalizeResponse }) {
       <Icon className={`size-12 ${color}`} aria-hidden />
       <h2 className="text-xl font-semibold">
         {result.status === 'completed'
-          ? 'Paiement réussi !'
+          ? 'Paiement réussi\u202f!'
           : result.status === 'pending'
             ? 'Paiement en attente'
             : 'Paiement non abouti'}
@@ -130,7 +130,7 @@ function FinalizeResult({ result }: { result: TFinalizeResponse }) {
           {result.plan_name} ({result.billing_cycle === 'yearly' ? 'annuel' : 'mensuel'})
         </dd>
         <dt className="text-slate-500">Montant</dt>
-        <dd>{formatAmount(result.amount)} €</dd>
+        <dd>{formatEuros(result.amount)}</dd>
         {result.expires_at ? (
           <>
             <dt className="text-slate-500">Actif jusqu’au</dt>
@@ -149,7 +149,7 @@ export function PaymentCancelledPage() {
         <CardContent className="flex flex-col items-center gap-4 pt-6 text-center">
           <XCircle className="size-12 text-slate-400" aria-hidden />
           <p className="text-slate-600">
-            Le paiement a été annulé : aucun montant n’a été débité. Votre sélection est conservée.
+            Le paiement a été annulé&#8239;: aucun montant n’a été débité. Votre sélection est conservée.
           </p>
           <Button asChild>
             <Link to="/subscribe?resume=1">Reprendre ma souscription</Link>

@@ -1,4 +1,10 @@
-import { formatAmount, quotePrice, type BillingCycle, type TPublicPlan } from '@securering/contract';
+import {
+  YEARLY_OFFER_LABEL,
+  formatEuros,
+  quotePrice,
+  type BillingCycle,
+  type TPublicPlan,
+} from '@securering/contract';
 import { PlanFeatureList } from '@/components/plan-feature-list';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -33,7 +39,7 @@ export function BillingToggle({
           aria-checked={value === cycle}
           onClick={() => onChange(cycle)}
           className={cn(
-            'rounded-full px-4 py-1.5 text-sm font-medium',
+            'inline-flex min-h-11 items-center rounded-full px-4 py-1.5 text-sm font-medium',
             value === cycle ? 'bg-primary text-white' : 'text-slate-600 hover:text-slate-900',
           )}
         >
@@ -45,7 +51,7 @@ export function BillingToggle({
                 value === cycle ? 'bg-white/20' : 'bg-emerald-100 text-emerald-700',
               )}
             >
-              -10%
+              {YEARLY_OFFER_LABEL}
             </span>
           ) : null}
         </button>
@@ -95,18 +101,18 @@ export function PlanPicker({
             ) : null}
             <h2 className="text-xl font-bold">{plan.name}</h2>
             <p className="mt-4">
-              <span className="text-3xl font-extrabold">{formatAmount(quote.amountCents / 100)} €</span>
-              <span className="text-slate-500">/{yearly ? 'an' : 'mois'}</span>
+              <span className="text-3xl font-extrabold">{formatEuros(quote.amountCents / 100)}</span>
+              <span className="text-slate-500"> / {yearly ? 'an' : 'mois'}</span>
             </p>
             {yearly ? (
               <p className="text-sm text-slate-500">
-                <s aria-label={`Au lieu de ${formatAmount(quote.compareAtCents / 100)} €`}>
-                  {formatAmount(quote.compareAtCents / 100)} €
+                <s aria-label={`Au lieu de ${formatEuros(quote.compareAtCents / 100)}`}>
+                  {formatEuros(quote.compareAtCents / 100)}
                 </s>{' '}
-                <span className="font-medium text-emerald-700">-10%</span>
+                <span className="font-medium text-emerald-700">{YEARLY_OFFER_LABEL}</span>
               </p>
             ) : null}
-            <p className="mt-2 text-sm text-slate-600">Utilisateurs : {formatLimit(plan.max_users)}</p>
+            <p className="mt-2 text-sm text-slate-600">Utilisateurs&#8239;: {formatLimit(plan.max_users)}</p>
             <PlanFeatureList features={plan.features} className="mt-4" />
             <div className="mt-4 flex items-center justify-between gap-3 rounded-lg bg-slate-50 p-3">
               {plan.video_option > 0 ? (

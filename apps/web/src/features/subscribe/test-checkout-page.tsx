@@ -1,4 +1,9 @@
-import { ZTestCheckoutDecisionResponse, ZTestCheckoutSummary, formatAmount } from '@securering/contract';
+import {
+  YEARLY_OFFER_LABEL,
+  ZTestCheckoutDecisionResponse,
+  ZTestCheckoutSummary,
+  formatEuros,
+} from '@securering/contract';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { FlaskConical } from 'lucide-react';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -38,7 +43,7 @@ export function TestCheckoutPage() {
   return (
     <PageShell title="Paiement de test" width="sm">
       <Alert variant="info" title="Environnement de test" className="mb-6">
-        Aucun prestataire de paiement n’est configuré : ce paiement de test n’entraîne aucun débit réel. Il
+        Aucun prestataire de paiement n’est configuré&#8239;: ce paiement de test n’entraîne aucun débit réel. Il
         n’existe pas en production.
       </Alert>
       <Card>
@@ -52,12 +57,12 @@ export function TestCheckoutPage() {
                 <div>
                   <p className="font-semibold">{summary.data.plan_name}</p>
                   <p className="text-sm text-slate-500">
-                    {summary.data.billing_cycle === 'yearly' ? 'Annuel' : 'Mensuel'}
+                    {summary.data.billing_cycle === 'yearly' ? `Annuel (${YEARLY_OFFER_LABEL})` : 'Mensuel'}
                     {summary.data.video ? ' · option vidéo' : ''} · référence {summary.data.reference}
                   </p>
                 </div>
               </div>
-              <p className="text-3xl font-bold">{formatAmount(summary.data.amount)} €</p>
+              <p className="text-3xl font-bold">{formatEuros(summary.data.amount)}</p>
               {summary.data.status !== 'pending' ? (
                 <Alert variant="info">Cette commande est déjà traitée ({summary.data.status}).</Alert>
               ) : null}

@@ -1,8 +1,6 @@
 import {
   COOKIES,
   SESSION_TTL_DAYS,
-  ZAdminLoginResponse,
-  ZAdminPermissionsResponse,
   type AdminModule,
   type PermissionType,
   type TAdminPublic,
@@ -12,6 +10,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
 import { logToServer } from '../client-log';
 import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { lazySchema } from '../lazy-schema';
 
 export interface AdminSession {
   token: string | null;
@@ -38,7 +37,7 @@ export function adminPermissionsQueryOptions(adminId: string) {
       (
         await apiRequest(`/api/admin/permissions.php?admin_id=${encodeURIComponent(adminId)}`, {
           auth: 'admin',
-          schema: ZAdminPermissionsResponse,
+          schema: lazySchema('ZAdminPermissionsResponse'),
           signal,
         })
       ).permissions,
@@ -95,7 +94,7 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
           const res = await apiRequest('/api/admin/auth/login.php', {
             method: 'POST',
             body: { username, password },
-            schema: ZAdminLoginResponse,
+            schema: lazySchema('ZAdminLoginResponse'),
             fallbackError: 'Identifiants invalides',
           });
           setCookie(COOKIES.adminToken, res.token, SESSION_TTL_DAYS.admin);

@@ -1,14 +1,9 @@
-import {
-  COOKIES,
-  SESSION_TTL_DAYS,
-  ZCustomerLoginResponse,
-  ZCustomerStatusResponse,
-  type TCustomerProfile,
-} from '@securering/contract';
+import { COOKIES, SESSION_TTL_DAYS, type TCustomerProfile } from '@securering/contract';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
 import { logToServer } from '../client-log';
 import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { lazySchema } from '../lazy-schema';
 
 export interface CustomerSession {
   customer: TCustomerProfile | null;
@@ -57,7 +52,7 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
     try {
       const res = await apiRequest('/api/auth/customer-status.php', {
         auth: 'customer',
-        schema: ZCustomerStatusResponse,
+        schema: lazySchema('ZCustomerStatusResponse'),
       });
       if (!res.customer.id) throw new ApiError('Données client invalides', 200);
       store(current, res.customer);
@@ -101,7 +96,7 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
       const res = await apiRequest('/api/auth/customer-login.php', {
         method: 'POST',
         body,
-        schema: ZCustomerLoginResponse,
+        schema: lazySchema('ZCustomerLoginResponse'),
         fallbackError: 'Email ou mot de passe incorrect',
       });
       store(res.token, res.customer);

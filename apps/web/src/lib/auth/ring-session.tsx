@@ -1,8 +1,6 @@
 import {
   COOKIES,
   SESSION_TTL_DAYS,
-  ZRingLoginResponse,
-  ZRingLoginSelection,
   type TRingLoginSelection,
   type TRingSessionRing,
   type TRingSessionUser,
@@ -11,6 +9,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
 import { logToServer } from '../client-log';
 import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { lazySchema } from '../lazy-schema';
 
 export type RingLoginInput =
   { email: string; password: string; ring_id?: string } | { invite_code: string; password: string };
@@ -28,6 +27,11 @@ export interface RingSession {
     email: string;
     password: string;
   }): Promise<RingLoginOutcome>;
+  /**
+   * "Accéder à mon Ring" from the customer space: a Ring session for the customer's owner member of
+   * one of its Rings, from the customer session (no second login).
+   */
+  enterAsOwner(ringId: string): Promise<RingLoginOutcome>;
   logout(): Promise<void>;
 }
 
@@ -68,13 +72,25 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
   }, [reset]);
 
   const open = useCallback(
-    async (path: string, body: object, fallback: string): Promise<RingLoginOutcome> => {
+    async (
+      path: string,
+      body: object,
+      fallback: string,
+      auth?: 'customer',
+    ): Promise<RingLoginOutcome> => {
       let json: unknown;
       try {
-        json = await apiRequest(path, { method: 'POST', body, fallbackError: fallback });
+        json = await apiRequest(path, {
+          method: 'POST',
+          body,
+          fallbackError: fallback,
+          ...(auth ? { auth } : {}),
+        });
       } catch (error) {
-        if (error instanceof ApiError && error.body && ZRingLoginSelection.safeParse(error.body).success) {
-          return { ok: false, selection: ZRingLoginSelection.parse(error.body).rings };
+        if (error instanceof ApiError && error.body) {
+          const schema = await lazySchema('ZRingLoginSelection')().catch(() => null);
+          const selection = schema?.safeParse(error.body);
+          if (selection?.success) return { ok: false, selection: selection.data.rings };
         }
         const message = error instanceof ApiError ? error.message : fallback;
         logToServer(
@@ -88,7 +104,9 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
           error: error instanceof ApiError && error.kind === 'network' ? 'network' : message,
         };
       }
-      const parsed = ZRingLoginResponse.safeParse(json);
+      const schema = await lazySchema('ZRingLoginResponse')().catch(() => null);
+      if (!schema) return { ok: false, error: 'network' };
+      const parsed = schema.safeParse(json);
       if (!parsed.success) return { ok: false, error: fallback };
       store(parsed.data.token, parsed.data.user, parsed.data.ring);
       setToken(parsed.data.token);
@@ -118,6 +136,14 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
           { ...input, email: input.email || null },
           'Acceptation impossible',
         ),
+      async enterAsOwner(ringId) {
+        // A Ring session left from earlier (another Ring, another member) ends first.
+        if (getToken('ring'))
+          await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
+            () => undefined,
+          );
+        return open('/api/customer/ring-session.php', { ring_id: ringId }, 'Accès au Ring impossible', 'customer');
+      },
       async logout() {
         if (getToken('ring'))
           await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
