@@ -116,17 +116,25 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Open websockets would keep the HTTP server from closing: drop them before it stops listening.
   app.addHook('preClose', async () => {
+    ctx.lifecycle.shutdownPhase = 'sockets';
     await realtime.close();
+    ctx.lifecycle.shutdownPhase = 'http requests';
   });
   // Then, in reverse order of creation: stop producing work, and close what it used.
   app.addHook('onClose', async () => {
+    const phase = (name: string) => (ctx.lifecycle.shutdownPhase = name);
+    phase('jobs');
     ctx.mail.stop();
     await scheduler.stop();
+    phase('deferred tasks');
     await ctx.deferred.idle();
+    phase('mail');
     await ctx.mail.idle();
+    phase('database');
     if (ctx.redis) ctx.redis.disconnect();
     ctx.storage.close();
     await ctx.database.close();
+    phase('closed');
   });
 
   return app;

@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   );
 
   let closing = false;
+  /** How long requests in flight may take to finish once the drain is over. */
+  const SHUTDOWN_REQUESTS_GRACE_MS = 5_000;
   /**
    * Graceful shutdown: /readyz answers 503 at once (the load balancer stops sending new work),
    * after SHUTDOWN_DRAIN_MS the server stops accepting and closes every socket's transport (clients
@@ -69,10 +71,18 @@ async function main(): Promise<void> {
     const drainMs = config.cluster.shutdownDrainMs;
     app.log.info({ signal, drainMs }, 'arrêt en cours');
     const force = setTimeout(() => {
-      app.log.error('arrêt forcé après 15 s');
+      app.log.error({ phase: app.ctx.lifecycle.shutdownPhase }, 'arrêt forcé après 15 s');
       process.exit(1);
     }, drainMs + 15_000);
     force.unref();
+    // Requests in flight get a bounded time to finish: past it, their connections are cut (a
+    // client retries elsewhere; sends are idempotent by client message id). Keep-alive connections
+    // from a load balancer would otherwise keep the HTTP server from closing.
+    const cut = setTimeout(() => {
+      app.log.warn({ phase: app.ctx.lifecycle.shutdownPhase }, 'arrêt : connexions HTTP restantes coupées');
+      app.server.closeAllConnections();
+    }, drainMs + SHUTDOWN_REQUESTS_GRACE_MS);
+    cut.unref();
     new Promise((resolve) => setTimeout(resolve, drainMs))
       .then(() => app.close())
       .then(

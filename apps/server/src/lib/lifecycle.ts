@@ -10,7 +10,11 @@ export class Lifecycle {
     return this.drainingSince !== undefined;
   }
 
+  /** The step a shutdown is at (said by the forced-exit log when a step hangs). */
+  shutdownPhase = 'running';
+
   startDraining(now = Date.now()): void {
     this.drainingSince ??= now;
+    this.shutdownPhase = 'draining';
   }
 }
