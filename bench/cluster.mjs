@@ -6,12 +6,14 @@
 //    its send budget) through HAProxy. Reports send-to-receive latency (from the POST to each
 //    socket's `new_message`), missing deliveries, errors, and the CPU time of each instance.
 // 2. Restart storm: 1,000 sockets (10 Rings of 100 members) connected straight to one instance,
-//    which is killed (SIGKILL) and started again. Each client behaves as the web client does: socket.io
-//    reconnection (1 s to 5 s delays), a fresh stream token per attempt, join_ring, then a catch-up
-//    of the messages sent meanwhile (`get.php?since=`). Reports the time until all 1,000 are back
-//    and caught up (from the kill, and from the instance answering again), each client's
-//    attempt-to-joined time, and the instance's memory per socket (RSS with 1,000 joined sockets
-//    minus RSS before they connected, divided by 1,000).
+//    which is killed (SIGKILL) and started again. Each client behaves as the web client does
+//    (scripts/lib/ring-driver.mjs connectRingClient: reconnection delays of the contract's
+//    reconnectDelayMs, a fresh stream token per attempt, join_ring), then catches up on the
+//    messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
+//    until all 1,000 are back and caught up (from the kill, and from the instance answering
+//    again), where the time of each client's last attempt went (token, handshake, join, catch-up)
+//    and how many attempts it took, and the instance's memory per socket (RSS with 1,000 joined
+//    sockets minus RSS before they connected, divided by 1,000).
 //
 // Needs PostgreSQL, Redis and HAProxy (as `npm run cluster`). Prints Markdown for docs/BENCHMARKS.md.
 // Usage: node scripts/build.mjs && node bench/cluster.mjs   (npm run bench:cluster)
@@ -27,19 +29,6 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { io } from 'socket.io-client';
 
 const wallNow = () => performance.timeOrigin + performance.now();
-/** The web client's reconnection delays (apps/web/src/lib/realtime.ts). */
-const RECONNECT_MIN_MS = 1000;
-const RECONNECT_MAX_MS = 5000;
-
-async function postJson(url, token) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (!res.ok) throw new Error(`${res.status}`);
-  return res.json();
-}
 
 if (!isMainThread) {
   const { mode } = workerData;
@@ -84,15 +73,25 @@ if (!isMainThread) {
       parentPort.postMessage({ type: 'collected', latencies, deliveries });
     });
   } else {
-    // Storm: web-client-like sockets straight to one instance; they reconnect and catch up.
+    // Storm: sockets straight to one instance, each opened and kept as the web client does
+    // (scripts/lib/ring-driver.mjs connectRingClient, on the contract's RING_CONNECTION); after
+    // each join the page's catch-up by sequence number.
+    const { connectRingClient } = await import('../scripts/lib/ring-driver.mjs');
+    const { loadContract } = await import('../scripts/lib/workspace-bundle.mjs');
+    const contract = await loadContract();
     const { url, members } = workerData;
     const clients = members.map((member) => ({
       member,
       lastSeq: 0,
       joins: 0,
+      attempts: 0,
+      retries: 0,
+      retryAt: 0,
       attemptAt: 0,
+      tokenAt: 0,
+      connectAt: 0,
+      joinedAt: 0,
       backAt: 0,
-      attemptToJoined: 0,
     }));
     let phase = 'connect';
     const report = () => {
@@ -101,66 +100,50 @@ if (!isMainThread) {
     };
     for (const client of clients) {
       const { member } = client;
-      const socket = io(url, {
-        path: '/socket.io',
-        transports: ['websocket'],
-        reconnection: true,
-        reconnectionAttempts: Infinity,
-        reconnectionDelay: RECONNECT_MIN_MS,
-        reconnectionDelayMax: RECONNECT_MAX_MS,
-        timeout: 20_000,
-        auth: (callback) => {
+      /** What the page does after each join: read what it missed, by sequence number. */
+      const catchUp = async () => {
+        for (;;) {
+          try {
+            const res = await fetch(
+              `${url}/api/messages/get.php?conversation_id=room%3Ageneral&since=${client.lastSeq}&limit=100`,
+              { headers: { authorization: `Bearer ${member.token}` }, signal: AbortSignal.timeout(10_000) },
+            );
+            if (!res.ok) throw new Error(`${res.status}`);
+            const page = await res.json();
+            for (const m of page.messages) client.lastSeq = Math.max(client.lastSeq, m.seq);
+            if (!page.hasMore) return;
+          } catch {
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        }
+      };
+      const socket = connectRingClient(contract, url, member, {
+        onRetry: () => {
+          client.retryAt = wallNow();
+          if (phase === 'storm') client.retries += 1;
+        },
+        onAttempt: () => {
           client.attemptAt = wallNow();
-          postJson(`${url}/api/rings/mint-stream-token.php`, member.token).then(
-            (json) => callback({ token: json.stream_token }),
-            () => callback({}),
-          );
+          client.tokenAt = 0;
+          client.connectAt = 0;
+          if (phase === 'storm') client.attempts += 1;
+        },
+        onToken: () => (client.tokenAt = wallNow()),
+        onJoined: async () => {
+          client.joinedAt = wallNow();
+          client.joins += 1;
+          if (phase === 'storm' && client.backAt === 0) {
+            await catchUp();
+            client.backAt = wallNow();
+          }
+          report();
         },
       });
-      client.socket = socket;
-      let manual = 0;
-      const reconnectLater = () => {
-        if (socket.active) return;
-        const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** manual++);
-        setTimeout(() => !socket.connected && socket.connect(), delay);
-      };
-      const join = async () => {
-        try {
-          const ack = await socket.timeout(5000).emitWithAck('join_ring', { ringId: member.ringId });
-          if (!ack.ok) throw new Error(ack.error);
-        } catch {
-          if (socket.connected) setTimeout(join, 1000);
-          return;
-        }
-        manual = 0;
-        client.joins += 1;
-        if (phase === 'storm') {
-          // What the page does after a reconnection: read what it missed, by sequence number.
-          for (;;) {
-            try {
-              const res = await fetch(
-                `${url}/api/messages/get.php?conversation_id=room%3Ageneral&since=${client.lastSeq}&limit=100`,
-                { headers: { authorization: `Bearer ${member.token}` }, signal: AbortSignal.timeout(10_000) },
-              );
-              if (!res.ok) throw new Error(`${res.status}`);
-              const page = await res.json();
-              for (const m of page.messages) client.lastSeq = Math.max(client.lastSeq, m.seq);
-              if (!page.hasMore) break;
-            } catch {
-              await new Promise((resolve) => setTimeout(resolve, 500));
-            }
-          }
-          client.backAt = wallNow();
-          client.attemptToJoined = client.backAt - client.attemptAt;
-        }
-        report();
-      };
-      socket.on('connect', join);
-      socket.on('disconnect', reconnectLater);
-      socket.on('connect_error', reconnectLater);
+      socket.on('connect', () => (client.connectAt = wallNow()));
       socket.on('new_message', (event) => {
         if (event.conversationId === 'room:general') client.lastSeq = Math.max(client.lastSeq, event.seq);
       });
+      client.socket = socket;
     }
     parentPort.on('message', (message) => {
       if (message.type === 'storm') {
@@ -171,9 +154,19 @@ if (!isMainThread) {
           type: 'collected',
           clients: clients.map((c) => ({
             backAt: c.backAt,
-            attemptToJoined: c.attemptToJoined,
             lastSeq: c.lastSeq,
             joins: c.joins,
+            attempts: c.attempts,
+            retries: c.retries,
+            retryAt: c.retryAt,
+            // The attempt that brought it back: connecting, minting its token, the handshake,
+            // join_ring, catch-up.
+            openMs: c.attemptAt - c.retryAt,
+            mintMs: c.tokenAt - c.attemptAt,
+            handshakeMs: c.connectAt - c.tokenAt,
+            joinMs: c.joinedAt - c.connectAt,
+            catchUpMs: c.backAt - c.joinedAt,
+            attemptToBackMs: c.backAt - c.attemptAt,
           })),
         });
         for (const c of clients) c.socket.close();
@@ -183,7 +176,7 @@ if (!isMainThread) {
 } else {
   const { BENCH_ADMIN, machine, percentile, table } = await import('./support.mjs');
   const { HAPROXY_BIN, startCluster } = await import('../scripts/lib/cluster.mjs');
-  const { loadE2ee } = await import('../scripts/lib/e2ee-bundle.mjs');
+  const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
   const { RingMember, inviteMembers, mapLimit, ringWithSenders, subscribedRing } =
     await import('../scripts/lib/ring-driver.mjs');
 
@@ -347,6 +340,14 @@ if (!isMainThread) {
       const spread = await cluster.socketsPerInstance();
       console.error(`Load: ${RATE} messages/s for ${SECONDS} s…`);
       const loadBefore = load();
+      /** How often HAProxy's checks took each instance out (UP to DOWN), from its statistics. */
+      const checkDowns = async () =>
+        new Map(
+          (await cluster.stats())
+            .filter((row) => row.pxname === 'api' && row.svname.startsWith('s'))
+            .map((row) => [row.svname, Number(row.chkdown)]),
+        );
+      const downsBefore = await checkDowns();
       const pids = cluster.instances.map((i) => i.pid);
       const cpuBefore = pids.map(cpuSeconds);
       const sent = new Map();
@@ -368,6 +369,12 @@ if (!isMainThread) {
       }
       await Promise.all(inFlight);
       const sendingSeconds = (performance.now() - started) / 1000;
+      const downs = [...(await checkDowns())].map(([name, n]) => `${name} ${n - (downsBefore.get(name) ?? 0)}`);
+      const errorsByAnswer = new Map();
+      for (const error of errors) {
+        const answer = error.split(' ')[0];
+        errorsByAnswer.set(answer, (errorsByAnswer.get(answer) ?? 0) + 1);
+      }
       await sleep(3000);
       const cpu = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
       const rss = pids.map(rssMiB);
@@ -383,7 +390,10 @@ if (!isMainThread) {
         `Sockets per instance (HAProxy, leastconn): ${[...spread].map(([k, v]) => `${k} ${v}`).join(', ')}. ` +
           `${SENDERS} senders, ${total} messages sent in ${sendingSeconds.toFixed(1)} s (latency from the first attempt; ` +
           `${rotations} key rotations on the way, sends refused meanwhile encrypted again and retried); ` +
-          `load average before ${loadBefore}, after ${load()}.\n`,
+          `load average before ${loadBefore}, after ${load()}. ` +
+          `${((total - errors.length) / sendingSeconds).toFixed(1)} sends accepted per second; send errors by answer: ` +
+          `${[...errorsByAnswer].map(([answer, n]) => `${answer} × ${n}`).join(', ') || 'none'}; ` +
+          `times HAProxy's checks took an instance out during the run: ${downs.join(', ')}.\n`,
       );
       out.push(
         table(
@@ -476,8 +486,11 @@ if (!isMainThread) {
       const rssConnected = rssMiB(target.pid);
       // Messages the clients miss while the instance is down, sent through the other instances.
       const missed = 5;
+      const loadBeforeStorm = load();
       const killedAt = wallNow();
       await target.kill();
+      progress.fill(0);
+      for (const g of groups) g.worker.postMessage({ type: 'storm' });
       for (const ring of rings)
         for (let i = 0; i < missed; i++) {
           const content = await ring.owner.encrypt(`Pendant le redémarrage n°${i}`);
@@ -486,9 +499,8 @@ if (!isMainThread) {
           });
           if (res.status !== 200) throw new Error(`send during the storm: ${res.status}`);
         }
-      progress.fill(0);
-      for (const g of groups) g.worker.postMessage({ type: 'storm' });
       console.error(`Storm: ${target.name} killed, starting it again…`);
+      const startedAt = wallNow();
       await target.start();
       const readyAt = wallNow();
       const rssFresh = rssMiB(target.pid);
@@ -501,15 +513,19 @@ if (!isMainThread) {
       const clients = results.flatMap((r) => r.clients);
       const back = clients.filter((c) => c.backAt > 0);
       const lastBack = Math.max(...back.map((c) => c.backAt));
-      const perClient = back.map((c) => c.attemptToJoined).sort((a, b) => a - b);
+      const sorted = (key) => back.map((c) => c[key]).sort((a, b) => a - b);
+      const perClient = sorted('attemptToBackMs');
       const caughtUp = clients.filter((c) => c.lastSeq >= missed).length;
+      const afterReady = back.map((c) => c.backAt - readyAt).sort((a, b) => a - b);
       out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
       out.push(
         `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
           `(${connectMs} ms to connect and join them all at start). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
-          `through the other instances, then the same instance started again (ready ${((readyAt - killedAt) / 1000).toFixed(1)} s ` +
-          `after the kill). Clients reconnect like the web client (1 s to 5 s delays, new stream token per attempt, join_ring, ` +
-          `catch-up with get.php?since=). Load average after: ${load()}.\n`,
+          `through the other instances, then the same instance started again: ready ${((readyAt - startedAt) / 1000).toFixed(1)} s ` +
+          `after its start, ${((readyAt - killedAt) / 1000).toFixed(1)} s after the kill. Clients reconnect as the web client ` +
+          `does (scripts/lib/ring-driver.mjs connectRingClient: delays of reconnectDelayMs, 0.5–1 s then 1 s up to 5 s at ` +
+          `random; a new stream token per attempt; join_ring; catch-up with get.php?since=). Load average before the kill ` +
+          `${loadBeforeStorm}, after ${load()}.\n`,
       );
       out.push(
         table(
@@ -519,7 +535,7 @@ if (!isMainThread) {
             'Back ≤ 5 s after ready',
             'All back, s after ready',
             'All back, s after kill',
-            'Attempt→joined p50 ms',
+            'Attempt→back p50 ms',
             'p99 ms',
             'max ms',
           ],
@@ -536,6 +552,41 @@ if (!isMainThread) {
             ],
           ],
         ),
+      );
+      out.push('');
+      // Where the time of the attempt that brought each client back went, and how many it took.
+      out.push(
+        table(
+          ['Of the attempt that joined', 'p50 ms', 'p99 ms', 'max ms'],
+          [
+            ['Back, after ready', afterReady],
+            ['Last try started, after ready', back.map((c) => c.retryAt - readyAt).sort((a, b) => a - b)],
+            ['Connection opened (websocket)', sorted('openMs')],
+            ['Token minted (HTTP)', sorted('mintMs')],
+            ['Handshake (token consumed)', sorted('handshakeMs')],
+            ['join_ring answered', sorted('joinMs')],
+            ['Catch-up (get.php?since=)', sorted('catchUpMs')],
+            ['Tries after the kill (count)', sorted('retries')],
+            ['Of which reached the instance (count)', sorted('attempts')],
+          ].map(([name, values]) => [
+            name,
+            percentile(values, 50).toFixed(0),
+            percentile(values, 99).toFixed(0),
+            (values[values.length - 1] ?? 0).toFixed(0),
+          ]),
+        ),
+      );
+      // How fast the restarted process took them back, second by second (its code warms up).
+      const perSecond = new Map();
+      for (const ms of afterReady) {
+        const second = Math.floor(ms / 1000);
+        perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+      }
+      out.push(
+        `\nSockets back per second after ready: ${[...perSecond]
+          .sort((a, b) => a[0] - b[0])
+          .map(([second, n]) => `${second}–${second + 1} s ${n}`)
+          .join(', ')}.`,
       );
       out.push('');
       out.push(

@@ -8,7 +8,6 @@
 //   BENCH_MEMBERS (300), BENCH_RATE (20 /s), BENCH_SECONDS (60), BENCH_DATABASE_URL (PostgreSQL too),
 //   BENCH_CPU_PROF=dir (a CPU profile of the SecureRing server)
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,21 +63,21 @@ if (!isMainThread) {
     parentPort.postMessage({ type: 'collected', latencies, deliveries });
   });
 } else {
-  const { BENCH_ADMIN, ROOT, machine, percentile, startServer, table, withDatabase, databaseKinds } =
-    await import('./support.mjs');
-  const { loadE2ee } = await import('../scripts/lib/e2ee-bundle.mjs');
+  const {
+    BENCH_ADMIN,
+    ROOT,
+    cpuSeconds,
+    machine,
+    percentile,
+    rssMiB,
+    startServer,
+    table,
+    withDatabase,
+    databaseKinds,
+  } = await import('./support.mjs');
+  const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
   const { RingMember, mapLimit, ringWithSenders } = await import('../scripts/lib/ring-driver.mjs');
   const http = await import('node:http');
-
-  /** CPU seconds (user + system) a process has used so far. */
-  const cpuSeconds = (pid) => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
-  const rssMiB = (pid) => {
-    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
-    return line ? Number(line[1]) / 1024 : 0;
-  };
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   function post(url, headers, body) {

@@ -2,7 +2,7 @@
 // Lighthouse's default mobile settings (Moto G class device emulation, simulated slow 4G and 4×
 // CPU slowdown), in the machine's Chromium, as a first-time visitor (storage cleared: the cookie
 // banner shows). Each page is measured BENCH_LH_RUNS times (3) and the run with the median
-// performance score is reported.
+// performance score is reported, with every run's score and LCP in brackets.
 // Usage: node bench/lighthouse.mjs   (CHROMIUM_PATH, BENCH_LH_RUNS, BENCH_LH_PAGES=/,/client,
 // BENCH_LH_SAVE=dir to keep the JSON reports)
 import { spawnSync } from 'node:child_process';
@@ -105,7 +105,12 @@ const results = await withDatabase('sqlite', undefined, async ({ dataDir }) => {
           fs.writeFileSync(path.join(SAVE_DIR, name), JSON.stringify(result.lhr));
         }
       }
-      out.push({ page, ...median(runs), performanceRuns: runs.map((r) => r.performance) });
+      out.push({
+        page,
+        ...median(runs),
+        performanceRuns: runs.map((r) => r.performance),
+        lcpRuns: runs.map((r) => r.lcpMs),
+      });
     }
     return out;
   } finally {
@@ -142,7 +147,7 @@ console.log(
       `${r.performance} (${r.performanceRuns.join(', ')})`,
       String(r.accessibility),
       s(r.fcpMs),
-      s(r.lcpMs),
+      `${s(r.lcpMs)} (${r.lcpRuns.map((ms) => (ms / 1000).toFixed(2)).join(', ')})`,
       r.cls.toFixed(3),
       `${Math.round(r.tbtMs)} ms`,
       `${(r.jsBytes / 1024).toFixed(1)} KB`,

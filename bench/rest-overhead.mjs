@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_ADMIN, ROOT, machine, percentile, startServer, table } from './support.mjs';
-import { loadE2ee } from '../scripts/lib/e2ee-bundle.mjs';
+import { BENCH_ADMIN, ROOT, cpuSeconds, machine, percentile, startServer, table } from './support.mjs';
+import { loadE2ee } from '../scripts/lib/workspace-bundle.mjs';
 import { RingMember, apiOk, mapLimit, ringWithSenders } from '../scripts/lib/ring-driver.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -22,8 +22,12 @@ const MESSAGES = 200;
 const HISTORY_LIMIT = 50;
 const BUDGET = { ratio: 0.7, p99Ms: 50 };
 
-/** Keep-alive HTTP/1.1 GETs with at most `concurrency` in flight; a non-200 aborts the run. */
-async function load(url, headers, count, concurrency) {
+/**
+ * Keep-alive HTTP/1.1 GETs with at most `concurrency` in flight; a non-200 aborts the run. `pid`:
+ * the answering process, whose CPU time (user + system) per request is reported too: unlike
+ * requests per second, it does not depend on what else the machine's two cores are doing.
+ */
+async function load(url, headers, count, concurrency, pid) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const latencies = [];
@@ -44,6 +48,8 @@ async function load(url, headers, count, concurrency) {
       req.on('error', reject);
     });
   const started = performance.now();
+  const cpuBefore = cpuSeconds(pid);
+  const loopBefore = cpuSeconds(pid, { mainThread: true });
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
@@ -53,14 +59,30 @@ async function load(url, headers, count, concurrency) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / count;
+  const loopUs = ((cpuSeconds(pid, { mainThread: true }) - loopBefore) * 1e6) / count;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    rps: count / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuUs,
+    loopUs,
+  };
+}
+
+/** With BENCH_CPU_PROF=dir, each side writes a CPU profile there (named after it). */
+function profileArgs(side) {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir
+    ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${side}.${Date.now()}.cpuprofile`]
+    : [];
 }
 
 async function startPeer(sqliteFile, ringId) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/rest-peer.mjs')], {
+  const child = spawn(process.execPath, [...profileArgs('peer'), path.join(ROOT, 'bench/rest-peer.mjs')], {
     env: { ...process.env, PEER_PORT: String(port), PEER_SQLITE: sqliteFile, PEER_RING_ID: ringId },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -70,6 +92,7 @@ async function startPeer(sqliteFile, ringId) {
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
   };
 }
@@ -78,11 +101,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 const e2ee = await loadE2ee();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-rest-'));
-const profileDir = process.env.BENCH_CPU_PROF;
-const server = await startServer({
-  dataDir,
-  execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-});
+const server = await startServer({ dataDir, execArgv: profileArgs('server') });
 let peer;
 try {
   const { ringId, owner, senders } = await ringWithSenders(server.url, e2ee, {
@@ -90,7 +109,10 @@ try {
     members: 1,
     senders: 2,
   });
-  const texts = Array.from({ length: MESSAGES }, (_, i) => `Message ${i} : ${'texte de la conversation '.repeat(4)}`);
+  const texts = Array.from(
+    { length: MESSAGES },
+    (_, i) => `Message ${i} : ${'texte de la conversation '.repeat(4)}`,
+  );
   await mapLimit(texts, 4, async (text, i) => {
     const sender = senders[i % senders.length];
     return apiOk(server.url, 'POST', '/api/messages/send.php', {
@@ -117,14 +139,14 @@ try {
     const sample = await fetch(`${server.url}${s.path}`, { headers: s.headers });
     const bytes = (await sample.arrayBuffer()).byteLength;
     const runs = { server: [], peer: [] };
-    for (const base of [server.url, peer.url])
-      await load(`${base}${s.path}`, s.headers, 500, CONCURRENCY); // warm-up
+    const sides = [
+      ['server', server],
+      ['peer', peer],
+    ];
+    for (const [, side] of sides) await load(`${side.url}${s.path}`, s.headers, 500, CONCURRENCY, side.pid); // warm-up
     for (let round = 0; round < ROUNDS; round++)
-      for (const [who, base] of [
-        ['server', server.url],
-        ['peer', peer.url],
-      ])
-        runs[who].push(await load(`${base}${s.path}`, s.headers, REQUESTS, CONCURRENCY));
+      for (const [who, side] of sides)
+        runs[who].push(await load(`${side.url}${s.path}`, s.headers, REQUESTS, CONCURRENCY, side.pid));
     const pick = (who, key) => median(runs[who].map((r) => r[key]));
     const ratio = pick('server', 'rps') / pick('peer', 'rps');
     const ok = ratio >= BUDGET.ratio && pick('server', 'p99') <= BUDGET.p99Ms;
@@ -137,6 +159,8 @@ try {
         pick(who, 'rps').toFixed(0),
         pick(who, 'p50').toFixed(1),
         pick(who, 'p99').toFixed(1),
+        pick(who, 'cpuUs').toFixed(0),
+        pick(who, 'loopUs').toFixed(0),
         who === 'server' ? `${(ratio * 100).toFixed(0)} % ${ok ? '✓' : '✗'}` : '',
       ]);
   }
@@ -146,7 +170,20 @@ try {
       `budget ≥ ${BUDGET.ratio * 100} % of the peer's req/s and p99 ≤ ${BUDGET.p99Ms} ms.\n`,
   );
   console.log(
-    table(['Call', 'Server', 'Bytes (server answer)', 'Req/s', 'p50 ms', 'p99 ms', 'vs peer'], rows),
+    table(
+      [
+        'Call',
+        'Server',
+        'Bytes (server answer)',
+        'Req/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU µs/req',
+        'Event loop µs/req',
+        'vs peer',
+      ],
+      rows,
+    ),
   );
   if (verdicts.includes(false)) process.exitCode = 1;
 } finally {

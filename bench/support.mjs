@@ -165,6 +165,22 @@ export async function measure(count, concurrency, send) {
   };
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far (Linux /proc); with `mainThread`, its main
+ * thread's only (a Node.js server's event loop, without the thread pool's work).
+ */
+export function cpuSeconds(pid, { mainThread = false } = {}) {
+  const file = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+  const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A process's resident memory in MiB (Linux /proc). */
+export function rssMiB(pid) {
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  return line ? Number(line[1]) / 1024 : 0;
+}
+
 export function machine() {
   const cpus = os.cpus();
   return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`;

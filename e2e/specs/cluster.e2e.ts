@@ -83,6 +83,11 @@ class LiveMember {
     this.socket.on('presence_update', (update) =>
       this.presence.push({ userId: update.userId, status: update.status, at: Date.now() }),
     );
+    // Changes the server gathered in one batch (several members within ~100 ms).
+    this.socket.on('presence_updates', ({ updates }) => {
+      for (const update of updates)
+        this.presence.push({ userId: update.userId, status: update.status, at: Date.now() });
+    });
   }
 
   private async join(): Promise<void> {

@@ -4,6 +4,7 @@
 // the senders, encrypted messages sent with their client message id, history read by sequence.
 // Used by bench/fanout.mjs, bench/cluster.mjs, bench/rest-overhead.mjs and e2e/specs/cluster.e2e.ts.
 import { randomUUID } from 'node:crypto';
+import { io } from 'socket.io-client';
 
 export const DRIVER_CUSTOMER_PASSWORD = 'Cluster-Customer-Pass-7';
 export const DRIVER_MEMBER_PASSWORD = 'Cluster-Member-Pass-9';
@@ -273,4 +274,115 @@ export async function ringWithSenders(base, e2ee, { admin, members, senders = 1,
   await owner.rotate();
   for (const member of keyed) await member.loadKeys();
   return { ringId, customerToken, owner, members: invited, senders: [owner, ...keyed] };
+}
+
+/**
+ * A Ring page's realtime connection, opened and kept as the web client does it
+ * (apps/web/src/lib/realtime.ts, connectToRing), for tests and benchmarks that stand for browsers:
+ * websocket first, socket.io's own reconnection off and attempts spaced by the contract's
+ * reconnectDelayMs (reset once joined), a stream token minted for every attempt (asked again
+ * every 1.5 s on failure, given up on a 401 — the page would end its session), join_ring sent
+ * after each connection and again every second until answered, and one report to the server log
+ * per outage (refused connection, token unavailable). `contract` is @securering/contract (tests
+ * import it; benchmarks load it with scripts/lib/workspace-bundle.mjs), so both follow the same
+ * RING_CONNECTION. `hooks` observe it: onRetry (a reconnection starts), onAttempt (the
+ * connection opened, a stream token is being minted), onToken, onJoined, onSessionEnded (401).
+ */
+export function connectRingClient(contract, base, member, hooks = {}) {
+  const { RING_CONNECTION: policy, reconnectDelayMs } = contract;
+  const report = (message, error) =>
+    fetch(`${base}/api/utils/log.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${member.token}` },
+      body: JSON.stringify({
+        level: 'warning',
+        category: 'realtime',
+        message,
+        details: { error },
+        user_id: null,
+      }),
+    }).catch(() => undefined);
+  let closed = false;
+  const mint = async () => {
+    for (let failures = 0; ; failures++) {
+      const res = await fetch(`${base}/api/rings/mint-stream-token.php`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${member.token}` },
+        signal: AbortSignal.timeout(60_000),
+      }).catch((error) => ({ ok: false, status: 0, error }));
+      if (res.ok) return (await res.json()).stream_token;
+      if (res.status === 401) throw new Error('401');
+      if (failures === 0)
+        void report('Jeton de flux indisponible, nouvel essai', res.error?.message ?? `${res.status}`);
+      if (closed) throw new Error('closed');
+      await new Promise((resolve) => setTimeout(resolve, policy.tokenRetryMs));
+    }
+  };
+  const socket = io(base, {
+    path: '/socket.io',
+    transports: ['websocket', 'polling'],
+    reconnection: false,
+    timeout: policy.connectTimeoutMs,
+    auth: (callback) => {
+      hooks.onAttempt?.();
+      mint().then(
+        (token) => {
+          hooks.onToken?.();
+          callback({ token });
+        },
+        (error) => {
+          if (error.message === '401') {
+            closed = true;
+            hooks.onSessionEnded?.();
+          }
+          callback({});
+        },
+      );
+    },
+  });
+  let joinTimer;
+  let retryTimer;
+  let attempts = 0;
+  let refusalReported = false;
+  const join = () => {
+    clearTimeout(joinTimer);
+    socket.timeout(policy.joinRetryMs).emit('join_ring', { ringId: member.ringId }, (error, result) => {
+      if (!error && result?.ok) {
+        attempts = 0;
+        refusalReported = false;
+        hooks.onJoined?.();
+        return;
+      }
+      if (socket.connected) joinTimer = setTimeout(join, policy.joinRetryMs);
+    });
+  };
+  const reconnectLater = () => {
+    clearTimeout(retryTimer);
+    if (closed) return;
+    const delay = reconnectDelayMs(attempts);
+    attempts += 1;
+    retryTimer = setTimeout(() => {
+      if (closed || socket.connected) return;
+      hooks.onRetry?.();
+      socket.connect();
+    }, delay);
+  };
+  socket.on('connect', join);
+  socket.on('disconnect', () => {
+    clearTimeout(joinTimer);
+    reconnectLater();
+  });
+  socket.on('connect_error', (error) => {
+    if (!refusalReported) void report('Connexion temps réel refusée', error.message);
+    refusalReported = true;
+    reconnectLater();
+  });
+  const close = socket.close.bind(socket);
+  socket.close = () => {
+    closed = true;
+    clearTimeout(joinTimer);
+    clearTimeout(retryTimer);
+    return close();
+  };
+  return socket;
 }

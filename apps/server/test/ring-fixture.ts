@@ -1,4 +1,4 @@
-import type { TKeysChanged } from '@securering/contract';
+import type { TKeysChanged, TPresenceUpdate, TPresenceUpdates } from '@securering/contract';
 import type { TestApp } from './build-test-app';
 import { E2eeMember } from './e2ee-member';
 import { bearer, buildCustomer, buildRing, buildRingMember, ringToken } from './factories';
@@ -50,4 +50,17 @@ export async function joinedSocket(
   const ack = await socket.emitWithAck('join_ring', { ringId: member.ringId });
   if (!ack.ok) throw new Error(`join_ring refused: ${ack.error}`);
   return { socket, events, keys };
+}
+
+/** The presence changes among recorded events, whether sent alone (presence_update) or batched. */
+export function presenceUpdatesIn(
+  events: ReadonlyArray<{ name: string; payload: unknown }>,
+): TPresenceUpdate[] {
+  return events.flatMap((e) =>
+    e.name === 'presence_update'
+      ? [e.payload as TPresenceUpdate]
+      : e.name === 'presence_updates'
+        ? (e.payload as TPresenceUpdates).updates
+        : [],
+  );
 }

@@ -142,6 +142,15 @@ export interface TPresenceUpdate {
   status: TPresenceStatus;
   lastSeen: string | null;
 }
+/**
+ * Several presence changes of one Ring at once: the server gathers the joins and departures of a
+ * Ring for a short tick and sends them together (one frame per socket instead of one per change);
+ * a tick with a single change is sent as `presence_update`. Apply in order, as `presence_update`s.
+ */
+export interface TPresenceUpdates {
+  ringId: string;
+  updates: TPresenceUpdate[];
+}
 export interface TPresenceState {
   ringId: string;
   online: string[];
@@ -180,6 +189,7 @@ export interface ServerToClientEvents {
   call_answer: (e: TRtcRelay) => void;
   ice_candidate: (e: TRtcRelay) => void;
   presence_update: (e: TPresenceUpdate) => void;
+  presence_updates: (e: TPresenceUpdates) => void;
   presence_state: (e: TPresenceState) => void;
   ring_settings_updated: (e: TRingSettingsUpdated) => void;
   files_changed: (e: TFilesChanged) => void;

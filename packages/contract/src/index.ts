@@ -10,6 +10,7 @@ export * from './settings/settings';
 export * from './admin/login';
 export * from './logs/client-log';
 export * from './rings/mint-stream-token';
+export * from './rings/ring-connection';
 export * from './settings/validate';
 export * from './customers/validation';
 export * from './customers/customer';

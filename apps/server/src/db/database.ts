@@ -19,7 +19,10 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Database;
   dialect: DialectName;
-  /** Verifies the database answers; used by /healthz. */
+  /**
+   * Verifies the database answers; used by /readyz. On PostgreSQL it runs on a connection of its
+   * own, so it does not queue behind requests that hold the pool.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -116,25 +119,53 @@ function openSqlite(file: string, options: DatabaseOptions = {}): DatabaseHandle
   };
 }
 
+/** How long the readiness probe waits for its connection, then for its answer (PostgreSQL). */
+export const PROBE_TIMEOUT_MS = 2000;
+/** `application_name` of the readiness probe's connection (seen in pg_stat_activity). */
+export const PROBE_APPLICATION_NAME = 'securering-readiness';
+
 function openPostgres(connectionString: string, options: DatabaseOptions): DatabaseHandle {
   const schema = options.pgSchema;
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
-  const pool = new pg.Pool({
-    connectionString,
-    max: options.pgPoolSize ?? 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
+  const searchPath = schema ? { options: `-c search_path=${schema}` } : {};
+  const pool = new pg.Pool({ connectionString, max: options.pgPoolSize ?? 10, ...searchPath });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logOption(options) });
+
+  // The readiness probe's own connection, opened on the first ping. When every connection of the
+  // request pool is taken (sends queued on a Ring's row locks, say), a ping there would wait its
+  // turn and time out on every instance at once; here it waits only for PostgreSQL. A pool of one
+  // rather than a bare client: a connection that fails or times out is dropped (pg-pool destroys a
+  // client released with an error), and the next ping opens a new one.
+  let probe: pg.Pool | undefined;
+  let closed = false;
+  const probePool = (): pg.Pool => {
+    if (closed) throw new Error('database closed');
+    if (!probe) {
+      probe = new pg.Pool({
+        connectionString,
+        max: 1,
+        connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+        query_timeout: PROBE_TIMEOUT_MS,
+        application_name: PROBE_APPLICATION_NAME,
+        ...searchPath,
+      });
+      probe.on('error', () => undefined);
+    }
+    return probe;
+  };
   return {
     db,
     dialect: 'postgres',
     async ping() {
-      await sql`select 1`.execute(db);
+      await probePool().query('select 1');
     },
     async close() {
-      await db.destroy();
+      closed = true;
+      const probeToEnd = probe;
+      probe = undefined;
+      await Promise.all([probeToEnd?.end(), db.destroy()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pickEncoding } from './content-encoding';
 
 /**
  * A JSON answer serialised and compressed once, served as it is to every caller: no per-request
@@ -29,17 +30,6 @@ export function prepareJsonAnswer(value: unknown): PreparedAnswer {
   };
 }
 
-/** The encodings a client accepts (q > 0), from its Accept-Encoding header. */
-export function acceptedEncodings(header: string | string[] | undefined): Set<string> {
-  const accepted = new Set<string>();
-  for (const part of String(header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name);
-  }
-  return accepted;
-}
-
 /** Sends a prepared answer: 304 for a matching If-None-Match, else brotli, gzip or plain. */
 export function sendPreparedAnswer(
   request: FastifyRequest,
@@ -53,10 +43,10 @@ export function sendPreparedAnswer(
   const match = request.headers['if-none-match'];
   if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag))
     return reply.code(304).send();
-  const accepted = acceptedEncodings(request.headers['accept-encoding']);
-  if (accepted.has('br')) return reply.header('Content-Encoding', 'br').send(answer.br);
-  if (accepted.has('gzip')) return reply.header('Content-Encoding', 'gzip').send(answer.gzip);
-  return reply.send(answer.body);
+  const encoding = pickEncoding(request.headers['accept-encoding']);
+  return encoding
+    ? reply.header('Content-Encoding', encoding).send(answer[encoding])
+    : reply.send(answer.body);
 }
 
 /**

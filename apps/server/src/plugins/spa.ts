@@ -16,6 +16,7 @@ import type { AppContext } from '../app-context';
 import { toPublicPlan } from '../modules/plans/plan.policy';
 import { PlanRepository } from '../modules/plans/plan.repository';
 import { CACHE_CONTROL, isNotModified } from '../lib/cache-control';
+import { pickEncoding } from '../lib/content-encoding';
 import ROUTE_MODULES from './spa-route-modules.json';
 
 /** Public settings categories written into the page, so the first render needs no API call. */
@@ -92,25 +93,6 @@ export function renderIndexHtml(
       : []),
   ].join('\n    ');
   return template.replace(/<title>[\s\S]*?<\/title>/, '').replace('<!--app-head-->', head);
-}
-
-/** The encoding to answer with for an Accept-Encoding header: br, else gzip, else none. */
-export function pickEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
-  if (!header) return undefined;
-  const quality = new Map<string, number>();
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const value = q === undefined ? 1 : Number(q.slice(2));
-    quality.set(name, Number.isFinite(value) ? value : 0);
-  }
-  const of = (name: string) => quality.get(name) ?? quality.get('*') ?? 0;
-  const br = of('br');
-  const gzip = of('gzip');
-  if (br > 0 && br >= gzip) return 'br';
-  if (gzip > 0) return 'gzip';
-  return undefined;
 }
 
 interface RenderedPage {

@@ -78,9 +78,13 @@ export class PresenceRegistry {
       );
   }
 
-  /** A socket of `memberId` joined its Ring's room on this instance. */
-  async hold(memberId: string, ringId: string): Promise<void> {
-    await this.redis.hset(this.membersKey(this.instanceId), memberId, ringId);
+  /** Sockets of these members joined their Ring's room on this instance (one command). */
+  async holdAll(members: OrphanMember[]): Promise<void> {
+    if (members.length === 0) return;
+    await this.redis.hset(
+      this.membersKey(this.instanceId),
+      Object.fromEntries(members.map((m) => [m.memberId, m.ringId])),
+    );
   }
 
   /** The last socket of `memberId` on this instance is gone. */

@@ -1,7 +1,10 @@
+import type { TPresenceUpdate } from '@securering/contract';
 import type { AppContext } from '../app-context';
 import { RingRepository } from '../modules/rings/ring.repository';
-import { memberRoom } from './realtime-hub';
-import type { SocketFeature, TypedServer } from './realtime-server';
+import { LastSeenWriter } from './last-seen-writer';
+import { PresenceBatcher, type PresenceBatch } from './presence-batcher';
+import { memberRoom, ringRoom } from './realtime-hub';
+import type { SocketFeature, TypedServer, TypedSocket } from './realtime-server';
 
 /** Who is in a connected call (the calls feature); presence shows them `in_call`. */
 export interface InCallSource {
@@ -17,10 +20,86 @@ export function holdsMemberLocally(io: TypedServer, memberId: string): boolean {
 }
 
 /**
+ * Announces members online and offline to their Ring, in batches (PresenceBatcher: a Ring's
+ * changes of the last ~100 ms in one event, `presence_update` for one change and
+ * `presence_updates` for several), and records last-seen times in batches (LastSeenWriter). A
+ * joining socket is left out of the batch that announces it and gets the whole state instead
+ * (`presence_state`: who is online and who is in a call), read once for all the sockets that
+ * joined the Ring during that batch; the members it announces are recorded in the presence
+ * registry (one Redis command per batch) before anyone hears of them.
+ */
+export class PresenceAnnouncer {
+  private readonly batcher: PresenceBatcher<TypedSocket>;
+  private readonly lastSeen: LastSeenWriter;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly calls?: InCallSource,
+  ) {
+    const onError = (error: unknown) => ctx.logger.warn({ err: error }, 'presence announcement failed');
+    this.batcher = new PresenceBatcher((batch) => this.send(batch), onError);
+    this.lastSeen = new LastSeenWriter(new RingRepository(ctx.db), onError);
+  }
+
+  /** A socket joined its Ring's room: the member is online (or in_call) for the others. */
+  joined(socket: TypedSocket): void {
+    if (this.closed) return;
+    const { ringId, memberId } = socket.data;
+    this.lastSeen.touch(memberId, this.ctx.clock.now().toISOString());
+    this.batcher.announce({ ringId, userId: memberId, status: 'online', lastSeen: null }, socket);
+  }
+
+  /** The member's last socket is gone: offline, seen now. */
+  offline(ringId: string, memberId: string): void {
+    if (this.closed) return;
+    const lastSeen = this.ctx.clock.now().toISOString();
+    this.lastSeen.touch(memberId, lastSeen);
+    this.batcher.announce({ ringId, userId: memberId, status: 'offline', lastSeen });
+  }
+
+  private async send({ ringId, updates, joiners }: PresenceBatch<TypedSocket>): Promise<void> {
+    const io = this.ctx.realtime.server;
+    if (!io) return;
+    const stillHere = joiners.filter((socket) => socket.connected);
+    // Recorded before they are announced: once the others know, a death of this instance must be
+    // noticed for them (presence registry, Redis only).
+    await this.ctx.realtime.presenceRegistry
+      ?.holdAll(stillHere.map((socket) => ({ memberId: socket.data.memberId, ringId })))
+      .catch((error: unknown) => this.ctx.logger.warn({ err: error }, 'presence registry hold failed'));
+    const arriving = updates.some((u) => u.status !== 'offline') || joiners.length > 0;
+    const [online, inCall] = arriving
+      ? await Promise.all([
+          this.ctx.realtime.onlineMemberIds(ringId),
+          this.calls ? this.calls.inCallMemberIds(ringId) : Promise.resolve(new Set<string>()),
+        ])
+      : [new Set<string>(), new Set<string>()];
+    // A member whose joined socket went meanwhile is not announced online (its departure, if it
+    // was the last, is announced by itself).
+    const sent: TPresenceUpdate[] = updates
+      .filter((u) => u.status === 'offline' || online.has(u.userId))
+      .map((u) => (u.status === 'online' && inCall.has(u.userId) ? { ...u, status: 'in_call' } : u));
+    const others = io.to(ringRoom(ringId)).except(stillHere.map((socket) => socket.id));
+    if (sent.length === 1) others.emit('presence_update', sent[0]!);
+    else if (sent.length > 1) others.emit('presence_updates', { ringId, updates: sent });
+    const state = { ringId, online: [...online], inCall: [...inCall].filter((id) => online.has(id)) };
+    for (const socket of stillHere) socket.emit('presence_state', state);
+  }
+
+  /** Stops announcing (the sockets are closing) and writes the last-seen times still waiting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.batcher.close();
+    await this.lastSeen.flush();
+  }
+}
+
+/**
  * Presence: a member is online while one of its sockets is in the Ring's room, `in_call` while it
  * is also in a connected call. Joining announces it to the Ring and sends the joiner who is online
  * and who is in a call; the last socket leaving records the last-seen time and announces the
- * member offline. The calls feature announces `in_call` and the return to `online`.
+ * member offline (both through the PresenceAnnouncer, in batches). The calls feature announces
+ * `in_call` and the return to `online`.
  *
  * Across instances (Redis), each instance also records the members it holds in the presence
  * registry, so that the members of an instance that dies are announced offline by the others
@@ -28,29 +107,11 @@ export function holdsMemberLocally(io: TypedServer, memberId: string): boolean {
  * another instance, and the sweep after its registry entry expires catches those who do not.
  */
 export function presenceFeature(ctx: AppContext, calls?: InCallSource): SocketFeature {
-  const rings = new RingRepository(ctx.db);
+  const announcer = new PresenceAnnouncer(ctx, calls);
+  ctx.realtime.presence = announcer;
   return {
-    async onJoin(socket) {
-      const { ringId, memberId } = socket.data;
-      await Promise.all([
-        rings.touchMember(memberId, ctx.clock.now().toISOString()),
-        ctx.realtime.presenceRegistry?.hold(memberId, ringId),
-      ]);
-      const [online, inCall] = await Promise.all([
-        ctx.realtime.onlineMemberIds(ringId),
-        calls ? calls.inCallMemberIds(ringId) : Promise.resolve(new Set<string>()),
-      ]);
-      socket.to(`ring:${ringId}`).emit('presence_update', {
-        ringId,
-        userId: memberId,
-        status: inCall.has(memberId) ? 'in_call' : 'online',
-        lastSeen: null,
-      });
-      socket.emit('presence_state', {
-        ringId,
-        online: [...online],
-        inCall: [...inCall].filter((id) => online.has(id)),
-      });
+    onJoin(socket) {
+      announcer.joined(socket);
     },
     async onDisconnect(socket, io) {
       const { ringId, memberId, joined } = socket.data;
@@ -58,36 +119,39 @@ export function presenceFeature(ctx: AppContext, calls?: InCallSource): SocketFe
       const registry = ctx.realtime.presenceRegistry;
       if (registry && !holdsMemberLocally(io, memberId)) await registry.release(memberId);
       if (await ctx.realtime.isMemberConnected(memberId)) return;
-      await announceOffline(ctx, rings, memberId, ringId);
+      announcer.offline(ringId, memberId);
+    },
+    async onClose() {
+      await announcer.close();
     },
   };
 }
 
-async function announceOffline(
-  ctx: AppContext,
-  rings: RingRepository,
-  memberId: string,
-  ringId: string,
-): Promise<void> {
-  const lastSeen = ctx.clock.now().toISOString();
-  await rings.touchMember(memberId, lastSeen);
-  ctx.realtime.emitToRing(ringId, 'presence_update', { ringId, userId: memberId, status: 'offline', lastSeen });
-}
-
 /**
  * The presence-sweep job: members held by instances that stopped beating (killed, or drained and
- * gone) are announced offline to their Ring, unless they have a joined socket again somewhere.
- * Returns the members announced. A no-op without Redis (one instance: nobody else to tell).
+ * gone) are announced offline to their Ring, unless they have a joined socket again somewhere
+ * (one look at who is online per Ring, not one per member: a dead instance may have held
+ * thousands). Returns the members announced. A no-op without Redis (one instance: nobody else to
+ * tell).
  */
 export async function sweepDeadInstances(ctx: AppContext): Promise<string[]> {
   const registry = ctx.realtime.presenceRegistry;
-  if (!registry) return [];
-  const rings = new RingRepository(ctx.db);
-  const announced: string[] = [];
+  const announcer = ctx.realtime.presence;
+  if (!registry || !announcer) return [];
+  const byRing = new Map<string, string[]>();
   for (const { memberId, ringId } of await registry.claimOrphans()) {
-    if (await ctx.realtime.isMemberOnline(memberId)) continue;
-    await announceOffline(ctx, rings, memberId, ringId);
-    announced.push(memberId);
+    const members = byRing.get(ringId);
+    if (members) members.push(memberId);
+    else byRing.set(ringId, [memberId]);
+  }
+  const announced: string[] = [];
+  for (const [ringId, memberIds] of byRing) {
+    const online = await ctx.realtime.onlineMemberIds(ringId);
+    for (const memberId of memberIds) {
+      if (online.has(memberId)) continue;
+      announcer.offline(ringId, memberId);
+      announced.push(memberId);
+    }
   }
   return announced;
 }

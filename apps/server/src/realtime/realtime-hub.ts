@@ -1,4 +1,5 @@
 import type { ServerToClientEvents } from '@securering/contract';
+import type { PresenceAnnouncer } from './presence';
 import type { PresenceRegistry } from './presence-registry';
 import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
 
@@ -32,6 +33,8 @@ export class RealtimeHub {
   private lastConfigFetchMs: number | null = null;
   /** Which instance holds which online members (Redis only): see presence-registry.ts. */
   presenceRegistry: PresenceRegistry | undefined;
+  /** Online and offline announcements, in batches per Ring (set by the presence feature). */
+  presence: PresenceAnnouncer | undefined;
   private readonly invalidationListeners = new Map<string, Set<() => void>>();
 
   /** `crossInstance`: the adapter reaches other instances (Redis), so restarts are broadcast. */

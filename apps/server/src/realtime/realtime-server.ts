@@ -10,7 +10,7 @@ import {
 import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
-import { loadActiveMembership } from '../modules/rings/ring.guard';
+import { findActiveMember, isMembershipLive } from '../modules/rings/ring.guard';
 import { guardBackpressure } from './backpressure';
 import { PresenceRegistry } from './presence-registry';
 import { memberRoom, ringRoom, sessionRoom } from './realtime-hub';
@@ -78,6 +78,8 @@ export interface SocketFeature {
   onJoin?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
   /** The socket is gone (it has already left its rooms). */
   onDisconnect?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
+  /** The server is closing, its sockets gone and their hooks done: finish pending work. */
+  onClose?(): void | Promise<void>;
 }
 
 export interface RealtimeServer {
@@ -151,16 +153,16 @@ export function createRealtimeServer(
       const token = tokenOf(socket);
       if (!token) return next(new Error(MESSAGES.notAuthenticated));
       // Single use, and only while the Ring session that minted it is live.
-      const ringSession = await ctx.sessions.consumeStreamToken(token);
-      if (!ringSession) return next(new Error(MESSAGES.sessionExpired));
-      const membership = await loadActiveMembership(ctx, ringSession.subject_id);
-      if (!membership) return next(new Error(MESSAGES.sessionExpired));
+      const grant = await ctx.sessions.consumeStreamToken(token);
+      if (!grant) return next(new Error(MESSAGES.sessionExpired));
+      const member = await findActiveMember(ctx, grant.memberId);
+      if (!member) return next(new Error(MESSAGES.sessionExpired));
       socket.data = {
-        memberId: membership.member.id,
-        sessionId: ringSession.id,
-        ringId: membership.ring.id,
-        username: membership.member.username,
-        role: membership.member.role,
+        memberId: member.id,
+        sessionId: grant.sessionId,
+        ringId: member.ring_id,
+        username: member.username,
+        role: member.role,
         joined: false,
       };
       next();
@@ -171,6 +173,8 @@ export function createRealtimeServer(
   });
 
   io.on('connection', (socket: TypedSocket) => {
+    /** This socket's join_ring check in progress. */
+    let joinCheck: Promise<boolean> | undefined;
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
     // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
     guardBackpressure(socket, bufferLimit, (bytes) =>
@@ -188,12 +192,21 @@ export function createRealtimeServer(
         return;
       }
       // What the handshake saw may be stale: ask the database again (membership, Ring, session).
+      // A join_ring sent again while that runs (clients retry every second) waits for the same
+      // answer rather than asking the database once more: under a wave of reconnections, retries
+      // would otherwise multiply the work that made the answer late.
       let allowed: boolean;
       try {
-        const membership = await loadActiveMembership(ctx, socket.data.memberId);
-        allowed =
-          membership?.ring.id === socket.data.ringId &&
-          (await ctx.sessions.isLive('ring', socket.data.sessionId));
+        if (!joinCheck) {
+          const { memberId, ringId, sessionId } = socket.data;
+          const started = isMembershipLive(ctx, memberId, ringId, sessionId);
+          joinCheck = started;
+          const forget = () => {
+            if (joinCheck === started) joinCheck = undefined;
+          };
+          started.then(forget, forget);
+        }
+        allowed = await joinCheck;
       } catch (error) {
         ctx.logger.error({ err: error }, 'socket join check failed');
         reply({ ok: false, error: MESSAGES.internalError });
@@ -269,6 +282,10 @@ export function createRealtimeServer(
           Promise.allSettled([...pendingHooks]),
           new Promise((resolve) => setTimeout(resolve, CLOSE_HOOKS_WAIT_MS).unref()),
         ]);
+      for (const feature of features)
+        await Promise.resolve(feature.onClose?.()).catch((error: unknown) =>
+          ctx.logger.warn({ err: error }, 'socket feature close failed'),
+        );
       // Draining: the other instances sweep this one's members after its entry expires, and
       // announce offline only those who did not reconnect elsewhere.
       await presenceRegistry

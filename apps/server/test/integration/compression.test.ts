@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_CONTROL } from '../../src/lib/cache-control';
-import { BOOTSTRAP_ELEMENT_ID, PLANS_ELEMENT_ID, pickEncoding } from '../../src/plugins/spa';
+import { pickEncoding } from '../../src/lib/content-encoding';
+import { BOOTSTRAP_ELEMENT_ID, PLANS_ELEMENT_ID } from '../../src/plugins/spa';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { listen } from '../socket-client';
 

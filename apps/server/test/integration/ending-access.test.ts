@@ -296,6 +296,59 @@ describe('ending access: sessions, stream tokens and sockets', () => {
       });
       await closedWithin(socket);
     });
+
+    // Each part of the rule join_ring checks in its one query (member, Ring, owner, subscription,
+    // session), changed in the database after the handshake without anything closing the socket.
+    const endedAfterHandshake: Array<
+      [string, (ids: { customerId: string; ringId: string; memberId: string }) => Promise<unknown>]
+    > = [
+      [
+        'the Ring suspended',
+        ({ ringId }) =>
+          t.ctx.db.updateTable('rings').set({ is_active: 0 }).where('id', '=', ringId).execute(),
+      ],
+      [
+        'its owner deactivated',
+        ({ customerId }) =>
+          t.ctx.db.updateTable('customers').set({ is_active: 0 }).where('id', '=', customerId).execute(),
+      ],
+      [
+        'the subscription lapsed',
+        ({ customerId }) =>
+          t.ctx.db
+            .updateTable('subscriptions')
+            .set({ expires_at: new Date(clock.now().getTime() - 1000).toISOString() })
+            .where('customer_id', '=', customerId)
+            .execute(),
+      ],
+      [
+        'the Ring session revoked',
+        ({ memberId }) =>
+          t.ctx.db
+            .updateTable('sessions')
+            .set({ revoked_at: clock.now().toISOString() })
+            .where('audience', '=', 'ring')
+            .where('subject_id', '=', memberId)
+            .execute(),
+      ],
+    ];
+    it.each(endedAfterHandshake)(
+      'join_ring refuses the socket once %s after the handshake, and so does the next handshake',
+      async (_, end) => {
+        const { customer, ring, member } = await ringWithMembers();
+        const session = await ringSession({ invite_code: member.invite_code, password: member.password });
+        const socket = await connectSocket(baseUrl, await streamToken(session));
+        sockets.push(socket);
+        const spare = await streamToken(session);
+        await end({ customerId: customer.id, ringId: ring.id, memberId: member.id });
+        expect(await socket.emitWithAck('join_ring', { ringId: ring.id })).toEqual({
+          ok: false,
+          error: MESSAGES.sessionExpired,
+        });
+        await closedWithin(socket);
+        await refused(spare);
+      },
+    );
   });
 
   it('purges spent stream tokens (used, revoked, expired) within a minute, keeping live ones', async () => {

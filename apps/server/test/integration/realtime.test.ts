@@ -1,5 +1,11 @@
-import { MESSAGES } from '@securering/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MESSAGES,
+  type TPresenceState,
+  type TPresenceUpdate,
+  type TPresenceUpdates,
+} from '@securering/contract';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RingRepository } from '../../src/modules/rings/ring.repository';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { bearer, buildCustomer, buildRing, buildRingMember, ringToken } from '../factories';
 import { connectSocket, listen, type TestSocket } from '../socket-client';
@@ -73,6 +79,104 @@ describe('realtime skeleton', () => {
       .where('id', '=', member.id)
       .execute();
     await expect(connectSocket(baseUrl, token)).rejects.toThrow(MESSAGES.sessionExpired);
+  });
+
+  /** Every presence change a socket is told, whether alone (presence_update) or batched. */
+  function presenceOf(socket: TestSocket) {
+    const seen = { events: 0, updates: [] as TPresenceUpdate[], states: [] as TPresenceState[] };
+    socket.on('presence_update', (update) => {
+      seen.events += 1;
+      seen.updates.push(update);
+    });
+    socket.on('presence_updates', (batch: TPresenceUpdates) => {
+      seen.events += 1;
+      seen.updates.push(...batch.updates);
+    });
+    socket.on('presence_state', (state) => seen.states.push(state));
+    return seen;
+  }
+
+  it('announces members joining together in one presence event, and gives each joiner the whole state', async () => {
+    const customer = await buildCustomer(t.ctx);
+    const ring = (await buildRing(t.ctx, customer.id)).id;
+    const watcherId = (await buildRingMember(t.ctx, ring)).id;
+    const watcher = await connectSocket(baseUrl, await streamToken(watcherId));
+    sockets.push(watcher);
+    const watched = presenceOf(watcher);
+    expect(await watcher.emitWithAck('join_ring', { ringId: ring })).toEqual({ ok: true, ringId: ring });
+    // Its own join is announced (and its state sent) before the others come.
+    await expect.poll(() => watched.states.length, { timeout: 5000 }).toBe(1);
+
+    const joiners = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const id = (await buildRingMember(t.ctx, ring)).id;
+        const socket = await connectSocket(baseUrl, await streamToken(id));
+        sockets.push(socket);
+        return { id, socket, seen: presenceOf(socket) };
+      }),
+    );
+    // A wave of reconnections: every socket joins at once.
+    const acks = await Promise.all(joiners.map((j) => j.socket.emitWithAck('join_ring', { ringId: ring })));
+    expect(acks.every((ack) => ack.ok)).toBe(true);
+
+    const ids = joiners.map((j) => j.id);
+    await expect
+      .poll(() => new Set(watched.updates.map((u) => u.userId)), { timeout: 5000 })
+      .toEqual(new Set(ids));
+    expect(watched.updates.every((u) => u.status === 'online' && u.lastSeen === null)).toBe(true);
+    // Each member once, in fewer events than members (one per Ring and batch, not one per join).
+    expect(watched.updates).toHaveLength(ids.length);
+    expect(watched.events).toBeLessThan(ids.length);
+
+    for (const joiner of joiners) {
+      await expect.poll(() => joiner.seen.states.length, { timeout: 5000 }).toBe(1);
+      const [state] = joiner.seen.states;
+      expect(state!.ringId).toBe(ring);
+      expect(state!.online).toEqual(expect.arrayContaining([watcherId, joiner.id]));
+      // A joiner is not told about itself: the state it gets already says it.
+      expect(joiner.seen.updates.map((u) => u.userId)).not.toContain(joiner.id);
+    }
+    // Last-seen times are written (in one batch).
+    await expect
+      .poll(
+        async () =>
+          (
+            await t.ctx.db
+              .selectFrom('ring_members')
+              .select('last_seen_at')
+              .where('id', 'in', ids)
+              .where('last_seen_at', 'is not', null)
+              .execute()
+          ).length,
+        { timeout: 5000 },
+      )
+      .toBe(ids.length);
+
+    // One leaves: announced offline on its own, with its last-seen time.
+    const leaving = joiners[0]!;
+    leaving.socket.close();
+    await expect
+      .poll(() => watched.updates.find((u) => u.userId === leaving.id && u.status === 'offline'), {
+        timeout: 5000,
+      })
+      .toMatchObject({ ringId: ring, lastSeen: expect.any(String) });
+  });
+
+  it('answers join_ring sent again while its check runs from that one check, and checks again afterwards', async () => {
+    const socket = await connectSocket(baseUrl, await streamToken(memberA));
+    sockets.push(socket);
+    const check = vi.spyOn(RingRepository.prototype, 'isMembershipLive');
+    try {
+      // A client retrying every second on a slow server: three join_ring before any answer.
+      const acks = await Promise.all([1, 2, 3].map(() => socket.emitWithAck('join_ring', { ringId: ringA })));
+      expect(acks).toEqual([1, 2, 3].map(() => ({ ok: true, ringId: ringA })));
+      expect(check).toHaveBeenCalledTimes(1);
+      // A later join_ring is checked against the database again.
+      expect(await socket.emitWithAck('join_ring', { ringId: ringA })).toEqual({ ok: true, ringId: ringA });
+      expect(check).toHaveBeenCalledTimes(2);
+    } finally {
+      check.mockRestore();
+    }
   });
 
   it.runIf(Boolean(process.env.TEST_REDIS_URL))(

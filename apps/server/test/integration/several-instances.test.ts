@@ -8,7 +8,7 @@ import { sweepDeadInstances } from '../../src/realtime/presence';
 import { REQUEST_KEYS_PER_MINUTE } from '../../src/modules/ring-keys/ring-keys.socket';
 import { buildTestApp, testConfig, type TestApp } from '../build-test-app';
 import { adminToken, bearer, buildAdmin } from '../factories';
-import { joinedSocket, ringWithMembers } from '../ring-fixture';
+import { joinedSocket, presenceUpdatesIn, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
 import { createTestDatabase } from '../test-database';
 
@@ -185,9 +185,9 @@ describe('several instances: readiness, draining, backpressure, presence of dead
       sockets.push(watcher.socket);
       for (const member of [gone, back]) sockets.push((await joinedSocket(t, dyingUrl, member)).socket);
       const statusOf = (memberId: string) =>
-        watcher.events
-          .filter((e) => e.name === 'presence_update' && (e.payload as { userId: string }).userId === memberId)
-          .map((e) => (e.payload as { status: string }).status);
+        presenceUpdatesIn(watcher.events)
+          .filter((u) => u.userId === memberId)
+          .map((u) => u.status);
       await until(() => statusOf(gone.memberId).includes('online'), 5000, 'gone online');
 
       // The instance dies: no heartbeat any more, its entry expired, and its adapter no longer

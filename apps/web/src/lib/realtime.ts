@@ -1,5 +1,7 @@
 import {
+  RING_CONNECTION,
   ZMintStreamTokenResponse,
+  reconnectDelayMs,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from '@securering/contract';
@@ -10,13 +12,13 @@ import { logToServer } from './client-log';
 export type RingSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 export type ConnectionStatus = 'connecting' | 'connected' | 'disconnected';
 
-const TOKEN_RETRY_MS = 1500;
-const JOIN_RETRY_MS = 1000;
-const RECONNECT_MIN_MS = 1000;
-const RECONNECT_MAX_MS = 5000;
-
+/**
+ * A stream token for one (re)connection, asked again every 1.5 s until the server gives one. The
+ * first failure is reported to the server log, not each retry: when an instance is overloaded or
+ * restarting, a report from every page on every retry would add to its load.
+ */
 async function mintStreamToken(): Promise<string> {
-  for (;;) {
+  for (let failures = 0; ; failures++) {
     try {
       return (
         await apiRequest('/api/rings/mint-stream-token.php', {
@@ -28,10 +30,11 @@ async function mintStreamToken(): Promise<string> {
     } catch (error) {
       // A 401 means the Ring session is over: stop and let the session provider react.
       if ((error as { status?: number }).status === 401) throw error;
-      logToServer('warning', 'realtime', 'Jeton de flux indisponible, nouvel essai', {
-        error: (error as Error).message,
-      });
-      await new Promise((resolve) => setTimeout(resolve, TOKEN_RETRY_MS));
+      if (failures === 0)
+        logToServer('warning', 'realtime', 'Jeton de flux indisponible, nouvel essai', {
+          error: (error as Error).message,
+        });
+      await new Promise((resolve) => setTimeout(resolve, RING_CONNECTION.tokenRetryMs));
     }
   }
 }
@@ -44,11 +47,14 @@ export interface RingConnectionEvents {
 }
 
 /**
- * The Ring's realtime connection (spec 2 §9): unlimited reconnection with 1 s to 5 s delays, a 20 s
- * connection timeout, a fresh stream token for every (re)connection (tokens are single-use), and
- * join_ring retried every second until the server acknowledges it. socket.io does not reconnect by
- * itself after the server closed the socket or refused the handshake: this does, so an ended Ring
- * session shows up at once as a 401 on the next token (which ends the session in the page).
+ * The Ring's realtime connection (spec 2 §9, RING_CONNECTION): unlimited reconnection with delays
+ * drawn by reconnectDelayMs (0.5–1 s for the first attempt, then 1 s up to 5 s), a 20 s connection
+ * timeout, a fresh stream token for every (re)connection (tokens are single-use), and join_ring
+ * retried every second until the server acknowledges it. Reconnection is driven here rather than
+ * by socket.io, whose backoff settles on exactly 5 s: every page of an instance that stopped would
+ * then come back at the same instant. It also covers what socket.io never retries (the server
+ * closed the socket, or refused the handshake), so an ended Ring session shows up at once as a 401
+ * on the next token (which ends the session in the page).
  */
 export function connectToRing(
   ringId: string,
@@ -59,11 +65,8 @@ export function connectToRing(
   const socket: RingSocket = io({
     path: '/socket.io',
     transports: ['websocket', 'polling'],
-    reconnection: true,
-    reconnectionAttempts: Infinity,
-    reconnectionDelay: RECONNECT_MIN_MS,
-    reconnectionDelayMax: RECONNECT_MAX_MS,
-    timeout: 20_000,
+    reconnection: false,
+    timeout: RING_CONNECTION.connectTimeoutMs,
     auth: (callback) => {
       mintStreamToken().then(
         (token) => callback({ token }),
@@ -75,25 +78,28 @@ export function connectToRing(
   let closed = false;
   let joinTimer: ReturnType<typeof setTimeout> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
-  let manualAttempts = 0;
+  /** Attempts since the Ring was last joined, and whether a refusal among them was reported. */
+  let attempts = 0;
+  let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    socket.timeout(JOIN_RETRY_MS).emit('join_ring', { ringId }, (error, result) => {
+    socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', { ringId }, (error, result) => {
       if (!error && result?.ok) {
-        manualAttempts = 0;
+        attempts = 0;
+        refusalReported = false;
         onStatus('connected');
         onJoined?.();
         return;
       }
-      if (socket.connected) joinTimer = setTimeout(join, JOIN_RETRY_MS);
+      if (socket.connected) joinTimer = setTimeout(join, RING_CONNECTION.joinRetryMs);
     });
   };
-  /** Reconnects when socket.io gave up (server disconnect, refused handshake). */
+  /** The next attempt after a drop, a refusal or a failed attempt. */
   const reconnectLater = () => {
     clearTimeout(retryTimer);
-    if (closed || socket.active) return;
-    const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** manualAttempts);
-    manualAttempts += 1;
+    if (closed) return;
+    const delay = reconnectDelayMs(attempts);
+    attempts += 1;
     retryTimer = setTimeout(() => {
       if (!closed && !socket.connected) socket.connect();
     }, delay);
@@ -108,7 +114,10 @@ export function connectToRing(
   });
   socket.on('connect_error', (error) => {
     onStatus('connecting');
-    logToServer('warning', 'realtime', 'Connexion temps réel refusée', { error: error.message });
+    // Once per outage (the first refusal since the Ring was joined), not on every attempt.
+    if (!refusalReported)
+      logToServer('warning', 'realtime', 'Connexion temps réel refusée', { error: error.message });
+    refusalReported = true;
     reconnectLater();
   });
   const close = socket.close.bind(socket);

@@ -1,10 +1,12 @@
 import { CHAT_MESSAGES, E2EE_MESSAGES, dmConversationId } from '@securering/contract';
+import { SECURITY_LEVELS, shouldRotateEpoch } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
   checkEnvelopeHeader,
   checkSendEpoch,
   ephemeralFor,
   mayAccessConversation,
+  messagesPerEpoch,
   noticeType,
   parseConversationId,
 } from './messages.policy';
@@ -68,6 +70,19 @@ describe('checkSendEpoch', () => {
       currentEpoch: 3,
     });
     expect(checkSendEpoch(4, { current_epoch: 3 }, false)).toMatchObject({ code: 'epoch_stale' });
+  });
+});
+
+describe('messagesPerEpoch', () => {
+  it('stops an epoch at the message that makes its rotation due, for every level', () => {
+    const now = new Date('2026-11-24T10:00:00.000Z');
+    const epoch = (messageCount: number) => ({ createdAt: now.toISOString(), messageCount });
+    expect(messagesPerEpoch('standard')).toBe(1000);
+    expect(messagesPerEpoch('military')).toBe(100);
+    for (const level of SECURITY_LEVELS) {
+      expect(shouldRotateEpoch(level, epoch(messagesPerEpoch(level) - 1), now), level).toBe(false);
+      expect(shouldRotateEpoch(level, epoch(messagesPerEpoch(level)), now), level).toBe(true);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import {
   dmConversationId,
   type TE2eeErrorCode,
 } from '@securering/contract';
-import type { MessageHeader } from '@securering/e2ee';
+import { LEVEL_PARAMETERS, type MessageHeader, type SecurityLevel } from '@securering/e2ee';
 
 /**
  * Pure rules of the Ring chat (spec 2 §3, §5, §6; issue 11): what a conversation id names, who may
@@ -88,6 +88,14 @@ export function checkSendEpoch(
       currentEpoch: ring.current_epoch,
     };
   return undefined;
+}
+
+/**
+ * How many messages an epoch of a Ring at `level` takes: the count at which a new epoch is due
+ * (shouldRotateEpoch). The store counts against it, so concurrent sends never carry an epoch past it.
+ */
+export function messagesPerEpoch(level: SecurityLevel): number {
+  return LEVEL_PARAMETERS[level].rotateAfterMessages;
 }
 
 /**

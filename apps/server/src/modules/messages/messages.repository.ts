@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { Database } from '../../db/database';
+import type { Database, DialectName } from '../../db/database';
+import { precompiledQuery } from '../../db/precompiled-query';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
 
 export type ConversationRow = ConversationsTable;
@@ -39,25 +40,61 @@ function visible(nowIso: string, minEpoch: number) {
     ]);
 }
 
+/** What a send stores besides the sequence number, which the store gives it. */
+export type NewMessage = Omit<MessageRow, 'seq'>;
+
+/** Visible messages of a conversation with their sender's name (history pages read these columns only). */
+const pageQuery = (db: Database, conversationId: string, nowIso: string, minEpoch: number) =>
+  db
+    .selectFrom('messages')
+    .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
+    .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
+    .where('messages.conversation_id', '=', conversationId)
+    .where(visible(nowIso, minEpoch));
+
+// History pages and the conversation lookup run on every history read: built and compiled once.
+const latestPage = precompiledQuery(
+  (db: Database, conversationId: string, nowIso: string, minEpoch: number, limit: number) =>
+    pageQuery(db, conversationId, nowIso, minEpoch).orderBy('messages.seq', 'desc').limit(limit),
+);
+/** The page just before (`<`, latest first) or just after (`>`, oldest first) a sequence number. */
+const pageNextTo = (side: '<' | '>') =>
+  precompiledQuery(
+    (db: Database, conversationId: string, nowIso: string, minEpoch: number, seq: number, limit: number) =>
+      pageQuery(db, conversationId, nowIso, minEpoch)
+        .where('messages.seq', side, seq)
+        .orderBy('messages.seq', side === '<' ? 'desc' : 'asc')
+        .limit(limit),
+  );
+const pageBefore = pageNextTo('<');
+const pageAfter = pageNextTo('>');
+const conversationByKey = precompiledQuery((db: Database, ringId: string, key: string) =>
+  db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('ring_id', '=', ringId)
+    .where('conversation_key', '=', key),
+);
+
 /**
  * The SQL of conversations and messages. Sequence numbers come from an atomic increment of the
- * conversation's `last_seq` inside the insert's transaction (a row lock on PostgreSQL, the single
- * writer on SQLite), so concurrent sends get 1, 2, 3… without gaps or duplicates.
+ * conversation's `last_seq` in the same unit as the insert (a row lock on PostgreSQL, the single
+ * writer on SQLite), so concurrent sends get 1, 2, 3… without gaps or duplicates. `dialect`
+ * chooses how a send is stored (`storeUnderEpoch`); the transaction used without it is correct on
+ * both dialects.
  */
 export class MessagesRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: DialectName = 'sqlite',
+  ) {}
 
-  findConversation(
+  async findConversation(
     ringId: string,
     key: string,
     trx: Database = this.db,
   ): Promise<ConversationRow | undefined> {
-    return trx
-      .selectFrom('conversations')
-      .selectAll()
-      .where('ring_id', '=', ringId)
-      .where('conversation_key', '=', key)
-      .executeTakeFirst();
+    return (await conversationByKey(trx, ringId, key))[0];
   }
 
   /** The Ring's room conversation, created on first use (concurrent callers get the same row). */
@@ -152,16 +189,18 @@ export class MessagesRepository {
   }
 
   /**
-   * Counts a message under the Ring's epoch if that epoch is still current and no rotation is due
-   * (a compare-and-set against a concurrent rotation or deactivation). False: refused.
+   * Counts a message under the Ring's epoch if that epoch is still current, no rotation is due and
+   * the epoch has carried fewer than `maxCount` messages (a compare-and-set against a concurrent
+   * rotation, deactivation or send). False: refused.
    */
-  async countUnderEpoch(ringId: string, epoch: number, trx: Database): Promise<boolean> {
+  async countUnderEpoch(ringId: string, epoch: number, maxCount: number, trx: Database): Promise<boolean> {
     const result = await trx
       .updateTable('rings')
       .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
       .where('id', '=', ringId)
       .where('current_epoch', '=', epoch)
       .where('rotation_due', '=', 0)
+      .where('epoch_message_count', '<', maxCount)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
@@ -182,6 +221,77 @@ export class MessagesRepository {
   }
 
   /**
+   * Stores a message if its Ring may still take one under `message.epoch` (see countUnderEpoch):
+   * counts it, numbers it in its conversation and inserts it, all or nothing. Returns its sequence
+   * number, or undefined when refused. A duplicate client message id fails with the unique
+   * violation and stores nothing.
+   *
+   * Every send to a Ring writes the same two rows (the Ring's count, the conversation's last_seq),
+   * so sends to one Ring wait on each other's row locks until commit. On PostgreSQL this is one
+   * statement (data-modifying CTEs, committed on its own), so the locks last one round trip, not
+   * a transaction of five; SQLite has a single writer and keeps the transaction.
+   */
+  async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<number | undefined> {
+    if (this.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.countUnderEpoch(message.ring_id, message.epoch, maxCount, trx))) return undefined;
+      const seq = await this.nextSeq(message.conversation_id, trx);
+      await this.insertMessage({ ...message, seq }, trx);
+      return seq;
+    });
+  }
+
+  private async storeUnderEpochInOneStatement(
+    message: NewMessage,
+    maxCount: number,
+  ): Promise<number | undefined> {
+    const columns = Object.keys(message) as Array<keyof NewMessage>;
+    const row = await this.db
+      .with('counted', (db) =>
+        db
+          .updateTable('rings')
+          .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
+          .where('id', '=', message.ring_id)
+          .where('current_epoch', '=', message.epoch)
+          .where('rotation_due', '=', 0)
+          .where('epoch_message_count', '<', maxCount)
+          .returning('id'),
+      )
+      // Reads `counted`, so it runs after it and numbers nothing when the count was refused.
+      .with('numbered', (db) =>
+        db
+          .updateTable('conversations')
+          .from('counted')
+          .set((eb) => ({ last_seq: eb('conversations.last_seq', '+', 1) }))
+          .where('conversations.id', '=', message.conversation_id)
+          .returning('conversations.last_seq'),
+      )
+      .with('inserted', (db) =>
+        db
+          .insertInto('messages')
+          .columns([...columns, 'seq'])
+          .expression((eb) =>
+            eb
+              .selectFrom('numbered')
+              .select([
+                ...columns.map((column) => eb.val(message[column]).as(column)),
+                'numbered.last_seq as seq',
+              ]),
+          )
+          .returning('seq'),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('counted').select(eb.fn.countAll<number>().as('n')).as('counted'),
+        eb.selectFrom('inserted').select('seq').as('seq'),
+      ])
+      .executeTakeFirstOrThrow();
+    if (Number(row.counted) === 0) return undefined;
+    // Counted but not numbered: the conversation is gone (its Ring deleted meanwhile).
+    if (row.seq === null) throw new Error(`conversation ${message.conversation_id} not found`);
+    return row.seq;
+  }
+
+  /**
    * A page of visible messages, oldest first. `since`: the messages after it (ascending from
    * there); otherwise the latest ones (before `before` when given). `hasMore`: more exist in the
    * direction asked.
@@ -190,22 +300,17 @@ export class MessagesRepository {
     conversationId: string,
     options: { since?: number; before?: number; limit: number; nowIso: string; minEpoch: number },
   ): Promise<{ rows: MessageView[]; hasMore: boolean }> {
-    let query = this.db
-      .selectFrom('messages')
-      .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
-      .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
-      .where('messages.conversation_id', '=', conversationId)
-      .where(visible(options.nowIso, options.minEpoch));
-    if (options.since !== undefined) query = query.where('messages.seq', '>', options.since);
-    if (options.before !== undefined) query = query.where('messages.seq', '<', options.before);
-    const ascending = options.since !== undefined;
-    const rows = await query
-      .orderBy('messages.seq', ascending ? 'asc' : 'desc')
-      .limit(options.limit + 1)
-      .execute();
-    const hasMore = rows.length > options.limit;
-    const page = rows.slice(0, options.limit);
-    return { rows: ascending ? page : page.reverse(), hasMore };
+    const { since, before, limit, nowIso, minEpoch } = options;
+    // Each shape of the page query (after `since`, before `before`, or the latest) is compiled once.
+    const rows =
+      since !== undefined
+        ? await pageAfter(this.db, conversationId, nowIso, minEpoch, since, limit + 1)
+        : before !== undefined
+          ? await pageBefore(this.db, conversationId, nowIso, minEpoch, before, limit + 1)
+          : await latestPage(this.db, conversationId, nowIso, minEpoch, limit + 1);
+    const hasMore = rows.length > limit;
+    const page = rows.slice(0, limit);
+    return { rows: since !== undefined ? page : page.reverse(), hasMore };
   }
 
   /** Visible messages from others after what the member has read, per conversation. */

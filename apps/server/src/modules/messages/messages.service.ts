@@ -27,6 +27,7 @@ import {
   checkSendEpoch,
   ephemeralFor,
   mayAccessConversation,
+  messagesPerEpoch,
   parseConversationId,
   type SendRefusal,
 } from './messages.policy';
@@ -54,9 +55,6 @@ function refusal(refused: SendRefusal): AppError {
   return new AppError(refused.status, refused.error, extra);
 }
 
-/** A concurrent rotation or deactivation took the epoch the send was checked against. */
-class EpochMoved extends Error {}
-
 /**
  * The Ring chat (issue 11): the room and private conversations, end-to-end encrypted envelopes
  * stored and relayed as they come, per-conversation sequence numbers, idempotent sends, history and
@@ -69,7 +67,7 @@ export class MessagesService {
   private readonly keys: RingKeysService;
 
   constructor(private readonly ctx: AppContext) {
-    this.messages = new MessagesRepository(ctx.db);
+    this.messages = new MessagesRepository(ctx.db, ctx.database.dialect);
     this.rings = new RingRepository(ctx.db);
     this.keys = new RingKeysService(ctx);
   }
@@ -137,33 +135,26 @@ export class MessagesService {
         created_at: nowIso,
       }));
     const id = newId();
-    let seq: number;
+    let seq: number | undefined;
     try {
-      seq = await ctx.db.transaction().execute(async (trx) => {
-        if (!(await this.messages.countUnderEpoch(ring.id, header.epoch, trx))) throw new EpochMoved();
-        const next = await this.messages.nextSeq(conversation.id, trx);
-        await this.messages.insertMessage(
-          {
-            id,
-            ring_id: ring.id,
-            conversation_id: conversation.id,
-            sender_member_id: member.id,
-            content: input.content,
-            message_type: 'text',
-            client_encrypted: 1,
-            is_ephemeral: lifetime.is_ephemeral,
-            expires_at: lifetime.expires_at,
-            created_at: nowIso,
-            seq: next,
-            client_message_id: header.clientMessageId,
-            epoch: header.epoch,
-          },
-          trx,
-        );
-        return next;
-      });
+      seq = await this.messages.storeUnderEpoch(
+        {
+          id,
+          ring_id: ring.id,
+          conversation_id: conversation.id,
+          sender_member_id: member.id,
+          content: input.content,
+          message_type: 'text',
+          client_encrypted: 1,
+          is_ephemeral: lifetime.is_ephemeral,
+          expires_at: lifetime.expires_at,
+          created_at: nowIso,
+          client_message_id: header.clientMessageId,
+          epoch: header.epoch,
+        },
+        messagesPerEpoch(ring.encryption_level),
+      );
     } catch (error) {
-      if (error instanceof EpochMoved) throw await this.epochRefusal(ring.id, header.epoch);
       if (isUniqueViolation(error)) {
         // The same message, sent twice at once: the other request stored it.
         const stored = await this.messages.findByClientId(conversation.id, member.id, header.clientMessageId);
@@ -171,6 +162,9 @@ export class MessagesService {
       }
       throw error;
     }
+    // A concurrent rotation or deactivation took the epoch the send was checked against, or
+    // concurrent sends used up its last messages.
+    if (seq === undefined) throw await this.epochRefusal(ring.id, header.epoch);
 
     const message = toMessage(
       {

@@ -35,6 +35,36 @@ export async function loadActiveMembership(
   return ring ? { member, ring } : undefined;
 }
 
+/**
+ * The member, while active and its Ring serviceable (loadActiveMembership's rule without reading
+ * the Ring's row: one query). A socket handshake needs no more.
+ */
+export function findActiveMember(ctx: AppContext, memberId: string): Promise<RingMemberRow | undefined> {
+  return new RingRepository(ctx.db).findActiveMemberOfServiceableRing(
+    memberId,
+    ctx.clock.now().toISOString(),
+  );
+}
+
+/**
+ * Whether a socket opened under Ring session `sessionId` may stay in `ringId`: the member active
+ * there, the Ring serviceable and the session live (loadActiveMembership's and isLive's rules, in
+ * one query).
+ */
+export function isMembershipLive(
+  ctx: AppContext,
+  memberId: string,
+  ringId: string,
+  sessionId: string,
+): Promise<boolean> {
+  return new RingRepository(ctx.db).isMembershipLive(
+    memberId,
+    ringId,
+    sessionId,
+    ctx.clock.now().toISOString(),
+  );
+}
+
 /** The caller behind a live Ring session, while its membership is active and the Ring serviceable. */
 export async function ringCallerOf(ctx: AppContext, session: SessionRow): Promise<RingCaller> {
   const membership = await loadActiveMembership(ctx, session.subject_id);

@@ -1,8 +1,55 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/database';
-import type { RingMembersTable, RingsTable } from '../../db/schema';
+import { precompiledQuery } from '../../db/precompiled-query';
+import type { DB, RingMembersTable, RingsTable } from '../../db/schema';
 
 export type RingRow = RingsTable;
 export type RingMemberRow = RingMembersTable;
+
+/**
+ * findServiceableRing's rule — the Ring active, its owner active, a current subscription — as a
+ * condition of a query that joins `rings` and `customers`.
+ */
+function ringServiceable(
+  eb: ExpressionBuilder<DB, 'rings' | 'customers'>,
+  nowIso: string,
+): Expression<SqlBool> {
+  return eb.and([
+    eb('rings.is_active', '=', 1),
+    eb('customers.is_active', '=', 1),
+    eb.exists(
+      eb
+        .selectFrom('subscriptions')
+        .select('subscriptions.id')
+        .whereRef('subscriptions.customer_id', '=', 'rings.customer_id')
+        .where('subscriptions.status', '=', 'active')
+        .where('subscriptions.expires_at', '>', nowIso),
+    ),
+  ]);
+}
+
+/** The member while active, joined with its Ring and the Ring's owner (for ringServiceable). */
+function activeMemberRows(db: Database, memberId: string) {
+  return db
+    .selectFrom('ring_members')
+    .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
+    .innerJoin('customers', 'customers.id', 'rings.customer_id')
+    .where('ring_members.id', '=', memberId)
+    .where('ring_members.status', '=', 'active');
+}
+
+// Both run on every Ring request (its access checks): built and compiled once.
+const serviceableRingById = precompiledQuery((db: Database, id: string, nowIso: string) =>
+  db
+    .selectFrom('rings')
+    .innerJoin('customers', 'customers.id', 'rings.customer_id')
+    .selectAll('rings')
+    .where('rings.id', '=', id)
+    .where((eb) => ringServiceable(eb, nowIso)),
+);
+const memberById = precompiledQuery((db: Database, id: string) =>
+  db.selectFrom('ring_members').selectAll().where('id', '=', id),
+);
 
 /** Rolls a reactivation back when the member was not inactive. */
 class NotReactivated extends Error {}
@@ -18,29 +65,12 @@ export class RingRepository {
    * The Ring if it serves its members now: active, its owner active with a current subscription
    * (isRingServiceable's rule in one query: this runs on every Ring request).
    */
-  findServiceableRing(id: string, nowIso: string): Promise<RingRow | undefined> {
-    return this.db
-      .selectFrom('rings')
-      .innerJoin('customers', 'customers.id', 'rings.customer_id')
-      .selectAll('rings')
-      .where('rings.id', '=', id)
-      .where('rings.is_active', '=', 1)
-      .where('customers.is_active', '=', 1)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('subscriptions')
-            .select('subscriptions.id')
-            .whereRef('subscriptions.customer_id', '=', 'rings.customer_id')
-            .where('subscriptions.status', '=', 'active')
-            .where('subscriptions.expires_at', '>', nowIso),
-        ),
-      )
-      .executeTakeFirst();
+  async findServiceableRing(id: string, nowIso: string): Promise<RingRow | undefined> {
+    return (await serviceableRingById(this.db, id, nowIso))[0];
   }
 
-  findMemberById(id: string): Promise<RingMemberRow | undefined> {
-    return this.db.selectFrom('ring_members').selectAll().where('id', '=', id).executeTakeFirst();
+  async findMemberById(id: string): Promise<RingMemberRow | undefined> {
+    return (await memberById(this.db, id))[0];
   }
 
   findRingsByCustomer(customerId: string): Promise<RingRow[]> {
@@ -288,5 +318,70 @@ export class RingRepository {
 
   async touchMember(id: string, nowIso: string): Promise<void> {
     await this.db.updateTable('ring_members').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
+  }
+
+  /**
+   * The member if it is active and its Ring serviceable (findServiceableRing's rule), in one
+   * query: what a socket handshake needs (the member's id, Ring, name and role), where
+   * loadActiveMembership reads the member and then its Ring.
+   */
+  findActiveMemberOfServiceableRing(memberId: string, nowIso: string): Promise<RingMemberRow | undefined> {
+    return activeMemberRows(this.db, memberId)
+      .selectAll('ring_members')
+      .where((eb) => ringServiceable(eb, nowIso))
+      .executeTakeFirst();
+  }
+
+  /**
+   * Whether a member is still active in `ringId`, that Ring serviceable (findServiceableRing's
+   * rule: active, its owner active with a current subscription) and the Ring session `sessionId`
+   * live, in one query: what a socket's join_ring asks again, once per join.
+   */
+  async isMembershipLive(
+    memberId: string,
+    ringId: string,
+    sessionId: string,
+    nowIso: string,
+  ): Promise<boolean> {
+    const row = await activeMemberRows(this.db, memberId)
+      .select('ring_members.id')
+      .where('rings.id', '=', ringId)
+      .where((eb) =>
+        eb.and([
+          ringServiceable(eb, nowIso),
+          eb.exists(
+            eb
+              .selectFrom('sessions')
+              .select('sessions.id')
+              .where('sessions.id', '=', sessionId)
+              .where('sessions.audience', '=', 'ring')
+              .where('sessions.revoked_at', 'is', null)
+              .where('sessions.expires_at', '>', nowIso),
+          ),
+        ]),
+      )
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Sets each member's last-seen time (member id → ISO time), a few hundred per statement. */
+  async touchMembers(seenAt: ReadonlyMap<string, string>): Promise<void> {
+    const entries = [...seenAt];
+    for (let i = 0; i < entries.length; i += 200) {
+      const chunk = entries.slice(i, i + 200);
+      const times = sql.join(
+        chunk.map(([id, at]) => sql`when ${id} then ${at}`),
+        sql` `,
+      );
+      await this.db
+        .updateTable('ring_members')
+        .set({ last_seen_at: sql<string>`case id ${times} end` })
+        .where(
+          'id',
+          'in',
+          chunk.map(([id]) => id),
+        )
+        .execute();
+    }
   }
 }

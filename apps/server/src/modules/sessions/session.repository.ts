@@ -1,7 +1,20 @@
 import type { Database } from '../../db/database';
+import { precompiledQuery } from '../../db/precompiled-query';
 import type { SessionAudience, SessionsTable } from '../../db/schema';
 
 export type SessionRow = SessionsTable;
+
+/** Runs on every authenticated request: built and compiled once. */
+const activeSessionByHash = precompiledQuery(
+  (db: Database, audience: SessionAudience, tokenHash: string, nowIso: string) =>
+    db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('audience', '=', audience)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso),
+);
 
 export class SessionRepository {
   constructor(private readonly db: Database) {}
@@ -15,14 +28,7 @@ export class SessionRepository {
     tokenHash: string,
     nowIso: string,
   ): Promise<SessionRow | undefined> {
-    return this.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .where('audience', '=', audience)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso)
-      .executeTakeFirst();
+    return (await activeSessionByHash(this.db, audience, tokenHash, nowIso))[0];
   }
 
   async touch(id: string, nowIso: string): Promise<void> {
@@ -78,21 +84,37 @@ export class SessionRepository {
   }
 
   /**
-   * Marks a live, unused stream token used. The conditional update succeeds once, on whichever
-   * instance gets there first: a token opens one socket only.
+   * Marks a live, unused stream token used, if the Ring session that minted it (same subject) is
+   * live too, and returns who it is for and that session's id. One conditional statement: it
+   * succeeds once, on whichever instance gets there first (a token opens one socket only), and
+   * costs one round trip where a socket handshake under a wave of reconnections paid three.
    */
-  async consumeStream(tokenHash: string, nowIso: string): Promise<SessionRow | undefined> {
-    const row = await this.findActiveByHash('stream', tokenHash, nowIso);
-    if (!row || row.used_at !== null) return undefined;
-    const result = await this.db
+  async consumeStream(
+    tokenHash: string,
+    nowIso: string,
+  ): Promise<Pick<SessionRow, 'subject_id' | 'parent_session_id'> | undefined> {
+    return this.db
       .updateTable('sessions')
       .set({ used_at: nowIso, last_used_at: nowIso })
-      .where('id', '=', row.id)
+      .where('token_hash', '=', tokenHash)
+      .where('audience', '=', 'stream')
       .where('used_at', 'is', null)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', nowIso)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('sessions as parent')
+            .select('parent.id')
+            .whereRef('parent.id', '=', 'sessions.parent_session_id')
+            .whereRef('parent.subject_id', '=', 'sessions.subject_id')
+            .where('parent.audience', '=', 'ring')
+            .where('parent.revoked_at', 'is', null)
+            .where('parent.expires_at', '>', nowIso),
+        ),
+      )
+      .returning(['subject_id', 'parent_session_id'])
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1 ? { ...row, used_at: nowIso } : undefined;
   }
 
   async revokeAllFor(audience: SessionAudience, subjectId: string, nowIso: string): Promise<number> {

@@ -40,6 +40,12 @@ export interface IssuedSession {
   expiresAt: string;
 }
 
+/** What a consumed stream token opens a socket for: a member, under the Ring session that minted it. */
+export interface StreamGrant {
+  memberId: string;
+  sessionId: string;
+}
+
 export interface RequestMeta {
   ip?: string | null;
   userAgent?: string | null;
@@ -89,15 +95,14 @@ export class SessionService {
 
   /**
    * Uses up a stream token for one socket: the token must be live and unused, and the Ring session
-   * that minted it still live. Returns that Ring session, or undefined.
+   * that minted it still live. Returns the member and that Ring session, or undefined.
    */
-  async consumeStreamToken(token: string): Promise<SessionRow | undefined> {
+  async consumeStreamToken(token: string): Promise<StreamGrant | undefined> {
     if (!token || token.length > 200) return undefined;
-    const nowIso = this.clock.now().toISOString();
-    const stream = await this.repo.consumeStream(hashToken(token), nowIso);
-    if (!stream?.parent_session_id) return undefined;
-    const parent = await this.repo.findLiveById('ring', stream.parent_session_id, nowIso);
-    return parent && parent.subject_id === stream.subject_id ? parent : undefined;
+    const stream = await this.repo.consumeStream(hashToken(token), this.clock.now().toISOString());
+    return stream?.parent_session_id
+      ? { memberId: stream.subject_id, sessionId: stream.parent_session_id }
+      : undefined;
   }
 
   /** Whether a session (by id) is still live: sockets check their Ring session with it. */

@@ -1,6 +1,6 @@
 import type { TRingRoomUser } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
-import { applyPresenceState } from './presence-policy';
+import { applyPresenceState, applyPresenceUpdates } from './presence-policy';
 
 const user = (id: string): TRingRoomUser => ({
   id,
@@ -29,5 +29,34 @@ describe('presence_state', () => {
   it('never shows an offline member in a call, and tolerates a missing inCall list', () => {
     expect(applyPresenceState([user('a')], { online: [], inCall: ['a'] })[0]!.status).toBe('offline');
     expect(applyPresenceState([user('a')], { online: ['a'] })[0]!.status).toBe('online');
+  });
+});
+
+describe('presence_update and presence_updates', () => {
+  it('applies each change in order, the last one of a member winning, and leaves the others alone', () => {
+    const users = applyPresenceUpdates(
+      [user('a'), user('b'), user('c')],
+      [
+        { userId: 'a', status: 'online', lastSeen: null },
+        { userId: 'b', status: 'online', lastSeen: null },
+        { userId: 'b', status: 'in_call', lastSeen: null },
+      ],
+    );
+    expect(users.map((u) => [u.id, u.status, u.isOnline])).toEqual([
+      ['a', 'online', true],
+      ['b', 'in_call', true],
+      ['c', 'offline', false],
+    ]);
+  });
+
+  it('records the last-seen time of a member going offline, and keeps it when one comes online', () => {
+    const seen = '2026-11-27T10:00:00.000Z';
+    const [gone] = applyPresenceUpdates(
+      [{ ...user('a'), status: 'online', isOnline: true }],
+      [{ userId: 'a', status: 'offline', lastSeen: seen }],
+    );
+    expect(gone).toMatchObject({ status: 'offline', isOnline: false, lastSeen: seen });
+    const [back] = applyPresenceUpdates([gone!], [{ userId: 'a', status: 'online', lastSeen: null }]);
+    expect(back).toMatchObject({ status: 'online', isOnline: true, lastSeen: seen });
   });
 });

@@ -1,4 +1,4 @@
-import type { TPresenceState, TRingRoomUser } from '@securering/contract';
+import type { TPresenceState, TPresenceUpdate, TRingRoomUser } from '@securering/contract';
 
 /**
  * The members after a `presence_state` (the full list the server sends on join): online or not,
@@ -16,4 +16,28 @@ export function applyPresenceState(
     isOnline: online.has(user.id),
     status: !online.has(user.id) ? 'offline' : inCall.has(user.id) ? 'in_call' : 'online',
   }));
+}
+
+/**
+ * The members after `presence_update`s (one event, or the list of a `presence_updates`), applied
+ * in order: the last change of a member wins; an offline change keeps the last-seen time it
+ * carries, an online one keeps the one known.
+ */
+export function applyPresenceUpdates(
+  users: readonly TRingRoomUser[],
+  updates: readonly Pick<TPresenceUpdate, 'userId' | 'status' | 'lastSeen'>[],
+): TRingRoomUser[] {
+  const latest = new Map<string, Pick<TPresenceUpdate, 'status' | 'lastSeen'>>();
+  for (const update of updates) latest.set(update.userId, update);
+  return users.map((user) => {
+    const update = latest.get(user.id);
+    return update
+      ? {
+          ...user,
+          status: update.status,
+          isOnline: update.status !== 'offline',
+          lastSeen: update.lastSeen ?? user.lastSeen,
+        }
+      : user;
+  });
 }

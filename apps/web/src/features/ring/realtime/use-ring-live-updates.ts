@@ -1,9 +1,9 @@
-import type { TRingInfo } from '@securering/contract';
+import type { TPresenceUpdate, TRingInfo } from '@securering/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect } from 'react';
 import { onProtectionUpdated } from '@/lib/ring-broadcast';
 import { RING_INFO_KEY } from '../api/ring-info';
-import { applyPresenceState } from './presence-policy';
+import { applyPresenceState, applyPresenceUpdates } from './presence-policy';
 import { useRingEvent, useRingSocket } from './ring-socket';
 
 type Updater = (info: TRingInfo) => TRingInfo;
@@ -72,27 +72,18 @@ export function useRingLiveUpdates(onSettingsChanged: () => void): void {
     patch((info) => ({ ...info, users: applyPresenceState(info.users, event) }));
   });
 
-  useRingEvent('presence_update', (event) => {
-    const known = client.getQueryData<TRingInfo>(RING_INFO_KEY)?.users.some((u) => u.id === event.userId);
+  const applyPresence = (updates: readonly TPresenceUpdate[]) => {
+    const users = client.getQueryData<TRingInfo>(RING_INFO_KEY)?.users;
     // Someone who just joined the Ring: read the list again to get their name (and keys).
-    if (!known) {
+    if (!users || updates.some((update) => !users.some((u) => u.id === update.userId))) {
       void client.invalidateQueries({ queryKey: RING_INFO_KEY });
       return;
     }
-    patch((info) => ({
-      ...info,
-      users: info.users.map((user) =>
-        user.id === event.userId
-          ? {
-              ...user,
-              status: event.status,
-              isOnline: event.status !== 'offline',
-              lastSeen: event.lastSeen ?? user.lastSeen,
-            }
-          : user,
-      ),
-    }));
-  });
+    patch((info) => ({ ...info, users: applyPresenceUpdates(info.users, updates) }));
+  };
+  useRingEvent('presence_update', (event) => applyPresence([event]));
+  // Several changes gathered by the server in one tick (a wave of reconnections, say).
+  useRingEvent('presence_updates', (event) => applyPresence(event.updates));
 
   useEffect(
     () =>

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database';
+import { precompiledQuery } from '../../src/db/precompiled-query';
+import { createTestDatabase, type TestDatabase } from '../test-database';
+
+let testDb: TestDatabase;
+let db: Database;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = testDb.handle.db;
+  await db
+    .insertInto('settings')
+    .values(
+      ['a', 'b', 'c', 'd'].map((key, i) => ({
+        category: 'probe',
+        key,
+        setting_value: String(i),
+        updated_at: `2026-11-0${i + 1}T00:00:00.000Z`,
+      })),
+    )
+    .execute();
+});
+
+afterAll(async () => {
+  await testDb.handle.close();
+  await testDb.drop();
+});
+
+const settingsOfCategoryAfter = precompiledQuery(
+  (database: Database, category: string, after: string, limit: number) =>
+    database
+      .selectFrom('settings')
+      .select(['key', 'setting_value'])
+      .where('category', '=', category)
+      .where('updated_at', '>', after)
+      .where('key', '!=', 'zzz')
+      .orderBy('key')
+      .limit(limit),
+);
+
+describe('precompiledQuery', () => {
+  it('binds each call’s arguments where the builder used them, constants kept', async () => {
+    expect(await settingsOfCategoryAfter(db, 'probe', '2026-11-02T00:00:00.000Z', 10)).toEqual([
+      { key: 'c', setting_value: '2' },
+      { key: 'd', setting_value: '3' },
+    ]);
+    // Same compiled query, other arguments: nothing of the first call remains.
+    expect(await settingsOfCategoryAfter(db, 'probe', '2026-10-01T00:00:00.000Z', 1)).toEqual([
+      { key: 'a', setting_value: '0' },
+    ]);
+    expect(await settingsOfCategoryAfter(db, 'other', '2026-10-01T00:00:00.000Z', 10)).toEqual([]);
+  });
+
+  it('gives the same rows as the same query built each time', async () => {
+    const built = await db
+      .selectFrom('settings')
+      .select(['key', 'setting_value'])
+      .where('category', '=', 'probe')
+      .where('updated_at', '>', '2026-11-01T00:00:00.000Z')
+      .where('key', '!=', 'zzz')
+      .orderBy('key')
+      .limit(3)
+      .execute();
+    expect(await settingsOfCategoryAfter(db, 'probe', '2026-11-01T00:00:00.000Z', 3)).toEqual(built);
+  });
+
+  it('refuses a builder that uses an argument for the shape of the query rather than as a value', async () => {
+    const shapeFromArgument = precompiledQuery((database: Database, column: string) =>
+      database.selectFrom('settings').select(column as 'key'),
+    );
+    await expect(shapeFromArgument(db, 'key')).rejects.toThrow(/argument 0 must be used as a bound value/);
+    const unusedArgument = precompiledQuery((database: Database, _category: string) =>
+      database.selectFrom('settings').select('key'),
+    );
+    await expect(unusedArgument(db, 'probe')).rejects.toThrow(/argument 0/);
+  });
+});
