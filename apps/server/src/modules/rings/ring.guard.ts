@@ -2,7 +2,7 @@ import { MESSAGES } from '@securering/contract';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { unauthorized } from '../../lib/app-error';
-import { requireSession, type RingCaller } from '../../plugins/auth';
+import { extractBearer, type RingCaller } from '../../plugins/auth';
 import { CustomerRepository } from '../customers/customer.repository';
 import type { SessionRow } from '../sessions/session.repository';
 import { SubscriptionRepository } from '../subscriptions/subscription.repository';
@@ -72,10 +72,21 @@ export async function ringCallerOf(ctx: AppContext, session: SessionRow): Promis
   return { kind: 'ring', session, ...membership };
 }
 
-/** preHandler for Ring room routes: a live Ring session of an active member of a serviceable Ring. */
+/**
+ * preHandler for Ring room routes: a live Ring session of an active member of a serviceable Ring
+ * (requireSession's then ringCallerOf's rules and answers, read in one query). No token → 401
+ * "Non authentifié"; any other failure → 401 "Session expirée".
+ */
 export function requireRingMember(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
-    const session: SessionRow = await requireSession(ctx.sessions, request, 'ring');
-    request.caller = await ringCallerOf(ctx, session);
+    const token = extractBearer(request);
+    if (!token) throw unauthorized(MESSAGES.notAuthenticated);
+    const tokenHash = ctx.sessions.tokenHashOf(token);
+    const now = ctx.clock.now();
+    const access =
+      tokenHash && (await new RingRepository(ctx.db).findRingAccess(tokenHash, now.toISOString()));
+    if (!access) throw unauthorized(MESSAGES.sessionExpired);
+    await ctx.sessions.touchIfStale(access.session, now);
+    request.caller = { kind: 'ring', ...access };
   };
 }

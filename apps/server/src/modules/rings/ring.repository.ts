@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
-import type { DB, RingMembersTable, RingsTable } from '../../db/schema';
+import type { DB, RingMembersTable, RingsTable, SessionsTable } from '../../db/schema';
 
 export type RingRow = RingsTable;
 export type RingMemberRow = RingMembersTable;
@@ -28,14 +28,14 @@ function ringServiceable(
   ]);
 }
 
-/** The member while active, joined with its Ring and the Ring's owner (for ringServiceable). */
-function activeMemberRows(db: Database, memberId: string) {
-  return db
+/** Active members (or the one of `memberId`), joined with their Ring and its owner (for ringServiceable). */
+function activeMemberRows(db: Database, memberId: string | undefined) {
+  const rows = db
     .selectFrom('ring_members')
     .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
     .innerJoin('customers', 'customers.id', 'rings.customer_id')
-    .where('ring_members.id', '=', memberId)
     .where('ring_members.status', '=', 'active');
+  return memberId === undefined ? rows : rows.where('ring_members.id', '=', memberId);
 }
 
 // Both run on every Ring request (its access checks): built and compiled once.
@@ -50,6 +50,106 @@ const serviceableRingById = precompiledQuery((db: Database, id: string, nowIso: 
 const memberById = precompiledQuery((db: Database, id: string) =>
   db.selectFrom('ring_members').selectAll().where('id', '=', id),
 );
+
+/** Every column of a table, once: adding a column to schema.ts without listing it fails to compile. */
+const columnsOf = <Table>(columns: Record<keyof Table, true>) =>
+  Object.keys(columns) as Array<keyof Table & string>;
+const SESSION_COLUMNS = columnsOf<SessionsTable>({
+  id: true,
+  audience: true,
+  subject_id: true,
+  token_hash: true,
+  created_at: true,
+  expires_at: true,
+  last_used_at: true,
+  revoked_at: true,
+  ip_address: true,
+  user_agent: true,
+  parent_session_id: true,
+  used_at: true,
+});
+const MEMBER_COLUMNS = columnsOf<RingMembersTable>({
+  id: true,
+  ring_id: true,
+  customer_id: true,
+  username: true,
+  username_key: true,
+  email: true,
+  password_hash: true,
+  role: true,
+  status: true,
+  invite_code: true,
+  invite_message: true,
+  is_used: true,
+  used_at: true,
+  last_seen_at: true,
+  created_at: true,
+  updated_at: true,
+  first_readable_epoch: true,
+});
+const RING_COLUMNS = columnsOf<RingsTable>({
+  id: true,
+  customer_id: true,
+  name: true,
+  plan_slug: true,
+  encryption_level: true,
+  ephemeral_messages: true,
+  auto_destroy_delay: true,
+  allow_voice: true,
+  allow_video: true,
+  voice_admin_only: true,
+  max_file_size_mb: true,
+  screen_protection_level: true,
+  screen_devtools_protection: true,
+  screen_visibility_protection: true,
+  screen_experimental_features: true,
+  screen_recording_detection: true,
+  storage_quota_bytes: true,
+  kdf_salt_b64: true,
+  is_active: true,
+  created_at: true,
+  updated_at: true,
+  current_epoch: true,
+  epoch_created_at: true,
+  epoch_message_count: true,
+  rotation_due: true,
+  share_history: true,
+});
+const ACCESS_PARTS = [
+  ['sessions', 's__', SESSION_COLUMNS],
+  ['ring_members', 'm__', MEMBER_COLUMNS],
+  ['rings', 'r__', RING_COLUMNS],
+] as const;
+
+/** The row of one table out of a joined row whose columns carry the table's prefix. */
+function unprefixed<Row>(joined: Record<string, unknown>, prefix: string, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, joined[prefix + column]])) as Row;
+}
+
+/**
+ * A live Ring session by token hash, with its member (active) and the member's Ring (serviceable:
+ * findServiceableRing's rule), in one query: every Ring request starts with it.
+ */
+const ringAccessByTokenHash = precompiledQuery((db: Database, tokenHash: string, nowIso: string) =>
+  activeMemberRows(db, undefined)
+    .innerJoin('sessions', 'sessions.subject_id', 'ring_members.id')
+    .select(
+      ACCESS_PARTS.flatMap(([table, prefix, columns]) =>
+        columns.map((column) => sql.ref(`${table}.${column}`).as(prefix + column)),
+      ),
+    )
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.audience', '=', 'ring')
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', nowIso)
+    .where((eb) => ringServiceable(eb, nowIso)),
+);
+
+export interface RingAccess {
+  session: SessionsTable;
+  member: RingMemberRow;
+  ring: RingRow;
+}
 
 /** Rolls a reactivation back when the member was not inactive. */
 class NotReactivated extends Error {}
@@ -67,6 +167,18 @@ export class RingRepository {
    */
   async findServiceableRing(id: string, nowIso: string): Promise<RingRow | undefined> {
     return (await serviceableRingById(this.db, id, nowIso))[0];
+  }
+
+  /** See ringAccessByTokenHash. */
+  async findRingAccess(tokenHash: string, nowIso: string): Promise<RingAccess | undefined> {
+    const [joined] = await ringAccessByTokenHash(this.db, tokenHash, nowIso);
+    if (!joined) return undefined;
+    const row = joined as Record<string, unknown>;
+    return {
+      session: unprefixed<SessionsTable>(row, 's__', SESSION_COLUMNS),
+      member: unprefixed<RingMemberRow>(row, 'm__', MEMBER_COLUMNS),
+      ring: unprefixed<RingRow>(row, 'r__', RING_COLUMNS),
+    };
   }
 
   async findMemberById(id: string): Promise<RingMemberRow | undefined> {

@@ -115,20 +115,30 @@ export class SessionService {
    * or (admin audience) idle for more than ADMIN_IDLE_TIMEOUT_MS — an idle session is revoked.
    */
   async verify(audience: SessionAudience, token: string): Promise<SessionRow | undefined> {
-    if (!token || token.length > 200) return undefined;
+    const tokenHash = this.tokenHashOf(token);
+    if (!tokenHash) return undefined;
     const now = this.clock.now();
-    const session = await this.repo.findActiveByHash(audience, hashToken(token), now.toISOString());
+    const session = await this.repo.findActiveByHash(audience, tokenHash, now.toISOString());
     if (session && isIdleExpired(session, now)) {
       await this.repo.revokeByHash(session.token_hash, now.toISOString());
       return undefined;
     }
-    if (
-      session &&
-      (!session.last_used_at || now.getTime() - Date.parse(session.last_used_at) > TOUCH_INTERVAL_MS)
-    ) {
-      await this.repo.touch(session.id, now.toISOString());
-    }
+    if (session) await this.touchIfStale(session, now);
     return session;
+  }
+
+  /**
+   * The hash a presented token is looked up by, or undefined for what cannot be a token (for
+   * callers that read the session in a query of their own: Ring requests, see ring.guard.ts).
+   */
+  tokenHashOf(token: string | undefined): string | undefined {
+    return token && token.length <= 200 ? hashToken(token) : undefined;
+  }
+
+  /** Records a session's use, at most once per TOUCH_INTERVAL_MS. */
+  async touchIfStale(session: Pick<SessionRow, 'id' | 'last_used_at'>, now: Date): Promise<void> {
+    if (!session.last_used_at || now.getTime() - Date.parse(session.last_used_at) > TOUCH_INTERVAL_MS)
+      await this.repo.touch(session.id, now.toISOString());
   }
 
   /** Ends the session of a token, and the stream tokens it minted. */
