@@ -21,7 +21,6 @@
 //   BENCH_MEMBERS (300), BENCH_RATE (50 /s), BENCH_SECONDS (60), BENCH_STORM_SOCKETS (1000),
 //   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only)
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -174,7 +173,7 @@ if (!isMainThread) {
     });
   }
 } else {
-  const { BENCH_ADMIN, machine, percentile, table } = await import('./support.mjs');
+  const { BENCH_ADMIN, cpuSeconds, machine, percentile, rssMiB, table } = await import('./support.mjs');
   const { HAPROXY_BIN, startCluster } = await import('../scripts/lib/cluster.mjs');
   const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
   const { RingMember, inviteMembers, mapLimit, ringWithSenders, subscribedRing } =
@@ -188,14 +187,6 @@ if (!isMainThread) {
   const STORM_RING_SIZE = Number(process.env.BENCH_STORM_RING_SIZE ?? 100);
   const here = fileURLToPath(import.meta.url);
 
-  const cpuSeconds = (pid) => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
-  const rssMiB = (pid) => {
-    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
-    return line ? Number(line[1]) / 1024 : 0;
-  };
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const load = () =>
     os
@@ -369,7 +360,9 @@ if (!isMainThread) {
       }
       await Promise.all(inFlight);
       const sendingSeconds = (performance.now() - started) / 1000;
-      const downs = [...(await checkDowns())].map(([name, n]) => `${name} ${n - (downsBefore.get(name) ?? 0)}`);
+      const downs = [...(await checkDowns())].map(
+        ([name, n]) => `${name} ${n - (downsBefore.get(name) ?? 0)}`,
+      );
       const errorsByAnswer = new Map();
       for (const error of errors) {
         const answer = error.split(' ')[0];

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { adminToken, json, machine, startServer, table, withDatabase } from './support.mjs';
+import { adminToken, json, machine, rssMiB, startServer, table, withDatabase } from './support.mjs';
 
 const PLAIN_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -38,11 +38,7 @@ function makeFile(dir, plainMib = PLAIN_MIB, name = 'upload.bin') {
 }
 
 /** Resident memory of a process, in bytes (Linux). */
-function rssOf(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb * 1024;
-}
+const rssOf = (pid) => rssMiB(pid) * 1024 * 1024;
 
 /** Samples a process's RSS every 50 ms until stopped: the growth over the starting value. */
 function sampleRss(pid) {

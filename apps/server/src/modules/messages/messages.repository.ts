@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
@@ -38,6 +38,17 @@ function visible(nowIso: string, minEpoch: number) {
       eb.or([eb('messages.expires_at', 'is', null), eb('messages.expires_at', '>', nowIso)]),
       eb('messages.epoch', '>=', minEpoch),
     ]);
+}
+
+/** countUnderEpoch's compare-and-set, for a transaction or a statement's CTE. */
+function countUnderEpochUpdate(db: QueryCreator<DB>, ringId: string, epoch: number, maxCount: number) {
+  return db
+    .updateTable('rings')
+    .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
+    .where('id', '=', ringId)
+    .where('current_epoch', '=', epoch)
+    .where('rotation_due', '=', 0)
+    .where('epoch_message_count', '<', maxCount);
 }
 
 /** What a send stores besides the sequence number, which the store gives it. */
@@ -194,14 +205,7 @@ export class MessagesRepository {
    * rotation, deactivation or send). False: refused.
    */
   async countUnderEpoch(ringId: string, epoch: number, maxCount: number, trx: Database): Promise<boolean> {
-    const result = await trx
-      .updateTable('rings')
-      .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
-      .where('id', '=', ringId)
-      .where('current_epoch', '=', epoch)
-      .where('rotation_due', '=', 0)
-      .where('epoch_message_count', '<', maxCount)
-      .executeTakeFirst();
+    const result = await countUnderEpochUpdate(trx, ringId, epoch, maxCount).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
@@ -248,14 +252,7 @@ export class MessagesRepository {
     const columns = Object.keys(message) as Array<keyof NewMessage>;
     const row = await this.db
       .with('counted', (db) =>
-        db
-          .updateTable('rings')
-          .set((eb) => ({ epoch_message_count: eb('epoch_message_count', '+', 1) }))
-          .where('id', '=', message.ring_id)
-          .where('current_epoch', '=', message.epoch)
-          .where('rotation_due', '=', 0)
-          .where('epoch_message_count', '<', maxCount)
-          .returning('id'),
+        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('id'),
       )
       // Reads `counted`, so it runs after it and numbers nothing when the count was refused.
       .with('numbered', (db) =>

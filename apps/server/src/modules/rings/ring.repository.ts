@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { DB, RingMembersTable, RingsTable, SessionsTable } from '../../db/schema';
+import { liveSession } from '../sessions/session.repository';
 
 export type RingRow = RingsTable;
 export type RingMemberRow = RingMembersTable;
@@ -38,7 +39,8 @@ function activeMemberRows(db: Database, memberId: string | undefined) {
   return memberId === undefined ? rows : rows.where('ring_members.id', '=', memberId);
 }
 
-// Both run on every Ring request (its access checks): built and compiled once.
+// Both run for every socket event's membership re-check (realtime/socket-events.ts): built and
+// compiled once.
 const serviceableRingById = precompiledQuery((db: Database, id: string, nowIso: string) =>
   db
     .selectFrom('rings')
@@ -139,10 +141,7 @@ const ringAccessByTokenHash = precompiledQuery((db: Database, tokenHash: string,
       ),
     )
     .where('sessions.token_hash', '=', tokenHash)
-    .where('sessions.audience', '=', 'ring')
-    .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', nowIso)
-    .where((eb) => ringServiceable(eb, nowIso)),
+    .where((eb) => eb.and([liveSession(eb, 'ring', nowIso), ringServiceable(eb, nowIso)])),
 );
 
 export interface RingAccess {
@@ -163,7 +162,7 @@ export class RingRepository {
 
   /**
    * The Ring if it serves its members now: active, its owner active with a current subscription
-   * (isRingServiceable's rule in one query: this runs on every Ring request).
+   * (isRingServiceable's rule in one query).
    */
   async findServiceableRing(id: string, nowIso: string): Promise<RingRow | undefined> {
     return (await serviceableRingById(this.db, id, nowIso))[0];
@@ -466,9 +465,7 @@ export class RingRepository {
               .selectFrom('sessions')
               .select('sessions.id')
               .where('sessions.id', '=', sessionId)
-              .where('sessions.audience', '=', 'ring')
-              .where('sessions.revoked_at', 'is', null)
-              .where('sessions.expires_at', '>', nowIso),
+              .where((inner) => liveSession(inner, 'ring', nowIso)),
           ),
         ]),
       )

@@ -1,8 +1,22 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
-import type { SessionAudience, SessionsTable } from '../../db/schema';
+import type { DB, SessionAudience, SessionsTable } from '../../db/schema';
 
 export type SessionRow = SessionsTable;
+
+/** A live session of `audience` (not revoked, not expired), as a condition on `sessions`. */
+export function liveSession(
+  eb: ExpressionBuilder<DB, 'sessions'>,
+  audience: SessionAudience,
+  nowIso: string,
+): Expression<SqlBool> {
+  return eb.and([
+    eb('sessions.audience', '=', audience),
+    eb('sessions.revoked_at', 'is', null),
+    eb('sessions.expires_at', '>', nowIso),
+  ]);
+}
 
 /** Runs on every authenticated request: built and compiled once. */
 const activeSessionByHash = precompiledQuery(
@@ -11,9 +25,7 @@ const activeSessionByHash = precompiledQuery(
       .selectFrom('sessions')
       .selectAll()
       .where('token_hash', '=', tokenHash)
-      .where('audience', '=', audience)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso),
+      .where((eb) => liveSession(eb, audience, nowIso)),
 );
 
 export class SessionRepository {
@@ -77,9 +89,7 @@ export class SessionRepository {
       .selectFrom('sessions')
       .selectAll()
       .where('id', '=', id)
-      .where('audience', '=', audience)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso)
+      .where((eb) => liveSession(eb, audience, nowIso))
       .executeTakeFirst();
   }
 
