@@ -8,22 +8,27 @@
 // 2. Restart storm: 1,000 sockets (10 Rings of 100 members) connected straight to one instance,
 //    which is killed (SIGKILL) and started again. Each client behaves as the web client does
 //    (scripts/lib/ring-driver.mjs connectRingClient: reconnection delays of the contract's
-//    reconnectDelayMs, a fresh stream token per attempt, join_ring), then catches up on the
-//    messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
+//    reconnectDelayMs, the spare stream token taken while connected or else one minted over HTTP,
+//    join_ring), then catches up on the messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
 //    until all 1,000 are back and caught up (from the kill, and from the instance answering
 //    again), where the time of each client's last attempt went (token, handshake, join, catch-up)
-//    and how many attempts it took, and the instance's memory per socket (RSS with 1,000 joined
-//    sockets minus RSS before they connected, divided by 1,000).
+//    and how many attempts it took, the CPU of every process from the instance's readiness until
+//    the last socket is back (where the machine's two cores went), the event-loop delay of the load
+//    generator's threads, and the instance's memory per socket (RSS with 1,000 joined sockets minus
+//    RSS before they connected, divided by 1,000).
 //
 // Needs PostgreSQL, Redis and HAProxy (as `npm run cluster`). Prints Markdown for docs/BENCHMARKS.md.
 // Usage: node scripts/build.mjs && node bench/cluster.mjs   (npm run bench:cluster)
 //   BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (redis://127.0.0.1:6379),
 //   BENCH_MEMBERS (300), BENCH_RATE (50 /s), BENCH_SECONDS (60), BENCH_STORM_SOCKETS (1000),
-//   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only)
+//   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only),
+//   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { io } from 'socket.io-client';
 
@@ -91,24 +96,75 @@ if (!isMainThread) {
       connectAt: 0,
       joinedAt: 0,
       backAt: 0,
+      spare: false,
+      usedSpare: false,
     }));
     let phase = 'connect';
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    // Before the kill a client counts once it joined and holds its spare stream token (a page
+    // that has been open a while holds one); in the storm, once back and caught up.
+    // At most every 50 ms (each client's own times are recorded as they happen).
+    let reportTimer;
     const report = () => {
-      const back = clients.filter((c) => (phase === 'connect' ? c.joins >= 1 : c.backAt > 0)).length;
-      parentPort.postMessage({ type: 'progress', back });
+      reportTimer ??= setTimeout(() => {
+        reportTimer = undefined;
+        const back = clients.filter((c) =>
+          phase === 'connect' ? c.joins >= 1 && c.spare : c.backAt > 0,
+        ).length;
+        parentPort.postMessage({ type: 'progress', back });
+      }, 50);
     };
+    // The catch-up's HTTP client: node:http on kept-alive connections, the body decompressed in
+    // one call. It asks for the same thing as a browser (brotli or gzip), for less of the load
+    // generator's CPU than fetch, which shares the two cores with the instances it measures.
+    const catchUpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    const getJson = (path, token) =>
+      new Promise((resolve, reject) => {
+        const target = new URL(url);
+        const req = http.get(
+          {
+            host: target.hostname,
+            port: target.port,
+            path,
+            agent: catchUpAgent,
+            timeout: 10_000,
+            headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'br, gzip' },
+          },
+          (res) => {
+            const chunks = [];
+            res.on('data', (chunk) => chunks.push(chunk));
+            res.on('error', reject);
+            res.on('end', () => {
+              try {
+                const raw = Buffer.concat(chunks);
+                const encoding = res.headers['content-encoding'];
+                const body =
+                  encoding === 'br'
+                    ? zlib.brotliDecompressSync(raw)
+                    : encoding === 'gzip'
+                      ? zlib.gunzipSync(raw)
+                      : raw;
+                if (res.statusCode !== 200) reject(new Error(`${res.statusCode}`));
+                else resolve(JSON.parse(body.toString()));
+              } catch (error) {
+                reject(error);
+              }
+            });
+          },
+        );
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', reject);
+      });
     for (const client of clients) {
       const { member } = client;
       /** What the page does after each join: read what it missed, by sequence number. */
       const catchUp = async () => {
         for (;;) {
           try {
-            const res = await fetch(
-              `${url}/api/messages/get.php?conversation_id=room%3Ageneral&since=${client.lastSeq}&limit=100`,
-              { headers: { authorization: `Bearer ${member.token}` }, signal: AbortSignal.timeout(10_000) },
+            const page = await getJson(
+              `/api/messages/get.php?conversation_id=room%3Ageneral&since=${client.lastSeq}&limit=100`,
+              member.token,
             );
-            if (!res.ok) throw new Error(`${res.status}`);
-            const page = await res.json();
             for (const m of page.messages) client.lastSeq = Math.max(client.lastSeq, m.seq);
             if (!page.hasMore) return;
           } catch {
@@ -127,7 +183,16 @@ if (!isMainThread) {
           client.connectAt = 0;
           if (phase === 'storm') client.attempts += 1;
         },
-        onToken: () => (client.tokenAt = wallNow()),
+        onToken: ({ spare }) => {
+          client.tokenAt = wallNow();
+          client.usedSpare = spare;
+          if (spare) client.spare = false;
+        },
+        onSpare: () => {
+          const first = !client.spare;
+          client.spare = true;
+          if (first) report();
+        },
         onJoined: async () => {
           client.joinedAt = wallNow();
           client.joins += 1;
@@ -148,9 +213,18 @@ if (!isMainThread) {
       if (message.type === 'storm') {
         phase = 'storm';
         for (const client of clients) client.backAt = 0;
+        loopDelay.reset();
+        loopDelay.enable();
       } else if (message.type === 'collect') {
+        loopDelay.disable();
         parentPort.postMessage({
           type: 'collected',
+          // This load-generator thread during the storm: is it the bottleneck?
+          loop: {
+            p50: loopDelay.percentile(50) / 1e6,
+            p99: loopDelay.percentile(99) / 1e6,
+            max: loopDelay.max / 1e6,
+          },
           clients: clients.map((c) => ({
             backAt: c.backAt,
             lastSeq: c.lastSeq,
@@ -158,6 +232,7 @@ if (!isMainThread) {
             attempts: c.attempts,
             retries: c.retries,
             retryAt: c.retryAt,
+            usedSpare: c.usedSpare,
             // The attempt that brought it back: connecting, minting its token, the handshake,
             // join_ring, catch-up.
             openMs: c.attemptAt - c.retryAt,
@@ -173,7 +248,16 @@ if (!isMainThread) {
     });
   }
 } else {
-  const { BENCH_ADMIN, cpuSeconds, machine, percentile, rssMiB, table } = await import('./support.mjs');
+  const {
+    BENCH_ADMIN,
+    cpuSeconds,
+    cpuSecondsOfCommand,
+    machine,
+    machineCpuSeconds,
+    percentile,
+    rssMiB,
+    table,
+  } = await import('./support.mjs');
   const { HAPROXY_BIN, startCluster } = await import('../scripts/lib/cluster.mjs');
   const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
   const { RingMember, inviteMembers, mapLimit, ringWithSenders, subscribedRing } =
@@ -494,16 +578,34 @@ if (!isMainThread) {
         }
       console.error(`Storm: ${target.name} killed, starting it again…`);
       const startedAt = wallNow();
-      await target.start();
+      // BENCH_CPU_PROF=dir: the restarted instance writes a CPU profile there when it stops.
+      const profileDir = process.env.BENCH_CPU_PROF;
+      await target.start({ nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
       const readyAt = wallNow();
       const rssFresh = rssMiB(target.pid);
+      // Where the machine's CPU goes from ready until every socket is back.
+      const others = cluster.instances.filter((i) => i !== target);
+      const cpuNow = () => ({
+        instance: cpuSeconds(target.pid),
+        others: others.reduce((sum, i) => sum + cpuSeconds(i.pid), 0),
+        generator: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+        postgres: cpuSecondsOfCommand('postgres'),
+        redis: cpuSecondsOfCommand('redis-server'),
+        machine: machineCpuSeconds(),
+      });
+      const cpuAtReady = cpuNow();
       const deadline = Date.now() + 120_000;
       while (progress[0] + progress[1] < plain.length && Date.now() < deadline) await sleep(50);
+      const cpuAtBack = cpuNow();
       await sleep(3000);
       const rssAfter = rssMiB(target.pid);
       const results = [];
       for (const g of groups) results.push(await g.collect());
       const clients = results.flatMap((r) => r.clients);
+      const generatorLoops = results.map(
+        (r, i) =>
+          `thread ${i + 1}: p50 ${r.loop.p50.toFixed(0)} ms, p99 ${r.loop.p99.toFixed(0)} ms, max ${r.loop.max.toFixed(0)} ms`,
+      );
       const back = clients.filter((c) => c.backAt > 0);
       const lastBack = Math.max(...back.map((c) => c.backAt));
       const sorted = (key) => back.map((c) => c[key]).sort((a, b) => a - b);
@@ -513,12 +615,14 @@ if (!isMainThread) {
       out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
       out.push(
         `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
-          `(${connectMs} ms to connect and join them all at start). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
+          `(${connectMs} ms to connect and join them all and for each to hold its spare stream token). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
           `through the other instances, then the same instance started again: ready ${((readyAt - startedAt) / 1000).toFixed(1)} s ` +
           `after its start, ${((readyAt - killedAt) / 1000).toFixed(1)} s after the kill. Clients reconnect as the web client ` +
           `does (scripts/lib/ring-driver.mjs connectRingClient: delays of reconnectDelayMs, 0.5–1 s then 1 s up to 5 s at ` +
-          `random; a new stream token per attempt; join_ring; catch-up with get.php?since=). Load average before the kill ` +
-          `${loadBeforeStorm}, after ${load()}.\n`,
+          `random; the spare stream token taken while connected, else one minted over HTTP; join_ring; catch-up with ` +
+          `get.php?since=): ${back.filter((c) => c.usedSpare).length} of ${back.length} came back with their spare token. ` +
+          `Load average before the kill ${loadBeforeStorm}, after ${load()}. Event-loop delay of the load generator's ` +
+          `threads during the storm: ${generatorLoops.join('; ')}.\n`,
       );
       out.push(
         table(
@@ -555,7 +659,7 @@ if (!isMainThread) {
             ['Back, after ready', afterReady],
             ['Last try started, after ready', back.map((c) => c.retryAt - readyAt).sort((a, b) => a - b)],
             ['Connection opened (websocket)', sorted('openMs')],
-            ['Token minted (HTTP)', sorted('mintMs')],
+            ['Token (spare, or minted over HTTP)', sorted('mintMs')],
             ['Handshake (token consumed)', sorted('handshakeMs')],
             ['join_ring answered', sorted('joinMs')],
             ['Catch-up (get.php?since=)', sorted('catchUpMs')],
@@ -582,6 +686,28 @@ if (!isMainThread) {
           .join(', ')}.`,
       );
       out.push('');
+      const used = (key) => cpuAtBack[key] - cpuAtReady[key];
+      const wall = cpuAtBack.machine.total - cpuAtReady.machine.total;
+      out.push(
+        table(
+          ['CPU from ready to all back', 'CPU s', 'ms per socket back'],
+          [
+            ['Restarted instance', used('instance')],
+            ['Other two instances', used('others')],
+            ['Load generator (this process, all threads)', used('generator')],
+            ['PostgreSQL (all backends)', used('postgres')],
+            ['Redis', used('redis')],
+            ['Whole machine, busy', cpuAtBack.machine.busy - cpuAtReady.machine.busy],
+          ].map(([name, seconds]) => [
+            name,
+            seconds.toFixed(2),
+            ((seconds * 1000) / plain.length).toFixed(2),
+          ]),
+        ),
+      );
+      out.push(
+        `\nThe machine's cores were busy ${((100 * (cpuAtBack.machine.busy - cpuAtReady.machine.busy)) / wall).toFixed(0)} % of that time.\n`,
+      );
       out.push(
         table(
           ['Instance memory', 'RSS MiB', 'Per socket KiB'],

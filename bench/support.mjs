@@ -175,6 +175,37 @@ export function cpuSeconds(pid, { mainThread = false } = {}) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU seconds used so far by the processes whose command name is `name` (e.g. postgres), alive now. */
+export function cpuSecondsOfCommand(name) {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
+/** CPU seconds of the whole machine so far (/proc/stat, every core): busy and in all. */
+export function machineCpuSeconds() {
+  const fields = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = fields[3] + fields[4];
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
 /** A process's resident memory in MiB (Linux /proc). */
 export function rssMiB(pid) {
   const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);

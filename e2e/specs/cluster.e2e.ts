@@ -451,6 +451,19 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const errors = trackPageErrors(page);
         let loads = 0;
         page.on('load', () => (loads += 1));
+        // The page's websockets, the spare stream tokens it was given and the tokens it minted.
+        let websockets = 0;
+        let spareTokens = 0;
+        let mints = 0;
+        page.on('websocket', (ws) => {
+          websockets += 1;
+          ws.on('framereceived', ({ payload }) => {
+            if (typeof payload === 'string' && payload.includes('"stream_token"')) spareTokens += 1;
+          });
+        });
+        page.on('request', (request) => {
+          if (request.url().includes('/api/rings/mint-stream-token.php')) mints += 1;
+        });
         await page.goto(`${cluster.url}/ring`);
         await page.getByLabel('Email').fill(email);
         await page.getByLabel('Mot de passe', { exact: true }).fill(DRIVER_CUSTOMER_PASSWORD);
@@ -479,7 +492,11 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const holder = cluster.instances.find((i) => (spread.get(i.name) ?? 0) > 0);
         expect(holder, JSON.stringify(Object.fromEntries(spread))).toBeDefined();
         await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+        // A connected page takes its next connection's stream token over the socket (within 30 s).
+        await waitUntil(async () => spareTokens > 0, 40_000, 'the page holds a spare stream token');
         const loadsBefore = loads;
+        const websocketsBefore = websockets;
+        const mintsBefore = mints;
         await holder!.kill();
         for (const text of ['Pendant la panne 1', 'Pendant la panne 2', 'Pendant la panne 3'])
           await say(text);
@@ -488,6 +505,9 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         await screenshot(page, 'cluster-reconnected');
 
         expect(loads).toBe(loadsBefore);
+        // It reconnected on a new websocket with its spare token: no stream token minted over HTTP.
+        expect(websockets).toBeGreaterThan(websocketsBefore);
+        expect(mints).toBe(mintsBefore);
         expect(
           await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
         ).toBe(true);

@@ -20,7 +20,7 @@ export interface ClusterInstance {
   /** Exit code of the last run (null after a signal), undefined while running. */
   readonly exitCode: number | null | undefined;
   output(): string;
-  start(options?: { waitReady?: boolean }): Promise<void>;
+  start(options?: { waitReady?: boolean; nodeArgs?: string[] }): Promise<void>;
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
   kill(): Promise<void>;
 }

@@ -205,10 +205,12 @@ class Instance {
     return this.lines.join('\n');
   }
 
-  async start({ waitReady = true } = {}) {
+  /** Starts the instance (`nodeArgs`: extra Node.js options, e.g. a CPU profile). */
+  async start({ waitReady = true, nodeArgs = [] } = {}) {
     if (this.running) return;
     this.lines = [];
-    const child = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'apps/server/dist/main.js')], {
+    const args = ['--enable-source-maps', ...nodeArgs, path.join(ROOT, 'apps/server/dist/main.js')];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -280,7 +282,8 @@ export async function startCluster(options) {
   const databaseName = options.database ?? 'securering_cluster';
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
   const redisPrefix = options.redisPrefix ?? 'securering-cluster:';
-  if (!fs.existsSync(HAPROXY_BIN)) throw new Error(`HAProxy not found at ${HAPROXY_BIN} (apt-get install haproxy)`);
+  if (!fs.existsSync(HAPROXY_BIN))
+    throw new Error(`HAProxy not found at ${HAPROXY_BIN} (apt-get install haproxy)`);
   if (!fs.existsSync(path.join(ROOT, 'apps/server/dist/main.js')))
     throw new Error('apps/server/dist/main.js is missing: run node scripts/build.mjs first');
 
@@ -304,7 +307,13 @@ export async function startCluster(options) {
       const directory = path.join(workDir, 's3');
       fs.mkdirSync(directory, { recursive: true });
       const bucket = 'securering-cluster';
-      const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket }] });
+      const s3 = new S3rver({
+        address: '127.0.0.1',
+        port: 0,
+        directory,
+        silent: true,
+        configureBuckets: [{ name: bucket }],
+      });
       const address = await s3.run();
       cleanups.push(() => s3.close());
       s3Env = {

@@ -247,7 +247,11 @@ export async function subscribedRing(base, e2ee, { admin, ringName = 'Ring de ch
 }
 
 /** `count` invited members who accepted their invitation (each a Ring session). */
-export async function inviteMembers(base, e2ee, { customerToken, ringId, count, prefix = 'membre', concurrency = 4 }) {
+export async function inviteMembers(
+  base,
+  e2ee,
+  { customerToken, ringId, count, prefix = 'membre', concurrency = 4 },
+) {
   const names = Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`);
   return mapLimit(names, concurrency, async (username) => {
     const invited = await apiOk(base, 'POST', '/api/customer/ring-users.php', {
@@ -257,7 +261,12 @@ export async function inviteMembers(base, e2ee, { customerToken, ringId, count, 
     const accepted = await apiOk(base, 'POST', '/api/rings/accept-invite.php', {
       body: { invite_code: invited.data.inviteCode, username, password: DRIVER_MEMBER_PASSWORD },
     });
-    return new RingMember(base, e2ee, { memberId: accepted.user.id, ringId, token: accepted.token, username });
+    return new RingMember(base, e2ee, {
+      memberId: accepted.user.id,
+      ringId,
+      token: accepted.token,
+      username,
+    });
   });
 }
 
@@ -280,16 +289,24 @@ export async function ringWithSenders(base, e2ee, { admin, members, senders = 1,
  * A Ring page's realtime connection, opened and kept as the web client does it
  * (apps/web/src/lib/realtime.ts, connectToRing), for tests and benchmarks that stand for browsers:
  * websocket first, socket.io's own reconnection off and attempts spaced by the contract's
- * reconnectDelayMs (reset once joined), a stream token minted for every attempt (asked again
- * every 1.5 s on failure, given up on a 401 — the page would end its session), join_ring sent
- * after each connection and again every second until answered, and one report to the server log
- * per outage (refused connection, token unavailable). `contract` is @securering/contract (tests
- * import it; benchmarks load it with scripts/lib/workspace-bundle.mjs), so both follow the same
- * RING_CONNECTION. `hooks` observe it: onRetry (a reconnection starts), onAttempt (the
- * connection opened, a stream token is being minted), onToken, onJoined, onSessionEnded (401).
+ * reconnectDelayMs (reset once joined), a stream token for every attempt — the spare one taken
+ * over the socket while connected (`renew_stream_token`, on spareTokenRenewalDelayMs's schedule)
+ * while usable, else minted over HTTP (asked again every 1.5 s on failure, given up on a 401 — the
+ * page would end its session) —, join_ring sent after each connection and again every second
+ * until answered, and one report to the server log per outage (refused connection, token
+ * unavailable). `contract` is @securering/contract (tests import it; benchmarks load it with
+ * scripts/lib/workspace-bundle.mjs), so both follow the same RING_CONNECTION. `hooks` observe it:
+ * onRetry (a reconnection starts), onAttempt (the connection opened, a stream token is being
+ * taken), onToken (with `spare`: whether it was the spare), onSpare (a spare token received),
+ * onJoined, onSessionEnded (401).
  */
 export function connectRingClient(contract, base, member, hooks = {}) {
-  const { RING_CONNECTION: policy, reconnectDelayMs } = contract;
+  const {
+    RING_CONNECTION: policy,
+    isSpareTokenUsable,
+    reconnectDelayMs,
+    spareTokenRenewalDelayMs,
+  } = contract;
   const report = (message, error) =>
     fetch(`${base}/api/utils/log.php`, {
       method: 'POST',
@@ -303,6 +320,7 @@ export function connectRingClient(contract, base, member, hooks = {}) {
       }),
     }).catch(() => undefined);
   let closed = false;
+  let spare;
   const mint = async () => {
     for (let failures = 0; ; failures++) {
       const res = await fetch(`${base}/api/rings/mint-stream-token.php`, {
@@ -325,9 +343,16 @@ export function connectRingClient(contract, base, member, hooks = {}) {
     timeout: policy.connectTimeoutMs,
     auth: (callback) => {
       hooks.onAttempt?.();
+      const held = spare;
+      spare = undefined;
+      if (held && isSpareTokenUsable(held.expiresAt, Date.now())) {
+        hooks.onToken?.({ spare: true });
+        callback({ token: held.token });
+        return;
+      }
       mint().then(
         (token) => {
-          hooks.onToken?.();
+          hooks.onToken?.({ spare: false });
           callback({ token });
         },
         (error) => {
@@ -342,6 +367,23 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   });
   let joinTimer;
   let retryTimer;
+  let renewTimer;
+  const scheduleRenewal = () => {
+    clearTimeout(renewTimer);
+    renewTimer = setTimeout(renew, spareTokenRenewalDelayMs(spare?.expiresAt, Date.now()));
+  };
+  const renew = () => {
+    if (closed || !socket.connected) return;
+    socket
+      .timeout(policy.connectTimeoutMs)
+      .emit('renew_stream_token', { ringId: member.ringId }, (error, result) => {
+        if (!error && result.ok) {
+          spare = { token: result.stream_token, expiresAt: Date.now() + result.expires_in * 1000 };
+          hooks.onSpare?.();
+        }
+        if (!closed && socket.connected) scheduleRenewal();
+      });
+  };
   let attempts = 0;
   let refusalReported = false;
   const join = () => {
@@ -350,6 +392,7 @@ export function connectRingClient(contract, base, member, hooks = {}) {
       if (!error && result?.ok) {
         attempts = 0;
         refusalReported = false;
+        scheduleRenewal();
         hooks.onJoined?.();
         return;
       }
@@ -370,6 +413,7 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   socket.on('connect', join);
   socket.on('disconnect', () => {
     clearTimeout(joinTimer);
+    clearTimeout(renewTimer);
     reconnectLater();
   });
   socket.on('connect_error', (error) => {
@@ -380,8 +424,10 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   const close = socket.close.bind(socket);
   socket.close = () => {
     closed = true;
+    spare = undefined;
     clearTimeout(joinTimer);
     clearTimeout(retryTimer);
+    clearTimeout(renewTimer);
     return close();
   };
   return socket;

@@ -8,6 +8,14 @@ import { acquireSqliteLock } from './lib/sqlite-lock';
 import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
 
+/**
+ * Connections the kernel may hold for us before we accept them (Node's default is 511; Linux caps
+ * it at net.core.somaxconn). When an instance restarts, its pages all reconnect within seconds: past
+ * the queue the kernel drops their handshakes, and each dropped one waits for a TCP retransmission
+ * (1 s, then 2 s, 4 s…) however idle the process is by then.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** config → database → migrate → seed → listen, then graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -43,7 +51,7 @@ async function main(): Promise<void> {
     );
   }
 
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   app.log.info(
     {
       url: config.publicUrl,

@@ -135,6 +135,13 @@ export interface TKeysChanged {
 export const ZRequestKeys = z.object({ ringId: z.string().min(1).max(64) });
 export type TRequestKeys = z.infer<typeof ZRequestKeys>;
 
+/** The stream token of the page's next connection, taken while connected (RING_CONNECTION). */
+export const ZRenewStreamToken = z.object({ ringId: z.string().min(1).max(64) });
+export type TRenewStreamToken = z.infer<typeof ZRenewStreamToken>;
+/** As mint-stream-token.php answers: single use, bound to the Ring session, `expires_in` seconds. */
+export type TRenewStreamTokenAck =
+  { ok: true; stream_token: string; expires_in: number } | { ok: false; error: string };
+
 export type TPresenceStatus = 'online' | 'in_call' | 'offline';
 export interface TPresenceUpdate {
   ringId: string;
@@ -203,6 +210,8 @@ export interface ClientToServerEvents {
     /** `nudged`: how many online key holders were asked (0: nothing lacking, or no holder online). */
     ack?: (result: { ok: boolean; error?: string; nudged?: number }) => void,
   ) => void;
+  /** A spare stream token for the next (re)connection, so it needs no HTTP call first. */
+  renew_stream_token: (payload: TRenewStreamToken, ack: (result: TRenewStreamTokenAck) => void) => void;
   call_invite: (payload: TCallInvite, ack?: (result: TCallInviteAck) => void) => void;
   call_accept: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;
   call_reject: (payload: TCallAction, ack?: (result: TCallAck) => void) => void;

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema';
+import { preparingPool } from './prepared-statements';
 
 export type Database = Kysely<DB>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -131,7 +132,10 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   const pool = new pg.Pool({ connectionString, max: options.pgPoolSize ?? 10, ...searchPath });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logOption(options) });
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: preparingPool(pool) }),
+    log: logOption(options),
+  });
 
   // The readiness probe's own connection, opened on the first ping. When every connection of the
   // request pool is taken (sends queued on a Ring's row locks, say), a ping there would wait its

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Database } from './database';
+import { prepareStatement } from './prepared-statements';
 
 /** Stands for the argument of this index while the query is compiled. */
 const markerOf = (index: number): string => `\u0000precompiled-argument-${index}\u0000`;
@@ -25,6 +26,7 @@ function compile<Args extends readonly unknown[], Row>(
     if (!slots.includes(index) || query.sql.includes(marker))
       throw new Error(`precompiledQuery: argument ${index} must be used as a bound value, once at least`);
   });
+  prepareStatement(query.sql);
   return { query, slots };
 }
 
@@ -32,7 +34,8 @@ function compile<Args extends readonly unknown[], Row>(
  * A query of one fixed shape, built and compiled once per database and then run with each call's
  * arguments bound in place. For the hottest reads (a Ring request's session and membership checks,
  * the history page): building and compiling Kysely's query tree costs more than SQLite answering
- * these queries. `build` must use every argument as a value only (a bound parameter), never to
+ * these queries, and PostgreSQL runs them as named prepared statements (db/prepared-statements.ts:
+ * planned once per connection instead of on every run). `build` must use every argument as a value only (a bound parameter), never to
  * choose the query's shape or an identifier; compiling checks that each argument is bound and
  * none reaches the SQL text, and throws otherwise.
  */

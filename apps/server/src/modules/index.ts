@@ -30,6 +30,7 @@ import { webhookRoutes } from './subscriptions/webhooks.routes';
 import { messagesRoutes } from './messages/messages.routes';
 import { ringKeysRoutes } from './ring-keys/ring-keys.routes';
 import { ringKeysSocketFeature } from './ring-keys/ring-keys.socket';
+import { ringStreamSocketFeature } from './rings/ring-stream.socket';
 import { customerRingsRoutes } from './rings/customer-rings.routes';
 import { ringAccessRoutes } from './rings/ring-access.routes';
 import { ringStreamRoutes } from './rings/ring-stream.routes';
@@ -72,12 +73,17 @@ export const ROUTE_MODULES: RouteModule[] = [
 ];
 
 /**
- * Socket handlers added by features (presence, keys, chat, calls) on each authenticated connection.
+ * Socket handlers added by features (presence, calls, keys, spare stream tokens) on each authenticated connection.
  * Every client event goes through the one binder: contract validation, Ring check, rate limit and
  * membership re-check before feature code runs (realtime/socket-events.ts).
  */
 export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
   const bind = createSocketEventBinder(ctx);
   const calls = new CallService(ctx);
-  return [presenceFeature(ctx, calls), callsFeature(ctx, bind, calls), ringKeysSocketFeature(ctx, bind)];
+  return [
+    presenceFeature(ctx, calls),
+    callsFeature(ctx, bind, calls),
+    ringKeysSocketFeature(ctx, bind),
+    ringStreamSocketFeature(ctx, bind),
+  ];
 }

@@ -45,7 +45,10 @@ const offline = (ringId: string, userId: string, lastSeen: string): TPresenceUpd
   lastSeen,
 });
 
-function setup(send?: (batch: PresenceBatch<string>) => Promise<void>) {
+function setup(
+  send?: (batch: PresenceBatch<string>) => Promise<void>,
+  wave = { waveIntervalMs: 1000, waveChanges: Number.POSITIVE_INFINITY },
+) {
   const timers = new ManualTimers();
   const sent: Array<PresenceBatch<string> & { at: number }> = [];
   const errors: unknown[] = [];
@@ -53,7 +56,7 @@ function setup(send?: (batch: PresenceBatch<string>) => Promise<void>) {
     send ?? (async (batch) => void sent.push({ ...batch, at: timers.now() })),
     (error) => errors.push(error),
     timers,
-    { delayMs: 100, intervalMs: 250 },
+    { delayMs: 100, intervalMs: 250, ...wave },
   );
   return { timers, sent, errors, batcher };
 }
@@ -111,6 +114,35 @@ describe('PresenceBatcher', () => {
     await timers.advance(100);
     await settle();
     expect(sent.at(-1)).toMatchObject({ at: timers.now(), updates: [online('r1', 'late')] });
+  });
+
+  it('spaces the batches by a second after a batch of a wave (10 changes or more), by the interval again after a small one', async () => {
+    const { timers, sent, batcher } = setup(undefined, { waveIntervalMs: 1000, waveChanges: 10 });
+    // Joins every 20 ms for two seconds: 5 in the first batch, then waves.
+    for (let i = 0; i < 100; i++) {
+      batcher.announce(online('r1', `m${i}`), `s${i}`);
+      await timers.advance(20);
+    }
+    await timers.advance(2000);
+    await settle();
+    expect(sent.map((b) => [b.at, b.updates.length])).toEqual([
+      [100, 5],
+      [350, 13],
+      [1350, 50],
+      [2350, 32],
+    ]);
+    expect(sent.flatMap((b) => b.joiners)).toEqual(Array.from({ length: 100 }, (_, i) => `s${i}`));
+    // Quiet for a while: a lone change goes after the delay; the next follows the usual interval.
+    const quiet = timers.now();
+    batcher.announce(online('r1', 'late'), 'late');
+    await timers.advance(100);
+    batcher.announce(online('r1', 'later'), 'later');
+    await timers.advance(250);
+    await settle();
+    expect(sent.slice(4).map((b) => [b.at - quiet, b.updates.length])).toEqual([
+      [100, 1],
+      [350, 1],
+    ]);
   });
 
   it('batches each Ring on its own', async () => {

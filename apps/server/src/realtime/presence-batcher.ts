@@ -4,6 +4,14 @@ import type { TPresenceUpdate } from '@securering/contract';
 export const PRESENCE_BATCH_DELAY_MS = 100;
 /** Two batches of one Ring are at least this far apart (a wave of joins: a few batches a second). */
 export const PRESENCE_BATCH_INTERVAL_MS = 250;
+/**
+ * After a batch of at least {@link PRESENCE_WAVE_CHANGES} changes (a wave: an instance restarted and
+ * its members come back), the Ring's next batch waits this long instead: every batch is a frame to
+ * each socket of the Ring, and during a wave those frames cost more than a second's delay in
+ * showing who is back.
+ */
+export const PRESENCE_WAVE_INTERVAL_MS = 1000;
+export const PRESENCE_WAVE_CHANGES = 10;
 
 /** What one Ring's batch carries to the sender. */
 export interface PresenceBatch<J> {
@@ -39,7 +47,8 @@ interface Pending<J> {
 /**
  * Gathers the presence changes of each Ring and hands them to `send` together: one batch
  * {@link PRESENCE_BATCH_DELAY_MS} after the first change, and never sooner than
- * {@link PRESENCE_BATCH_INTERVAL_MS} after the Ring's previous batch. Announcing each join on
+ * {@link PRESENCE_BATCH_INTERVAL_MS} after the Ring's previous batch ({@link PRESENCE_WAVE_INTERVAL_MS}
+ * after a batch of a wave). Announcing each join on
  * its own costs a frame to every socket of the Ring per join, so a Ring of N members coming back
  * together (an instance restarting) made N² frames and N cross-instance lookups of who is
  * online; batched, it makes a few frames per socket a second and one lookup per batch. A member
@@ -48,8 +57,8 @@ interface Pending<J> {
  */
 export class PresenceBatcher<J> {
   private readonly pending = new Map<string, Pending<J>>();
-  /** When each Ring's last batch left (kept only while it still delays the next one). */
-  private readonly lastSentAt = new Map<string, number>();
+  /** When each Ring's last batch left and how long it holds the next back (kept while it does). */
+  private readonly lastSent = new Map<string, { at: number; intervalMs: number }>();
   /** Each Ring's batch being sent, which the next one waits for. */
   private readonly sending = new Map<string, Promise<void>>();
   private closed = false;
@@ -58,7 +67,12 @@ export class PresenceBatcher<J> {
     private readonly send: (batch: PresenceBatch<J>) => Promise<void>,
     private readonly onError: (error: unknown) => void,
     private readonly timers: BatchTimers = realTimers,
-    private readonly delays = { delayMs: PRESENCE_BATCH_DELAY_MS, intervalMs: PRESENCE_BATCH_INTERVAL_MS },
+    private readonly delays = {
+      delayMs: PRESENCE_BATCH_DELAY_MS,
+      intervalMs: PRESENCE_BATCH_INTERVAL_MS,
+      waveIntervalMs: PRESENCE_WAVE_INTERVAL_MS,
+      waveChanges: PRESENCE_WAVE_CHANGES,
+    },
   ) {}
 
   /** Records a member's change (with the socket to send the whole state to, for a join). */
@@ -78,10 +92,10 @@ export class PresenceBatcher<J> {
 
   private waitFor(ringId: string): number {
     const now = this.timers.now();
-    const last = this.lastSentAt.get(ringId);
+    const last = this.lastSent.get(ringId);
     if (last === undefined) return this.delays.delayMs;
-    const wait = Math.max(this.delays.delayMs, last + this.delays.intervalMs - now);
-    if (now - last >= this.delays.intervalMs) this.lastSentAt.delete(ringId);
+    const wait = Math.max(this.delays.delayMs, last.at + last.intervalMs - now);
+    if (now - last.at >= last.intervalMs) this.lastSent.delete(ringId);
     return wait;
   }
 
@@ -89,8 +103,12 @@ export class PresenceBatcher<J> {
     const pending = this.pending.get(ringId);
     if (!pending || this.closed) return;
     this.pending.delete(ringId);
-    this.lastSentAt.set(ringId, this.timers.now());
-    if (this.lastSentAt.size > 10_000) this.forgetOldSends();
+    const wave = pending.updates.size >= this.delays.waveChanges;
+    this.lastSent.set(ringId, {
+      at: this.timers.now(),
+      intervalMs: wave ? this.delays.waveIntervalMs : this.delays.intervalMs,
+    });
+    if (this.lastSent.size > 10_000) this.forgetOldSends();
     const batch: PresenceBatch<J> = {
       ringId,
       updates: [...pending.updates.values()],
@@ -106,8 +124,8 @@ export class PresenceBatcher<J> {
 
   private forgetOldSends(): void {
     const now = this.timers.now();
-    for (const [ringId, at] of this.lastSentAt)
-      if (now - at >= this.delays.intervalMs) this.lastSentAt.delete(ringId);
+    for (const [ringId, last] of this.lastSent)
+      if (now - last.at >= last.intervalMs) this.lastSent.delete(ringId);
   }
 
   /** Drops what is not sent yet (the sockets are closing) and waits for batches being sent. */

@@ -4,13 +4,13 @@ import {
   MESSAGES,
   ZJoinRing,
   type ClientToServerEvents,
-  type RingRole,
   type ServerToClientEvents,
 } from '@securering/contract';
 import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
-import { findActiveMember, isMembershipLive } from '../modules/rings/ring.guard';
+import { findLiveRingAccess } from '../modules/rings/ring.guard';
+import { subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
 import { guardBackpressure } from './backpressure';
 import { PresenceRegistry } from './presence-registry';
 import { memberRoom, ringRoom, sessionRoom } from './realtime-hub';
@@ -29,9 +29,8 @@ export interface SocketData {
   memberId: string;
   /** The Ring session whose stream token opened this socket; the socket ends with it. */
   sessionId: string;
+  /** The member's Ring, known from the first join_ring ('' before: nothing is served until then). */
   ringId: string;
-  username: string;
-  role: RingRole;
   joined: boolean;
 }
 
@@ -152,19 +151,11 @@ export function createRealtimeServer(
     try {
       const token = tokenOf(socket);
       if (!token) return next(new Error(MESSAGES.notAuthenticated));
-      // Single use, and only while the Ring session that minted it is live.
-      const grant = await ctx.sessions.consumeStreamToken(token);
+      // Single use, and only while the Ring session that minted it is live and its member active
+      // in a serviceable Ring (one statement); join_ring checks them again.
+      const grant = await ctx.sessions.consumeStreamToken(token, subjectIsActiveMember);
       if (!grant) return next(new Error(MESSAGES.sessionExpired));
-      const member = await findActiveMember(ctx, grant.memberId);
-      if (!member) return next(new Error(MESSAGES.sessionExpired));
-      socket.data = {
-        memberId: member.id,
-        sessionId: grant.sessionId,
-        ringId: member.ring_id,
-        username: member.username,
-        role: member.role,
-        joined: false,
-      };
+      socket.data = { memberId: grant.memberId, sessionId: grant.sessionId, ringId: '', joined: false };
       next();
     } catch (error) {
       ctx.logger.error({ err: error }, 'socket authentication failed');
@@ -174,7 +165,7 @@ export function createRealtimeServer(
 
   io.on('connection', (socket: TypedSocket) => {
     /** This socket's join_ring check in progress. */
-    let joinCheck: Promise<boolean> | undefined;
+    let joinCheck: Promise<RingAccess | undefined> | undefined;
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
     // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
     guardBackpressure(socket, bufferLimit, (bytes) =>
@@ -187,41 +178,45 @@ export function createRealtimeServer(
     socket.on('join_ring', async (payload, ack) => {
       const parsed = ZJoinRing.safeParse(payload);
       const reply = typeof ack === 'function' ? ack : () => undefined;
-      if (!parsed.success || parsed.data.ringId !== socket.data.ringId) {
+      if (!parsed.success || (socket.data.joined && parsed.data.ringId !== socket.data.ringId)) {
         reply({ ok: false, error: MESSAGES.forbidden });
         return;
       }
-      // What the handshake saw may be stale: ask the database again (membership, Ring, session).
-      // A join_ring sent again while that runs (clients retry every second) waits for the same
-      // answer rather than asking the database once more: under a wave of reconnections, retries
-      // would otherwise multiply the work that made the answer late.
-      let allowed: boolean;
+      // The session, the membership and the Ring, read from the database at each join (one
+      // query). A join_ring sent again while that runs (clients retry every second) waits for the
+      // same answer rather than asking the database once more: under a wave of reconnections,
+      // retries would otherwise multiply the work that made the answer late.
+      let access: RingAccess | undefined;
       try {
         if (!joinCheck) {
-          const { memberId, ringId, sessionId } = socket.data;
-          const started = isMembershipLive(ctx, memberId, ringId, sessionId);
+          const started = findLiveRingAccess(ctx, socket.data.sessionId);
           joinCheck = started;
           const forget = () => {
             if (joinCheck === started) joinCheck = undefined;
           };
           started.then(forget, forget);
         }
-        allowed = await joinCheck;
+        access = await joinCheck;
       } catch (error) {
         ctx.logger.error({ err: error }, 'socket join check failed');
         reply({ ok: false, error: MESSAGES.internalError });
         return;
       }
-      if (!allowed) {
+      if (!access || access.member.id !== socket.data.memberId) {
         reply({ ok: false, error: MESSAGES.sessionExpired });
         socket.disconnect(true);
         return;
       }
+      if (access.ring.id !== parsed.data.ringId) {
+        reply({ ok: false, error: MESSAGES.forbidden });
+        return;
+      }
       if (!socket.connected) return;
       const firstJoin = !socket.data.joined;
-      void socket.join(ringRoom(socket.data.ringId));
+      socket.data.ringId = access.ring.id;
+      void socket.join(ringRoom(access.ring.id));
       socket.data.joined = true;
-      reply({ ok: true, ringId: socket.data.ringId });
+      reply({ ok: true, ringId: access.ring.id });
       if (firstJoin)
         for (const feature of features)
           track(

@@ -2,7 +2,7 @@ import { MESSAGES, type ClientToServerEvents } from '@securering/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../app-context';
 import { MINUTE_MS } from '../lib/clock';
-import { loadActiveMembership, type RingMembership } from '../modules/rings/ring.guard';
+import { findLiveRingAccess, type RingMembership } from '../modules/rings/ring.guard';
 import type { TypedSocket } from './realtime-server';
 
 /** How long a socket's membership check stays valid before the database is asked again. */
@@ -56,7 +56,7 @@ type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
  * socket's Ring, the socket must have joined, the member is rate-limited (first by this process's
  * counter, which turns a flood away without a Redis round trip, then by the shared limiter, so a
  * member with sockets on several instances has one budget), and the membership (active
- * member of a serviceable Ring, live Ring session) is re-read from the database at most
+ * member of a serviceable Ring, live Ring session: one query) is re-read from the database at most
  * {@link MEMBERSHIP_RECHECK_MS} old — a member whose access ended is disconnected instead of served.
  * Failures answer the optional ack with a French error and never reach the handler.
  */
@@ -67,15 +67,12 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
     const cached = checkedAt.get(socket);
     const now = Date.now();
     if (cached && now - cached.at < MEMBERSHIP_RECHECK_MS) return cached.membership;
-    const membership = await loadActiveMembership(ctx, socket.data.memberId);
-    if (
-      !membership ||
-      membership.ring.id !== socket.data.ringId ||
-      !(await ctx.sessions.isLive('ring', socket.data.sessionId))
-    ) {
+    const access = await findLiveRingAccess(ctx, socket.data.sessionId);
+    if (!access || access.member.id !== socket.data.memberId || access.ring.id !== socket.data.ringId) {
       checkedAt.delete(socket);
       return undefined;
     }
+    const membership = { member: access.member, ring: access.ring };
     checkedAt.set(socket, { at: now, membership });
     return membership;
   }

@@ -2,8 +2,10 @@ import { MESSAGES, ZRingLoginResponse } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJobs } from '../../src/jobs';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
+import { hashToken } from '../../src/lib/tokens';
 import { endMemberAccess } from '../../src/modules/rings/end-access';
 import { STREAM_TOKENS_PER_SESSION_PER_MIN } from '../../src/modules/rings/ring-stream.routes';
+import { STREAM_TOKEN_RENEWALS_PER_MINUTE } from '../../src/modules/rings/ring-stream.socket';
 import { STREAM_TOKEN_TTL_MS } from '../../src/modules/sessions/session.service';
 import { runSubscriptionLifecycle } from '../../src/modules/subscriptions/subscription-lifecycle.job';
 import { buildTestApp, type TestApp } from '../build-test-app';
@@ -212,6 +214,107 @@ describe('ending access: sessions, stream tokens and sockets', () => {
       // Another session of the same member has its own budget.
       const other = await ringSession({ invite_code: member.invite_code, password: member.password });
       expect((await mint(other)).statusCode).toBe(200);
+    });
+
+    describe('the spare one, taken over a joined socket (renew_stream_token)', () => {
+      it('opens the next socket once, for the same member and Ring session', async () => {
+        const { ring, member } = await ringWithMembers();
+        const session = await ringSession({ invite_code: member.invite_code, password: member.password });
+        const socket = await joinedSocket(session, ring.id);
+        const renewed = await socket.emitWithAck('renew_stream_token', { ringId: ring.id });
+        expect(renewed).toEqual({ ok: true, stream_token: expect.any(String), expires_in: 300 });
+        if (!renewed.ok) throw new Error('no spare token');
+        const stored = await t.ctx.db
+          .selectFrom('sessions')
+          .select(['audience', 'subject_id', 'parent_session_id', 'expires_at'])
+          .where('token_hash', '=', hashToken(renewed.stream_token))
+          .executeTakeFirstOrThrow();
+        const parent = await t.ctx.db
+          .selectFrom('sessions')
+          .select('id')
+          .where('token_hash', '=', hashToken(session))
+          .executeTakeFirstOrThrow();
+        expect(stored).toEqual({
+          audience: 'stream',
+          subject_id: member.id,
+          parent_session_id: parent.id,
+          expires_at: new Date(clock.now().getTime() + STREAM_TOKEN_TTL_MS).toISOString(),
+        });
+        socket.close();
+        const next = await connectSocket(baseUrl, renewed.stream_token);
+        sockets.push(next);
+        expect(await next.emitWithAck('join_ring', { ringId: ring.id })).toEqual({
+          ok: true,
+          ringId: ring.id,
+        });
+        await refused(renewed.stream_token);
+      });
+
+      it('is refused before join_ring, for another Ring, with a bad payload and past 6 a minute', async () => {
+        const { ring, member } = await ringWithMembers();
+        const other = await ringWithMembers();
+        const session = await ringSession({ invite_code: member.invite_code, password: member.password });
+        const unjoined = await connectSocket(baseUrl, await streamToken(session));
+        sockets.push(unjoined);
+        expect(await unjoined.emitWithAck('renew_stream_token', { ringId: ring.id })).toEqual({
+          ok: false,
+          error: MESSAGES.forbidden,
+        });
+        const socket = await joinedSocket(session, ring.id);
+        expect(await socket.emitWithAck('renew_stream_token', { ringId: other.ring.id })).toEqual({
+          ok: false,
+          error: MESSAGES.forbidden,
+        });
+        expect(
+          await socket.emitWithAck('renew_stream_token', { ringId: 42 } as unknown as { ringId: string }),
+        ).toEqual({ ok: false, error: MESSAGES.invalidRequest });
+        const countTokens = async () =>
+          Number(
+            (
+              await t.ctx.db
+                .selectFrom('sessions')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('audience', '=', 'stream')
+                .where('subject_id', '=', member.id)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        const before = await countTokens();
+        for (let i = 0; i < STREAM_TOKEN_RENEWALS_PER_MINUTE; i++)
+          expect(await socket.emitWithAck('renew_stream_token', { ringId: ring.id })).toMatchObject({
+            ok: true,
+          });
+        expect(await socket.emitWithAck('renew_stream_token', { ringId: ring.id })).toEqual({
+          ok: false,
+          error: MESSAGES.tooManyRequests,
+        });
+        expect(await countTokens()).toBe(before + STREAM_TOKEN_RENEWALS_PER_MINUTE);
+      });
+
+      it('dies with its Ring session, and is refused once the member is deactivated', async () => {
+        const { ring, member } = await ringWithMembers();
+        const session = await ringSession({ invite_code: member.invite_code, password: member.password });
+        const socket = await joinedSocket(session, ring.id);
+        const first = await socket.emitWithAck('renew_stream_token', { ringId: ring.id });
+        const second = await socket.emitWithAck('renew_stream_token', { ringId: ring.id });
+        if (!first.ok || !second.ok) throw new Error('no spare token');
+        // Deactivated without its sessions being revoked (a path that forgot to end them):
+        // the handshake still refuses the spare.
+        await t.ctx.db
+          .updateTable('ring_members')
+          .set({ status: 'inactive' })
+          .where('id', '=', member.id)
+          .execute();
+        await refused(first.stream_token);
+        await t.ctx.db
+          .updateTable('ring_members')
+          .set({ status: 'active' })
+          .where('id', '=', member.id)
+          .execute();
+        expect((await post('/api/rings/logout.php', {}, bearer(session))).statusCode).toBe(200);
+        await closedWithin(socket);
+        await refused(second.stream_token);
+      });
     });
   });
 

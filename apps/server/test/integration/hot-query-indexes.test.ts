@@ -1,12 +1,13 @@
 import { CHAT_API_PATHS, KEY_API_PATHS, RING_FILES_API_PATHS } from '@securering/contract';
 import { CompiledQuery, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RingRepository } from '../../src/modules/rings/ring.repository';
 import { buildJobs } from '../../src/jobs';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import type { E2eeMember } from '../e2ee-member';
 import { bearer, buildSubscription, customerToken } from '../factories';
 import { joinedSocket, ringWithMembers } from '../ring-fixture';
-import { listen, type TestSocket } from '../socket-client';
+import { connectSocket, listen, type TestSocket } from '../socket-client';
 import { createTestDatabase, TEST_DB_KIND, type TestDatabase } from '../test-database';
 
 /**
@@ -50,6 +51,7 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
   let recording = false;
   let database: TestDatabase;
   let t: TestApp;
+  let baseUrl: string;
   const sockets: TestSocket[] = [];
 
   beforeAll(async () => {
@@ -59,6 +61,7 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
       },
     });
     t = await buildTestApp({ database });
+    baseUrl = await listen(t.app);
   });
   afterAll(async () => {
     for (const socket of sockets) socket.close();
@@ -67,7 +70,6 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
   });
 
   async function scenario(): Promise<void> {
-    const baseUrl = await listen(t.app);
     const { owner, members, customerId } = await ringWithMembers(t, 3);
     const [bob, carol] = members as [E2eeMember, E2eeMember];
     await buildSubscription(t.ctx, customerId);
@@ -79,7 +81,14 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
     for (const member of [owner, bob, carol]) {
       await member.call('GET', KEY_API_PATHS.state);
       await member.call('GET', '/api/rings/info.php');
-      sockets.push((await joinedSocket(t, baseUrl, member)).socket);
+      const { socket } = await joinedSocket(t, baseUrl, member);
+      sockets.push(socket);
+      // The page takes the stream token of its next connection, then reconnects with it.
+      const spare = await socket.emitWithAck('renew_stream_token', { ringId: member.ringId });
+      if (!spare.ok) throw new Error(`renew_stream_token refused: ${spare.error}`);
+      const next = await connectSocket(baseUrl, spare.stream_token);
+      sockets.push(next);
+      await next.emitWithAck('join_ring', { ringId: member.ringId });
     }
     await carol.publish();
     await owner.shareAll();
@@ -128,15 +137,52 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
     );
     return {
       text: rows.map((r) => r.detail).join('\n'),
-      scanned: rows.map((r) => /^SCAN (\w+)/.exec(r.detail)?.[1]).filter((name): name is string => Boolean(name)),
+      scanned: rows
+        .map((r) => /^SCAN (\w+)/.exec(r.detail)?.[1])
+        .filter((name): name is string => Boolean(name)),
     };
   }
+
+  it('reconnects a page for one statement at the handshake and one at join_ring', async () => {
+    const { members } = await ringWithMembers(t, 1);
+    const member = members[0]!;
+    const { socket } = await joinedSocket(t, baseUrl, member);
+    sockets.push(socket);
+    const spare = await socket.emitWithAck('renew_stream_token', { ringId: member.ringId });
+    if (!spare.ok) throw new Error(`renew_stream_token refused: ${spare.error}`);
+    socket.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    queries.length = 0;
+    recording = true;
+    const next = await connectSocket(baseUrl, spare.stream_token);
+    sockets.push(next);
+    const handshake = queries.splice(0);
+    const joinCheck = vi.spyOn(RingRepository.prototype, 'findRingAccessBySession');
+    try {
+      expect(await next.emitWithAck('join_ring', { ringId: member.ringId })).toEqual({
+        ok: true,
+        ringId: member.ringId,
+      });
+      expect(joinCheck).toHaveBeenCalledTimes(1);
+    } finally {
+      recording = false;
+      joinCheck.mockRestore();
+    }
+    // The stream token consumed under every condition (its Ring session live, its member active,
+    // the Ring serviceable): nothing else before the socket opens.
+    expect(handshake.map((q) => q.sql.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'update "sessions"',
+    ]);
+  });
 
   it('reads growing tables through an index in every query of a member’s page, its socket and the jobs', async () => {
     await scenario();
     const statements = new Map<string, Query>();
     for (const query of queries)
-      if (/^\s*(select|update|delete|with)\b/i.test(query.sql) && !/^\s*(begin|commit|set)\b/i.test(query.sql))
+      if (
+        /^\s*(select|update|delete|with)\b/i.test(query.sql) &&
+        !/^\s*(begin|commit|set)\b/i.test(query.sql)
+      )
         statements.set(query.sql, query);
     expect(statements.size).toBeGreaterThan(40);
     const unindexed: string[] = [];
@@ -155,6 +201,7 @@ describe(`hot queries use an index (${TEST_DB_KIND})`, () => {
     // SQLite has no statistics: it picks indexes by their shape, and took the expiry index for its
     // order. PostgreSQL chooses by statistics, which a test database of a few rows cannot have.
     if (TEST_DB_KIND === 'sqlite')
-      for (const text of ownerSubscription) expect(text).toMatch(/subscriptions_current_idx \(customer_id=\?/);
+      for (const text of ownerSubscription)
+        expect(text).toMatch(/subscriptions_current_idx \(customer_id=\?/);
   });
 });

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database';
 import { precompiledQuery } from '../../src/db/precompiled-query';
-import { createTestDatabase, type TestDatabase } from '../test-database';
+import { createTestDatabase, TEST_DB_KIND, type TestDatabase } from '../test-database';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -74,5 +75,53 @@ describe('precompiledQuery', () => {
       database.selectFrom('settings').select('key'),
     );
     await expect(unusedArgument(db, 'probe')).rejects.toThrow(/argument 0/);
+  });
+});
+
+describe.runIf(TEST_DB_KIND === 'postgres')('precompiledQuery on PostgreSQL', () => {
+  /** The texts prepared on the connection `run` is given (pg_prepared_statements is per connection). */
+  async function preparedAfter(run: (connection: Database) => Promise<unknown>): Promise<string[]> {
+    return db.connection().execute(async (connection) => {
+      await run(connection);
+      const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(
+        connection,
+      );
+      return rows.map((row) => row.statement);
+    });
+  }
+
+  it('runs as a named prepared statement, planned once per connection; other queries do not', async () => {
+    const prepared = await preparedAfter(async (connection) => {
+      for (let i = 0; i < 7; i++)
+        expect(await settingsOfCategoryAfter(connection, 'probe', '2026-11-03T00:00:00.000Z', 5)).toEqual([
+          { key: 'd', setting_value: '3' },
+        ]);
+      await connection.selectFrom('settings').select('key').where('category', '=', 'probe').execute();
+    });
+    expect(prepared.filter((text) => text.includes('"updated_at" >'))).toHaveLength(1);
+    expect(prepared.some((text) => /select "key" from "settings" where "category" = \$1$/.test(text))).toBe(
+      false,
+    );
+  });
+
+  it('runs unnamed from then on when a migration changed the columns of a prepared select *', async () => {
+    await sql`create table prepared_probe (id integer primary key)`.execute(db);
+    try {
+      await sql`insert into prepared_probe (id) values (1)`.execute(db);
+      const probeById = precompiledQuery((database: Database, id: number) =>
+        database
+          .selectFrom('prepared_probe' as 'settings')
+          .selectAll()
+          .where('id' as 'key', '=', id as unknown as string),
+      );
+      await db.connection().execute(async (connection) => {
+        expect(await probeById(connection, 1)).toEqual([{ id: 1 }]);
+        await sql`alter table prepared_probe add column label text default 'x'`.execute(connection);
+        expect(await probeById(connection, 1)).toEqual([{ id: 1, label: 'x' }]);
+        expect(await probeById(connection, 1)).toEqual([{ id: 1, label: 'x' }]);
+      });
+    } finally {
+      await sql`drop table prepared_probe`.execute(db);
+    }
   });
 });

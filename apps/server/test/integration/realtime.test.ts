@@ -165,7 +165,7 @@ describe('realtime skeleton', () => {
   it('answers join_ring sent again while its check runs from that one check, and checks again afterwards', async () => {
     const socket = await connectSocket(baseUrl, await streamToken(memberA));
     sockets.push(socket);
-    const check = vi.spyOn(RingRepository.prototype, 'isMembershipLive');
+    const check = vi.spyOn(RingRepository.prototype, 'findRingAccessBySession');
     try {
       // A client retrying every second on a slow server: three join_ring before any answer.
       const acks = await Promise.all([1, 2, 3].map(() => socket.emitWithAck('join_ring', { ringId: ringA })));

@@ -1,7 +1,9 @@
 import {
   RING_CONNECTION,
   ZMintStreamTokenResponse,
+  isSpareTokenUsable,
   reconnectDelayMs,
+  spareTokenRenewalDelayMs,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from '@securering/contract';
@@ -50,7 +52,10 @@ export interface RingConnectionEvents {
  * The Ring's realtime connection (spec 2 §9, RING_CONNECTION): unlimited reconnection with delays
  * drawn by reconnectDelayMs (0.5–1 s for the first attempt, then 1 s up to 5 s), a 20 s connection
  * timeout, a fresh stream token for every (re)connection (tokens are single-use), and join_ring
- * retried every second until the server acknowledges it. Reconnection is driven here rather than
+ * retried every second until the server acknowledges it. While connected, the page holds the
+ * token of its next connection (`renew_stream_token`, renewed before it expires): a reconnection
+ * uses it and needs no HTTP call first; without a usable one it mints a token over HTTP.
+ * Reconnection is driven here rather than
  * by socket.io, whose backoff settles on exactly 5 s: every page of an instance that stopped would
  * then come back at the same instant. It also covers what socket.io never retries (the server
  * closed the socket, or refused the handshake), so an ended Ring session shows up at once as a 401
@@ -62,12 +67,20 @@ export function connectToRing(
 ): RingSocket {
   const { onStatus, onJoined } =
     typeof events === 'function' ? { onStatus: events, onJoined: undefined } : events;
+  /** The stream token of the next connection, taken while connected (single use). */
+  let spare: { token: string; expiresAt: number } | undefined;
   const socket: RingSocket = io({
     path: '/socket.io',
     transports: ['websocket', 'polling'],
     reconnection: false,
     timeout: RING_CONNECTION.connectTimeoutMs,
     auth: (callback) => {
+      const held = spare;
+      spare = undefined;
+      if (held && isSpareTokenUsable(held.expiresAt, Date.now())) {
+        callback({ token: held.token });
+        return;
+      }
       mintStreamToken().then(
         (token) => callback({ token }),
         () => callback({}),
@@ -78,6 +91,22 @@ export function connectToRing(
   let closed = false;
   let joinTimer: ReturnType<typeof setTimeout> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let renewTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Asks for the next connection's token when due (spareTokenRenewalDelayMs), while connected. */
+  const scheduleRenewal = () => {
+    clearTimeout(renewTimer);
+    renewTimer = setTimeout(renew, spareTokenRenewalDelayMs(spare?.expiresAt, Date.now()));
+  };
+  const renew = () => {
+    if (closed || !socket.connected) return;
+    socket
+      .timeout(RING_CONNECTION.connectTimeoutMs)
+      .emit('renew_stream_token', { ringId }, (error, result) => {
+        if (!error && result.ok)
+          spare = { token: result.stream_token, expiresAt: Date.now() + result.expires_in * 1000 };
+        if (!closed && socket.connected) scheduleRenewal();
+      });
+  };
   /** Attempts since the Ring was last joined, and whether a refusal among them was reported. */
   let attempts = 0;
   let refusalReported = false;
@@ -87,6 +116,7 @@ export function connectToRing(
       if (!error && result?.ok) {
         attempts = 0;
         refusalReported = false;
+        scheduleRenewal();
         onStatus('connected');
         onJoined?.();
         return;
@@ -109,6 +139,7 @@ export function connectToRing(
   socket.on('connect', join);
   socket.on('disconnect', () => {
     clearTimeout(joinTimer);
+    clearTimeout(renewTimer);
     onStatus('disconnected');
     reconnectLater();
   });
@@ -123,8 +154,10 @@ export function connectToRing(
   const close = socket.close.bind(socket);
   socket.close = () => {
     closed = true;
+    spare = undefined;
     clearTimeout(joinTimer);
     clearTimeout(retryTimer);
+    clearTimeout(renewTimer);
     return close();
   };
   return socket;

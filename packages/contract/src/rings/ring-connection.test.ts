@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RING_CONNECTION, reconnectDelayMs } from './ring-connection';
+import {
+  RING_CONNECTION,
+  isSpareTokenUsable,
+  reconnectDelayMs,
+  spareTokenRenewalDelayMs,
+} from './ring-connection';
 
 describe('reconnectDelayMs', () => {
   it('waits half a second to a second before the first attempt', () => {
@@ -38,5 +43,34 @@ describe('reconnectDelayMs', () => {
     // Each second of the 1–5 s window gets about a quarter of them, none gets them all.
     for (const count of perSecond) expect(count).toBeGreaterThan(150);
     for (const count of perSecond) expect(count).toBeLessThan(350);
+  });
+});
+
+describe('spare stream token', () => {
+  const minute = 60_000;
+
+  it('asks for the first one at a random moment between 1 s and 30 s', () => {
+    expect(spareTokenRenewalDelayMs(undefined, 0, () => 0)).toBe(1000);
+    expect(spareTokenRenewalDelayMs(undefined, 0, () => 0.999_999)).toBe(30_000);
+    expect(spareTokenRenewalDelayMs(Number.NaN, 0, () => 0.5)).toBe(15_500);
+  });
+
+  it('renews the one it holds a minute before it expires', () => {
+    const now = 1_000_000;
+    expect(spareTokenRenewalDelayMs(now + 5 * minute, now)).toBe(4 * minute);
+    expect(spareTokenRenewalDelayMs(now + minute + 1, now)).toBe(1);
+  });
+
+  it('asks again soon for one that has less than a minute left or has expired', () => {
+    const now = 1_000_000;
+    for (const left of [minute, 30_000, 0, -minute])
+      expect(spareTokenRenewalDelayMs(now + left, now, () => 0)).toBe(1000);
+  });
+
+  it('uses a spare only while it has more than 10 s to live', () => {
+    expect(isSpareTokenUsable(20_000, 0)).toBe(true);
+    expect(isSpareTokenUsable(10_001, 0)).toBe(true);
+    expect(isSpareTokenUsable(10_000, 0)).toBe(false);
+    expect(isSpareTokenUsable(0, 5000)).toBe(false);
   });
 });

@@ -15,7 +15,38 @@ export const RING_CONNECTION = {
   joinRetryMs: 1000,
   /** A stream token that could not be minted (network, 5xx, 429) is asked again after this. */
   tokenRetryMs: 1500,
+  /**
+   * A connected page holds the stream token of its next connection (`renew_stream_token`), so a
+   * reconnection needs no HTTP call before the websocket: the first is asked at a random moment
+   * within this after a join without one (the pages of a restarted instance do not all ask at once).
+   */
+  spareTokenFirstWithinMs: 30_000,
+  /** The spare is renewed when it has less than this left to live… */
+  spareTokenRenewBeforeMs: 60_000,
+  /** …and used only while it has more than this left (else a token is minted over HTTP). */
+  spareTokenUsableMs: 10_000,
 } as const;
+
+/**
+ * When a connected page should ask for the stream token of its next connection: at a random
+ * moment within `spareTokenFirstWithinMs` (at least a second) when it holds none, otherwise
+ * `spareTokenRenewBeforeMs` before the one it holds expires. `expiresAt` and `now` in ms.
+ */
+export function spareTokenRenewalDelayMs(
+  expiresAt: number | undefined,
+  now: number,
+  random: () => number = Math.random,
+): number {
+  const { spareTokenFirstWithinMs: within, spareTokenRenewBeforeMs: before } = RING_CONNECTION;
+  if (expiresAt === undefined || !Number.isFinite(expiresAt) || expiresAt - now <= before)
+    return Math.round(1000 + random() * (within - 1000));
+  return expiresAt - before - now;
+}
+
+/** Whether a spare stream token expiring at `expiresAt` may still open a connection at `now`. */
+export function isSpareTokenUsable(expiresAt: number, now: number): boolean {
+  return expiresAt - now > RING_CONNECTION.spareTokenUsableMs;
+}
 
 /**
  * The wait before reconnection attempt `attempt` (0: the first after the connection dropped or

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database';
+import { precompiledQuery } from '../../db/precompiled-query';
 import type { EpochKeySharesTable, MemberKeysTable, RingEpochsTable } from '../../db/schema';
 
 export type MemberKeyRow = MemberKeysTable;
@@ -18,6 +19,56 @@ export interface KeyedMember {
  * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
  * A share counts only while its `recipient_key_version` is the recipient's current key version.
  */
+/** Active members with published keys, joined with those keys. */
+function activeKeyedMemberRows(db: Database) {
+  return db
+    .selectFrom('ring_members')
+    .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
+    .where('ring_members.status', '=', 'active')
+    .where('member_keys.key_version', '>', 0);
+}
+const KEYED_MEMBER_COLUMNS = [
+  'ring_members.id',
+  'ring_members.first_readable_epoch',
+  'member_keys.key_version',
+  'member_keys.public_x25519',
+  'member_keys.public_ed25519',
+] as const;
+
+/** One of them, with its Ring's history setting: asked at every socket join. */
+const activeKeyedMember = precompiledQuery((db: Database, ringId: string, memberId: string) =>
+  activeKeyedMemberRows(db)
+    .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
+    .select([...KEYED_MEMBER_COLUMNS, 'rings.share_history'])
+    .where('ring_members.id', '=', memberId)
+    .where('ring_members.ring_id', '=', ringId),
+);
+
+/**
+ * The Ring's epochs, oldest first, each with whether the member holds a share of it for its key
+ * version: what a key nudge at every socket join reads, in one query.
+ */
+const epochsHeldBy = precompiledQuery((db: Database, ringId: string, memberId: string, keyVersion: number) =>
+  db
+    .selectFrom('ring_epochs')
+    .select((eb) => [
+      'ring_epochs.epoch',
+      eb
+        .exists(
+          eb
+            .selectFrom('epoch_key_shares')
+            .select('epoch_key_shares.epoch')
+            .whereRef('epoch_key_shares.ring_id', '=', 'ring_epochs.ring_id')
+            .whereRef('epoch_key_shares.epoch', '=', 'ring_epochs.epoch')
+            .where('epoch_key_shares.recipient_member_id', '=', memberId)
+            .where('epoch_key_shares.recipient_key_version', '=', keyVersion),
+        )
+        .as('held'),
+    ])
+    .where('ring_epochs.ring_id', '=', ringId)
+    .orderBy('ring_epochs.epoch'),
+);
+
 export class RingKeysRepository {
   constructor(private readonly db: Database) {}
 
@@ -76,45 +127,19 @@ export class RingKeysRepository {
 
   /** Active members of the Ring with published keys. */
   activeKeyedMembers(ringId: string, trx: Database = this.db): Promise<KeyedMember[]> {
-    return trx
-      .selectFrom('ring_members')
-      .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
-      .select([
-        'ring_members.id',
-        'ring_members.first_readable_epoch',
-        'member_keys.key_version',
-        'member_keys.public_x25519',
-        'member_keys.public_ed25519',
-      ])
+    return activeKeyedMemberRows(trx)
+      .select(KEYED_MEMBER_COLUMNS)
       .where('ring_members.ring_id', '=', ringId)
-      .where('ring_members.status', '=', 'active')
-      .where('member_keys.key_version', '>', 0)
       .orderBy('ring_members.id')
       .execute();
   }
 
   /** One active member of the Ring with published keys, and the Ring's history setting. */
-  findActiveKeyedMember(
+  async findActiveKeyedMember(
     ringId: string,
     memberId: string,
   ): Promise<(KeyedMember & { share_history: 0 | 1 }) | undefined> {
-    return this.db
-      .selectFrom('ring_members')
-      .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
-      .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
-      .select([
-        'ring_members.id',
-        'ring_members.first_readable_epoch',
-        'member_keys.key_version',
-        'member_keys.public_x25519',
-        'member_keys.public_ed25519',
-        'rings.share_history',
-      ])
-      .where('ring_members.id', '=', memberId)
-      .where('ring_members.ring_id', '=', ringId)
-      .where('ring_members.status', '=', 'active')
-      .where('member_keys.key_version', '>', 0)
-      .executeTakeFirst();
+    return (await activeKeyedMember(this.db, ringId, memberId))[0];
   }
 
   async currentEpoch(ringId: string, trx: Database = this.db): Promise<number | undefined> {
@@ -158,6 +183,17 @@ export class RingKeysRepository {
   }
 
   /** Epochs of which the member holds a valid share. */
+  /** See epochsHeldBy. */
+  async epochsWithHolding(
+    ringId: string,
+    memberId: string,
+    keyVersion: number,
+  ): Promise<Array<{ epoch: number; held: boolean }>> {
+    const rows = await epochsHeldBy(this.db, ringId, memberId, keyVersion);
+    // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+    return rows.map((row) => ({ epoch: row.epoch, held: Boolean(row.held) }));
+  }
+
   async heldEpochs(
     ringId: string,
     memberId: string,

@@ -374,9 +374,13 @@ export class RingKeysService {
     const { ctx } = this;
     const target = await this.keys.findActiveKeyedMember(ringId, memberId);
     if (!target) return 0;
-    const epochs = (await this.keys.findEpochs(ringId)).map((e) => e.epoch);
-    const held = await this.keys.heldEpochs(ringId, memberId, target.key_version);
-    const needed = neededEpochs(epochs, held, firstReadableEpoch(target, target));
+    const epochs = await this.keys.epochsWithHolding(ringId, memberId, target.key_version);
+    const held = new Set(epochs.filter((e) => e.held).map((e) => e.epoch));
+    const needed = neededEpochs(
+      epochs.map((e) => e.epoch),
+      held,
+      firstReadableEpoch(target, target),
+    );
     if (needed.length === 0) return 0;
     const online = await ctx.realtime.onlineMemberIds(ringId);
     online.delete(memberId);

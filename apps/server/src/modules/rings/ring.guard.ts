@@ -6,7 +6,7 @@ import { extractBearer, type RingCaller } from '../../plugins/auth';
 import { CustomerRepository } from '../customers/customer.repository';
 import type { SessionRow } from '../sessions/session.repository';
 import { SubscriptionRepository } from '../subscriptions/subscription.repository';
-import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
+import { RingRepository, type RingAccess, type RingMemberRow, type RingRow } from './ring.repository';
 
 export interface RingMembership {
   member: RingMemberRow;
@@ -36,33 +36,12 @@ export async function loadActiveMembership(
 }
 
 /**
- * The member, while active and its Ring serviceable (loadActiveMembership's rule without reading
- * the Ring's row: one query). A socket handshake needs no more.
+ * The Ring session `sessionId` while live, with its member (active) and the member's Ring
+ * (serviceable), in one query: loadActiveMembership's rule and the session's, as a socket's join_ring
+ * and its events' re-check ask them.
  */
-export function findActiveMember(ctx: AppContext, memberId: string): Promise<RingMemberRow | undefined> {
-  return new RingRepository(ctx.db).findActiveMemberOfServiceableRing(
-    memberId,
-    ctx.clock.now().toISOString(),
-  );
-}
-
-/**
- * Whether a socket opened under Ring session `sessionId` may stay in `ringId`: the member active
- * there, the Ring serviceable and the session live (loadActiveMembership's and isLive's rules, in
- * one query).
- */
-export function isMembershipLive(
-  ctx: AppContext,
-  memberId: string,
-  ringId: string,
-  sessionId: string,
-): Promise<boolean> {
-  return new RingRepository(ctx.db).isMembershipLive(
-    memberId,
-    ringId,
-    sessionId,
-    ctx.clock.now().toISOString(),
-  );
+export function findLiveRingAccess(ctx: AppContext, sessionId: string): Promise<RingAccess | undefined> {
+  return new RingRepository(ctx.db).findRingAccessBySession(sessionId, ctx.clock.now().toISOString());
 }
 
 /** The caller behind a live Ring session, while its membership is active and the Ring serviceable. */

@@ -29,6 +29,26 @@ function ringServiceable(
   ]);
 }
 
+/**
+ * In a statement on `sessions`: the session's subject is an active member of a serviceable Ring.
+ * A socket handshake consumes its stream token on that condition (SessionService.consumeStreamToken).
+ */
+export function subjectIsActiveMember(
+  eb: ExpressionBuilder<DB, 'sessions'>,
+  nowIso: string,
+): Expression<SqlBool> {
+  return eb.exists(
+    eb
+      .selectFrom('ring_members')
+      .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
+      .innerJoin('customers', 'customers.id', 'rings.customer_id')
+      .select('ring_members.id')
+      .whereRef('ring_members.id', '=', 'sessions.subject_id')
+      .where('ring_members.status', '=', 'active')
+      .where((inner) => ringServiceable(inner, nowIso)),
+  );
+}
+
 /** Active members (or the one of `memberId`), joined with their Ring and its owner (for ringServiceable). */
 function activeMemberRows(db: Database, memberId: string | undefined) {
   const rows = db
@@ -39,8 +59,8 @@ function activeMemberRows(db: Database, memberId: string | undefined) {
   return memberId === undefined ? rows : rows.where('ring_members.id', '=', memberId);
 }
 
-// Both run for every socket event's membership re-check (realtime/socket-events.ts): built and
-// compiled once.
+// Both run for every Ring request that reads a membership by member id (loadActiveMembership):
+// built and compiled once.
 const serviceableRingById = precompiledQuery((db: Database, id: string, nowIso: string) =>
   db
     .selectFrom('rings')
@@ -129,20 +149,36 @@ function unprefixed<Row>(joined: Record<string, unknown>, prefix: string, column
 }
 
 /**
- * A live Ring session by token hash, with its member (active) and the member's Ring (serviceable:
- * findServiceableRing's rule), in one query: every Ring request starts with it.
+ * A live Ring session with its member (active) and the member's Ring (serviceable:
+ * findServiceableRing's rule), in one query, by the session's token hash (every Ring request starts
+ * with it) or by its id (a socket's join_ring and its events' membership re-check).
  */
-const ringAccessByTokenHash = precompiledQuery((db: Database, tokenHash: string, nowIso: string) =>
-  activeMemberRows(db, undefined)
+function ringAccessRows(db: Database, nowIso: string) {
+  return activeMemberRows(db, undefined)
     .innerJoin('sessions', 'sessions.subject_id', 'ring_members.id')
     .select(
       ACCESS_PARTS.flatMap(([table, prefix, columns]) =>
         columns.map((column) => sql.ref(`${table}.${column}`).as(prefix + column)),
       ),
     )
-    .where('sessions.token_hash', '=', tokenHash)
-    .where((eb) => eb.and([liveSession(eb, 'ring', nowIso), ringServiceable(eb, nowIso)])),
+    .where((eb) => eb.and([liveSession(eb, 'ring', nowIso), ringServiceable(eb, nowIso)]));
+}
+const ringAccessByTokenHash = precompiledQuery((db: Database, tokenHash: string, nowIso: string) =>
+  ringAccessRows(db, nowIso).where('sessions.token_hash', '=', tokenHash),
 );
+const ringAccessBySessionId = precompiledQuery((db: Database, sessionId: string, nowIso: string) =>
+  ringAccessRows(db, nowIso).where('sessions.id', '=', sessionId),
+);
+
+/** A joined row of ringAccessRows split into its three rows. */
+function ringAccessOf(joined: Record<string, unknown> | undefined): RingAccess | undefined {
+  if (!joined) return undefined;
+  return {
+    session: unprefixed<SessionsTable>(joined, 's__', SESSION_COLUMNS),
+    member: unprefixed<RingMemberRow>(joined, 'm__', MEMBER_COLUMNS),
+    ring: unprefixed<RingRow>(joined, 'r__', RING_COLUMNS),
+  };
+}
 
 export interface RingAccess {
   session: SessionsTable;
@@ -168,16 +204,16 @@ export class RingRepository {
     return (await serviceableRingById(this.db, id, nowIso))[0];
   }
 
-  /** See ringAccessByTokenHash. */
+  /** See ringAccessRows: by the session's token hash. */
   async findRingAccess(tokenHash: string, nowIso: string): Promise<RingAccess | undefined> {
     const [joined] = await ringAccessByTokenHash(this.db, tokenHash, nowIso);
-    if (!joined) return undefined;
-    const row = joined as Record<string, unknown>;
-    return {
-      session: unprefixed<SessionsTable>(row, 's__', SESSION_COLUMNS),
-      member: unprefixed<RingMemberRow>(row, 'm__', MEMBER_COLUMNS),
-      ring: unprefixed<RingRow>(row, 'r__', RING_COLUMNS),
-    };
+    return ringAccessOf(joined as Record<string, unknown> | undefined);
+  }
+
+  /** See ringAccessRows: by the session's id. */
+  async findRingAccessBySession(sessionId: string, nowIso: string): Promise<RingAccess | undefined> {
+    const [joined] = await ringAccessBySessionId(this.db, sessionId, nowIso);
+    return ringAccessOf(joined as Record<string, unknown> | undefined);
   }
 
   async findMemberById(id: string): Promise<RingMemberRow | undefined> {
@@ -429,48 +465,6 @@ export class RingRepository {
 
   async touchMember(id: string, nowIso: string): Promise<void> {
     await this.db.updateTable('ring_members').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
-  }
-
-  /**
-   * The member if it is active and its Ring serviceable (findServiceableRing's rule), in one
-   * query: what a socket handshake needs (the member's id, Ring, name and role), where
-   * loadActiveMembership reads the member and then its Ring.
-   */
-  findActiveMemberOfServiceableRing(memberId: string, nowIso: string): Promise<RingMemberRow | undefined> {
-    return activeMemberRows(this.db, memberId)
-      .selectAll('ring_members')
-      .where((eb) => ringServiceable(eb, nowIso))
-      .executeTakeFirst();
-  }
-
-  /**
-   * Whether a member is still active in `ringId`, that Ring serviceable (findServiceableRing's
-   * rule: active, its owner active with a current subscription) and the Ring session `sessionId`
-   * live, in one query: what a socket's join_ring asks again, once per join.
-   */
-  async isMembershipLive(
-    memberId: string,
-    ringId: string,
-    sessionId: string,
-    nowIso: string,
-  ): Promise<boolean> {
-    const row = await activeMemberRows(this.db, memberId)
-      .select('ring_members.id')
-      .where('rings.id', '=', ringId)
-      .where((eb) =>
-        eb.and([
-          ringServiceable(eb, nowIso),
-          eb.exists(
-            eb
-              .selectFrom('sessions')
-              .select('sessions.id')
-              .where('sessions.id', '=', sessionId)
-              .where((inner) => liveSession(inner, 'ring', nowIso)),
-          ),
-        ]),
-      )
-      .executeTakeFirst();
-    return row !== undefined;
   }
 
   /** Sets each member's last-seen time (member id → ISO time), a few hundred per statement. */

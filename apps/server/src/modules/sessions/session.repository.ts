@@ -28,6 +28,46 @@ const activeSessionByHash = precompiledQuery(
       .where((eb) => liveSession(eb, audience, nowIso)),
 );
 
+/** A condition on a session's subject, in a statement on `sessions`. */
+export type SubjectRule = (eb: ExpressionBuilder<DB, 'sessions'>, nowIso: string) => Expression<SqlBool>;
+
+/** consumeStream's statement for each subject rule, built and compiled once (every socket handshake). */
+const consumeStreamQueries = new Map<SubjectRule, ReturnType<typeof buildConsumeStreamQuery>>();
+function buildConsumeStreamQuery(subjectAllowed: SubjectRule) {
+  return precompiledQuery((db: Database, tokenHash: string, nowIso: string) =>
+    db
+      .updateTable('sessions')
+      .set({ used_at: nowIso, last_used_at: nowIso })
+      .where('token_hash', '=', tokenHash)
+      .where('audience', '=', 'stream')
+      .where('used_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('sessions as parent')
+            .select('parent.id')
+            .whereRef('parent.id', '=', 'sessions.parent_session_id')
+            .whereRef('parent.subject_id', '=', 'sessions.subject_id')
+            .where('parent.audience', '=', 'ring')
+            .where('parent.revoked_at', 'is', null)
+            .where('parent.expires_at', '>', nowIso),
+        ),
+      )
+      .where((eb) => subjectAllowed(eb, nowIso))
+      .returning(['subject_id', 'parent_session_id']),
+  );
+}
+function consumeStreamQuery(subjectAllowed: SubjectRule) {
+  let query = consumeStreamQueries.get(subjectAllowed);
+  if (!query) {
+    query = buildConsumeStreamQuery(subjectAllowed);
+    consumeStreamQueries.set(subjectAllowed, query);
+  }
+  return query;
+}
+
 export class SessionRepository {
   constructor(private readonly db: Database) {}
 
@@ -83,48 +123,19 @@ export class SessionRepository {
     return Number(result.numUpdatedRows);
   }
 
-  /** A live (not revoked, not expired) session by id and audience. */
-  async findLiveById(audience: SessionAudience, id: string, nowIso: string): Promise<SessionRow | undefined> {
-    return this.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('id', '=', id)
-      .where((eb) => liveSession(eb, audience, nowIso))
-      .executeTakeFirst();
-  }
-
   /**
    * Marks a live, unused stream token used, if the Ring session that minted it (same subject) is
-   * live too, and returns who it is for and that session's id. One conditional statement: it
+   * live too and its subject passes `subjectAllowed` (for a Ring member: active, its Ring
+   * serviceable), and returns who it is for and that session's id. One conditional statement: it
    * succeeds once, on whichever instance gets there first (a token opens one socket only), and
-   * costs one round trip where a socket handshake under a wave of reconnections paid three.
+   * is the handshake's only round trip (the member used to be read by a second query).
    */
   async consumeStream(
     tokenHash: string,
     nowIso: string,
+    subjectAllowed: SubjectRule,
   ): Promise<Pick<SessionRow, 'subject_id' | 'parent_session_id'> | undefined> {
-    return this.db
-      .updateTable('sessions')
-      .set({ used_at: nowIso, last_used_at: nowIso })
-      .where('token_hash', '=', tokenHash)
-      .where('audience', '=', 'stream')
-      .where('used_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('sessions as parent')
-            .select('parent.id')
-            .whereRef('parent.id', '=', 'sessions.parent_session_id')
-            .whereRef('parent.subject_id', '=', 'sessions.subject_id')
-            .where('parent.audience', '=', 'ring')
-            .where('parent.revoked_at', 'is', null)
-            .where('parent.expires_at', '>', nowIso),
-        ),
-      )
-      .returning(['subject_id', 'parent_session_id'])
-      .executeTakeFirst();
+    return (await consumeStreamQuery(subjectAllowed)(this.db, tokenHash, nowIso))[0];
   }
 
   async revokeAllFor(audience: SessionAudience, subjectId: string, nowIso: string): Promise<number> {

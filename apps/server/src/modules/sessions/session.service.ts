@@ -3,7 +3,7 @@ import type { SessionAudience } from '../../db/schema';
 import { DAY_MS, HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { hashToken, newToken } from '../../lib/tokens';
-import type { SessionRepository, SessionRow } from './session.repository';
+import type { SessionRepository, SessionRow, SubjectRule } from './session.repository';
 
 /** Stream tokens only open a socket; they live minutes, not days. */
 export const STREAM_TOKEN_TTL_MS = 5 * MINUTE_MS;
@@ -89,25 +89,28 @@ export class SessionService {
   }
 
   /** A stream token for the member of a Ring session, bound to that session (it dies with it). */
-  async issueStreamToken(ringSession: SessionRow, meta: RequestMeta = {}): Promise<IssuedSession> {
+  async issueStreamToken(
+    ringSession: Pick<SessionRow, 'id' | 'subject_id'>,
+    meta: RequestMeta = {},
+  ): Promise<IssuedSession> {
     return this.issue('stream', ringSession.subject_id, meta, ringSession.id);
   }
 
   /**
-   * Uses up a stream token for one socket: the token must be live and unused, and the Ring session
-   * that minted it still live. Returns the member and that Ring session, or undefined.
+   * Uses up a stream token for one socket: the token must be live and unused, the Ring session
+   * that minted it still live and its subject allowed (the caller's condition: an active member of
+   * a serviceable Ring), in one statement. Returns the member and that Ring session, or undefined.
    */
-  async consumeStreamToken(token: string): Promise<StreamGrant | undefined> {
+  async consumeStreamToken(token: string, subjectAllowed: SubjectRule): Promise<StreamGrant | undefined> {
     if (!token || token.length > 200) return undefined;
-    const stream = await this.repo.consumeStream(hashToken(token), this.clock.now().toISOString());
+    const stream = await this.repo.consumeStream(
+      hashToken(token),
+      this.clock.now().toISOString(),
+      subjectAllowed,
+    );
     return stream?.parent_session_id
       ? { memberId: stream.subject_id, sessionId: stream.parent_session_id }
       : undefined;
-  }
-
-  /** Whether a session (by id) is still live: sockets check their Ring session with it. */
-  async isLive(audience: SessionAudience, sessionId: string): Promise<boolean> {
-    return Boolean(await this.repo.findLiveById(audience, sessionId, this.clock.now().toISOString()));
   }
 
   /**
