@@ -5,11 +5,12 @@
 //    for 60 s sent through `messages/send.php` (real end-to-end envelopes, 50 senders, each within
 //    its send budget) through HAProxy. Reports send-to-receive latency (from the POST to each
 //    socket's `new_message`), missing deliveries, errors, and the CPU time of each instance.
-// 2. Restart storm: 1,000 sockets (10 Rings of 100 members) connected straight to one instance,
-//    which is killed (SIGKILL) and started again. Each client behaves as the web client does
-//    (scripts/lib/ring-driver.mjs connectRingClient: reconnection delays of the contract's
-//    reconnectDelayMs, the spare stream token taken while connected or else one minted over HTTP,
-//    join_ring), then catches up on the messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
+// 2. Restart storm: 1,000 sockets (10 Rings of 100 members with published keys, holding the
+//    Ring's epoch) connected straight to one instance, which is killed (SIGKILL) and started
+//    again. Each client behaves as the web client does (scripts/lib/ring-driver.mjs
+//    connectRingClient: reconnection delays of the contract's reconnectDelayMs, the spare stream
+//    token taken while connected or else one minted over HTTP, join_ring), then catches up on the
+//    messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
 //    until all 1,000 are back and caught up (from the kill, and from the instance answering
 //    again), where the time of each client's last attempt went (token, handshake, join, catch-up)
 //    and how many attempts it took, the CPU of every process from the instance's readiness until
@@ -536,7 +537,10 @@ if (!isMainThread) {
             prefix: `t${i + 1}m`,
             concurrency: 3,
           });
+          // As in browsers, every member has published its keys and holds the Ring's epoch: each
+          // join's key nudge then reads the member and its epochs, and finds nothing lacking.
           await owner.publishKeys();
+          await mapLimit(invited, 2, (member) => member.publishKeys());
           await owner.rotate();
           return { owner, members: [owner, ...invited] };
         },
