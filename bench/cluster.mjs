@@ -23,7 +23,9 @@
 //   BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (redis://127.0.0.1:6379),
 //   BENCH_MEMBERS (300), BENCH_RATE (50 /s), BENCH_SECONDS (60), BENCH_STORM_SOCKETS (1000),
 //   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only),
-//   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there)
+//   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there),
+//   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no get.php after the join, to see
+//   what the catch-up costs; the report says so)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -84,7 +86,7 @@ if (!isMainThread) {
     const { connectRingClient } = await import('../scripts/lib/ring-driver.mjs');
     const { loadContract } = await import('../scripts/lib/workspace-bundle.mjs');
     const contract = await loadContract();
-    const { url, members } = workerData;
+    const { url, members, skipCatchUp } = workerData;
     const clients = members.map((member) => ({
       member,
       lastSeq: 0,
@@ -198,7 +200,7 @@ if (!isMainThread) {
           client.joinedAt = wallNow();
           client.joins += 1;
           if (phase === 'storm' && client.backAt === 0) {
-            await catchUp();
+            if (!skipCatchUp) await catchUp();
             client.backAt = wallNow();
           }
           report();
@@ -234,6 +236,7 @@ if (!isMainThread) {
             retries: c.retries,
             retryAt: c.retryAt,
             usedSpare: c.usedSpare,
+            joinedAt: c.joinedAt,
             // The attempt that brought it back: connecting, minting its token, the handshake,
             // join_ring, catch-up.
             openMs: c.attemptAt - c.retryAt,
@@ -551,7 +554,12 @@ if (!isMainThread) {
       const progress = [0, 0];
       const groups = [plain.slice(0, half), plain.slice(half)].map((part, g) => {
         const group = startWorker(
-          { mode: 'storm', url: target.url, members: part },
+          {
+            mode: 'storm',
+            url: target.url,
+            members: part,
+            skipCatchUp: process.env.BENCH_STORM_NO_CATCHUP === '1',
+          },
           { ready: (m) => m.type === 'progress' && m.back === part.length },
         );
         group.worker.on('message', (m) => m.type === 'progress' && (progress[g] = m.back));
@@ -617,6 +625,10 @@ if (!isMainThread) {
       const caughtUp = clients.filter((c) => c.lastSeq >= missed).length;
       const afterReady = back.map((c) => c.backAt - readyAt).sort((a, b) => a - b);
       out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
+      if (process.env.BENCH_STORM_NO_CATCHUP === '1')
+        out.push(
+          '**Diagnosis run (BENCH_STORM_NO_CATCHUP=1): no catch-up after the join, unlike a browser.**\n',
+        );
       out.push(
         `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
           `(${connectMs} ms to connect and join them all and for each to hold its spare stream token). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
@@ -624,7 +636,9 @@ if (!isMainThread) {
           `after its start, ${((readyAt - killedAt) / 1000).toFixed(1)} s after the kill. Clients reconnect as the web client ` +
           `does (scripts/lib/ring-driver.mjs connectRingClient: delays of reconnectDelayMs, 0.5–1 s then 1 s up to 5 s at ` +
           `random; the spare stream token taken while connected, else one minted over HTTP; join_ring; catch-up with ` +
-          `get.php?since=): ${back.filter((c) => c.usedSpare).length} of ${back.length} came back with their spare token. ` +
+          `get.php?since=): ${back.filter((c) => c.usedSpare).length} of ${back.length} came back with their spare token; ` +
+          `${back.filter((c) => c.joinedAt - readyAt <= 5000).length} had joined their Ring again within 5 s of ready, ` +
+          `all ${((Math.max(...back.map((c) => c.joinedAt)) - readyAt) / 1000).toFixed(2)} s after it. ` +
           `Load average before the kill ${loadBeforeStorm}, after ${load()}. Event-loop delay of the load generator's ` +
           `threads during the storm: ${generatorLoops.join('; ')}.\n`,
       );
@@ -661,6 +675,10 @@ if (!isMainThread) {
           ['Of the attempt that joined', 'p50 ms', 'p99 ms', 'max ms'],
           [
             ['Back, after ready', afterReady],
+            [
+              'Joined (`join_ring` answered), after ready',
+              back.map((c) => c.joinedAt - readyAt).sort((a, b) => a - b),
+            ],
             ['Last try started, after ready', back.map((c) => c.retryAt - readyAt).sort((a, b) => a - b)],
             ['Connection opened (websocket)', sorted('openMs')],
             ['Token (spare, or minted over HTTP)', sorted('mintMs')],
