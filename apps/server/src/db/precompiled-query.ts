@@ -32,12 +32,13 @@ function compile<Args extends readonly unknown[], Row>(
 
 /**
  * A query of one fixed shape, built and compiled once per database and then run with each call's
- * arguments bound in place. For the hottest reads (a Ring request's session and membership checks,
- * the history page): building and compiling Kysely's query tree costs more than SQLite answering
- * these queries, and PostgreSQL runs them as named prepared statements (db/prepared-statements.ts:
- * planned once per connection instead of on every run). `build` must use every argument as a value only (a bound parameter), never to
- * choose the query's shape or an identifier; compiling checks that each argument is bound and
- * none reaches the SQL text, and throws otherwise.
+ * arguments bound in place. For the hottest queries (a Ring request's session and membership
+ * checks, the socket handshake, the history page): building and compiling Kysely's query tree costs
+ * more than SQLite answering these queries, and PostgreSQL runs them as named prepared statements
+ * (db/prepared-statements.ts: planned once per connection instead of on every run). `build` must
+ * use every argument as a value only (a bound parameter), never to choose the query's shape or an
+ * identifier; compiling checks that each argument is bound and none reaches the SQL text, and
+ * throws otherwise.
  */
 export function precompiledQuery<Args extends readonly unknown[], Row>(
   build: (db: Database, ...args: Args) => Compilable<Row>,

@@ -55,11 +55,10 @@ export interface RingConnectionEvents {
  * retried every second until the server acknowledges it. While connected, the page holds the
  * token of its next connection (`renew_stream_token`, renewed before it expires): a reconnection
  * uses it and needs no HTTP call first; without a usable one it mints a token over HTTP.
- * Reconnection is driven here rather than
- * by socket.io, whose backoff settles on exactly 5 s: every page of an instance that stopped would
- * then come back at the same instant. It also covers what socket.io never retries (the server
- * closed the socket, or refused the handshake), so an ended Ring session shows up at once as a 401
- * on the next token (which ends the session in the page).
+ * Reconnection is driven here rather than by socket.io, whose backoff settles on exactly 5 s: every
+ * page of an instance that stopped would then come back at the same instant. It also covers what
+ * socket.io never retries (the server closed the socket, or refused the handshake), so an ended
+ * Ring session shows up at once as a 401 on the next token (which ends the session in the page).
  */
 export function connectToRing(
   ringId: string,

@@ -15,10 +15,6 @@ export interface KeyedMember {
   public_ed25519: string;
 }
 
-/**
- * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
- * A share counts only while its `recipient_key_version` is the recipient's current key version.
- */
 /** Active members with published keys, joined with those keys. */
 function activeKeyedMemberRows(db: Database) {
   return db
@@ -69,6 +65,10 @@ const epochsHeldBy = precompiledQuery((db: Database, ringId: string, memberId: s
     .orderBy('ring_epochs.epoch'),
 );
 
+/**
+ * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
+ * A share counts only while its `recipient_key_version` is the recipient's current key version.
+ */
 export class RingKeysRepository {
   constructor(private readonly db: Database) {}
 

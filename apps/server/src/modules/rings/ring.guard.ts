@@ -3,9 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { unauthorized } from '../../lib/app-error';
 import { extractBearer, type RingCaller } from '../../plugins/auth';
-import { CustomerRepository } from '../customers/customer.repository';
 import type { SessionRow } from '../sessions/session.repository';
-import { SubscriptionRepository } from '../subscriptions/subscription.repository';
 import { RingRepository, type RingAccess, type RingMemberRow, type RingRow } from './ring.repository';
 
 export interface RingMembership {
@@ -13,13 +11,14 @@ export interface RingMembership {
   ring: RingRow;
 }
 
-/** A Ring serves its members while it is active and its owner is active with a current subscription. */
+/**
+ * A Ring serves its members while it is active and its owner is active with a current subscription
+ * (the rule is written once, in RingRepository.findServiceableRing's query).
+ */
 export async function isRingServiceable(ctx: AppContext, ring: RingRow): Promise<boolean> {
   if (ring.is_active !== 1) return false;
-  const owner = await new CustomerRepository(ctx.db).findById(ring.customer_id);
-  if (!owner || owner.is_active !== 1) return false;
   return Boolean(
-    await new SubscriptionRepository(ctx.db).findCurrent(ring.customer_id, ctx.clock.now().toISOString()),
+    await new RingRepository(ctx.db).findServiceableRing(ring.id, ctx.clock.now().toISOString()),
   );
 }
 

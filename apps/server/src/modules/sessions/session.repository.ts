@@ -39,10 +39,8 @@ function buildConsumeStreamQuery(subjectAllowed: SubjectRule) {
       .updateTable('sessions')
       .set({ used_at: nowIso, last_used_at: nowIso })
       .where('token_hash', '=', tokenHash)
-      .where('audience', '=', 'stream')
       .where('used_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso)
+      .where((eb) => liveSession(eb, 'stream', nowIso))
       .where((eb) =>
         eb.exists(
           eb
