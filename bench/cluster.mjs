@@ -9,8 +9,9 @@
 //    Ring's epoch) connected straight to one instance, which is killed (SIGKILL) and started
 //    again. Each client behaves as the web client does (scripts/lib/ring-driver.mjs
 //    connectRingClient: reconnection delays of the contract's reconnectDelayMs, the spare stream
-//    token taken while connected or else one minted over HTTP, join_ring), then catches up on the
-//    messages sent meanwhile (`get.php?since=`). Reports the instance's start-up time, the time
+//    token taken while connected or else one minted over HTTP, join_ring naming the room and its
+//    highest sequence number, whose answer carries the messages sent meanwhile; get.php?since= only
+//    past that answer's page). Reports the instance's start-up time, the time
 //    until all 1,000 are back and caught up (from the kill, and from the instance answering
 //    again), where the time of each client's last attempt went (token, handshake, join, catch-up)
 //    and how many attempts it took, the CPU of every process from the instance's readiness until
@@ -24,8 +25,8 @@
 //   BENCH_MEMBERS (300), BENCH_RATE (50 /s), BENCH_SECONDS (60), BENCH_STORM_SOCKETS (1000),
 //   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only),
 //   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there),
-//   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no get.php after the join, to see
-//   what the catch-up costs; the report says so)
+//   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no catch-up at the join, to see
+//   what it costs; the report says so)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -81,8 +82,8 @@ if (!isMainThread) {
     });
   } else {
     // Storm: sockets straight to one instance, each opened and kept as the web client does
-    // (scripts/lib/ring-driver.mjs connectRingClient, on the contract's RING_CONNECTION); after
-    // each join the page's catch-up by sequence number.
+    // (scripts/lib/ring-driver.mjs connectRingClient, on the contract's RING_CONNECTION), with the
+    // page's catch-up by sequence number in each join_ring's answer.
     const { connectRingClient } = await import('../scripts/lib/ring-driver.mjs');
     const { loadContract } = await import('../scripts/lib/workspace-bundle.mjs');
     const contract = await loadContract();
@@ -101,6 +102,9 @@ if (!isMainThread) {
       backAt: 0,
       spare: false,
       usedSpare: false,
+      /** Joins whose answer carried missed messages, and catch-ups that still needed get.php. */
+      answered: 0,
+      httpCatchUps: 0,
     }));
     let phase = 'connect';
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -160,7 +164,7 @@ if (!isMainThread) {
       });
     for (const client of clients) {
       const { member } = client;
-      /** What the page does after each join: read what it missed, by sequence number. */
+      /** What the page does past join_ring's answer (its page full, or not answered): get.php. */
       const catchUp = async () => {
         for (;;) {
           try {
@@ -196,11 +200,21 @@ if (!isMainThread) {
           client.spare = true;
           if (first) report();
         },
-        onJoined: async () => {
+        // As the web client: after its first join the page names the room it holds, with its
+        // highest sequence number, and join_ring's answer carries what it missed.
+        catchUp: () =>
+          client.joins > 0 && !skipCatchUp ? [{ conversationId: 'room:general', since: client.lastSeq }] : [],
+        onJoined: async (missed, asked) => {
           client.joinedAt = wallNow();
           client.joins += 1;
+          const room = missed.find((m) => m.conversationId === 'room:general');
+          for (const m of room?.messages ?? []) client.lastSeq = Math.max(client.lastSeq, m.seq);
+          if (room?.messages.length) client.answered += 1;
           if (phase === 'storm' && client.backAt === 0) {
-            if (!skipCatchUp) await catchUp();
+            if (!skipCatchUp && (asked.length === 0 || !room || room.hasMore)) {
+              client.httpCatchUps += 1;
+              await catchUp();
+            }
             client.backAt = wallNow();
           }
           report();
@@ -237,6 +251,8 @@ if (!isMainThread) {
             retryAt: c.retryAt,
             usedSpare: c.usedSpare,
             joinedAt: c.joinedAt,
+            answered: c.answered,
+            httpCatchUps: c.httpCatchUps,
             // The attempt that brought it back: connecting, minting its token, the handshake,
             // join_ring, catch-up.
             openMs: c.attemptAt - c.retryAt,
@@ -627,7 +643,7 @@ if (!isMainThread) {
       out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
       if (process.env.BENCH_STORM_NO_CATCHUP === '1')
         out.push(
-          '**Diagnosis run (BENCH_STORM_NO_CATCHUP=1): no catch-up after the join, unlike a browser.**\n',
+          '**Diagnosis run (BENCH_STORM_NO_CATCHUP=1): no catch-up at the join, unlike a browser.**\n',
         );
       out.push(
         `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
@@ -635,8 +651,11 @@ if (!isMainThread) {
           `through the other instances, then the same instance started again: ready ${((readyAt - startedAt) / 1000).toFixed(1)} s ` +
           `after its start, ${((readyAt - killedAt) / 1000).toFixed(1)} s after the kill. Clients reconnect as the web client ` +
           `does (scripts/lib/ring-driver.mjs connectRingClient: delays of reconnectDelayMs, 0.5–1 s then 1 s up to 5 s at ` +
-          `random; the spare stream token taken while connected, else one minted over HTTP; join_ring; catch-up with ` +
-          `get.php?since=): ${back.filter((c) => c.usedSpare).length} of ${back.length} came back with their spare token; ` +
+          `random; the spare stream token taken while connected, else one minted over HTTP; join_ring naming the room ` +
+          `and its highest sequence number, whose answer carries what was missed; get.php?since= only past its page or ` +
+          `without it): ${back.filter((c) => c.usedSpare).length} of ${back.length} came back with their spare token; ` +
+          `${clients.filter((c) => c.answered > 0).length} were given missed messages in a join_ring answer and ` +
+          `${clients.filter((c) => c.httpCatchUps > 0).length} still asked get.php; ` +
           `${back.filter((c) => c.joinedAt - readyAt <= 5000).length} had joined their Ring again within 5 s of ready, ` +
           `all ${((Math.max(...back.map((c) => c.joinedAt)) - readyAt) / 1000).toFixed(2)} s after it. ` +
           `Load average before the kill ${loadBeforeStorm}, after ${load()}. Event-loop delay of the load generator's ` +
@@ -684,7 +703,7 @@ if (!isMainThread) {
             ['Token (spare, or minted over HTTP)', sorted('mintMs')],
             ['Handshake (token consumed)', sorted('handshakeMs')],
             ['join_ring answered', sorted('joinMs')],
-            ['Catch-up (get.php?since=)', sorted('catchUpMs')],
+            ['Catch-up past the answer (get.php?since=)', sorted('catchUpMs')],
             ['Tries after the kill (count)', sorted('retries')],
             ['Of which reached the instance (count)', sorted('attempts')],
           ].map(([name, values]) => [

@@ -461,8 +461,21 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
             if (typeof payload === 'string' && payload.includes('"stream_token"')) spareTokens += 1;
           });
         });
+        // Messages it was given in join_ring's answers, and the catch-ups it asked of get.php.
+        let answeredMessages = 0;
+        let catchUpRequests = 0;
+        page.on('websocket', (ws) => {
+          ws.on('framereceived', ({ payload }) => {
+            if (typeof payload !== 'string' || !payload.includes('"missed"')) return;
+            const json = JSON.parse(payload.slice(payload.indexOf('['))) as Array<{
+              missed?: Array<{ messages: unknown[] }>;
+            }>;
+            for (const part of json[0]?.missed ?? []) answeredMessages += part.messages.length;
+          });
+        });
         page.on('request', (request) => {
           if (request.url().includes('/api/rings/mint-stream-token.php')) mints += 1;
+          if (/\/api\/messages\/get\.php\?.*since=/.test(request.url())) catchUpRequests += 1;
         });
         await page.goto(`${cluster.url}/ring`);
         await page.getByLabel('Email').fill(email);
@@ -497,6 +510,8 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const loadsBefore = loads;
         const websocketsBefore = websockets;
         const mintsBefore = mints;
+        const catchUpsBefore = catchUpRequests;
+        const answeredBefore = answeredMessages;
         await holder!.kill();
         for (const text of ['Pendant la panne 1', 'Pendant la panne 2', 'Pendant la panne 3'])
           await say(text);
@@ -508,6 +523,11 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         // It reconnected on a new websocket with its spare token: no stream token minted over HTTP.
         expect(websockets).toBeGreaterThan(websocketsBefore);
         expect(mints).toBe(mintsBefore);
+        // What it missed came in join_ring's answer or as pushes after it: no get.php catch-up.
+        expect(catchUpRequests).toBe(catchUpsBefore);
+        console.log(
+          `[CLUSTER] reconnection: ${answeredMessages - answeredBefore} missed message(s) in join_ring's answer`,
+        );
         expect(
           await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
         ).toBe(true);

@@ -1,4 +1,10 @@
-import type { TKeysChanged, TPresenceUpdate, TPresenceUpdates } from '@securering/contract';
+import type {
+  TJoinCatchUp,
+  TJoinRingAck,
+  TKeysChanged,
+  TPresenceUpdate,
+  TPresenceUpdates,
+} from '@securering/contract';
 import type { TestApp } from './build-test-app';
 import { E2eeMember } from './e2ee-member';
 import { bearer, buildCustomer, buildRing, buildRingMember, ringToken } from './factories';
@@ -33,7 +39,14 @@ export async function joinedSocket(
   t: TestApp,
   baseUrl: string,
   member: E2eeMember,
-): Promise<{ socket: TestSocket; events: Array<{ name: string; payload: unknown }>; keys: TKeysChanged[] }> {
+  catchUp?: TJoinCatchUp[],
+): Promise<{
+  socket: TestSocket;
+  events: Array<{ name: string; payload: unknown }>;
+  keys: TKeysChanged[];
+  /** join_ring's answer (with the messages missed, when `catchUp` names conversations). */
+  ack: Extract<TJoinRingAck, { ok: true }>;
+}> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/rings/mint-stream-token.php',
@@ -47,9 +60,12 @@ export async function joinedSocket(
     events.push({ name, payload });
     if (name === 'keys_changed') keys.push(payload as TKeysChanged);
   });
-  const ack = await socket.emitWithAck('join_ring', { ringId: member.ringId });
+  const ack = await socket.emitWithAck('join_ring', {
+    ringId: member.ringId,
+    ...(catchUp ? { catchUp } : {}),
+  });
   if (!ack.ok) throw new Error(`join_ring refused: ${ack.error}`);
-  return { socket, events, keys };
+  return { socket, events, keys, ack };
 }
 
 /** The presence changes among recorded events, whether sent alone (presence_update) or batched. */

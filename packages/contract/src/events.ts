@@ -1,15 +1,30 @@
 import { z } from 'zod';
 import { type TCallEndReason, type TCallType } from './calls/calls';
 import { type PROTECTION_LEVELS } from './constants';
+import { MAX_JOIN_CATCH_UP, ZJoinCatchUp, type TJoinMissed } from './messages/messages';
 
 /**
  * Socket.io events on `/socket.io` (spec 2 §7). Payload schemas validate what clients send;
  * the interfaces type both ends of the connection.
  */
 
-export const ZJoinRing = z.object({ ringId: z.string().min(1) });
-export type TJoinRing = z.infer<typeof ZJoinRing>;
-export type TJoinRingAck = { ok: true; ringId: string } | { ok: false; error: string };
+/**
+ * join_ring: the socket enters its Ring's room. `catchUp` (optional, at most
+ * {@link MAX_JOIN_CATCH_UP} conversations, each once): the conversations a reconnecting page holds
+ * with the highest sequence number of each; the answer's `missed` carries what came after (the
+ * socket is in the room before they are read, so nothing falls between them and the pushes).
+ */
+export const ZJoinRing = z.object({
+  ringId: z.string().min(1),
+  catchUp: z
+    .array(ZJoinCatchUp)
+    .max(MAX_JOIN_CATCH_UP)
+    .refine((items) => new Set(items.map((item) => item.conversationId)).size === items.length)
+    .optional(),
+});
+export type TJoinRing = z.input<typeof ZJoinRing>;
+export type TJoinRingAck =
+  { ok: true; ringId: string; missed?: TJoinMissed[] } | { ok: false; error: string };
 
 const callRingId = z.string().min(1).max(64);
 const callMemberId = z.string().min(1).max(64);

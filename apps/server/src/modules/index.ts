@@ -29,6 +29,7 @@ import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
 import { webhookRoutes } from './subscriptions/webhooks.routes';
 import { messagesRoutes } from './messages/messages.routes';
 import { ringKeysRoutes } from './ring-keys/ring-keys.routes';
+import { messagesSocketFeature } from './messages/messages.socket';
 import { ringKeysSocketFeature } from './ring-keys/ring-keys.socket';
 import { ringStreamSocketFeature } from './rings/ring-stream.socket';
 import { customerRingsRoutes } from './rings/customer-rings.routes';
@@ -73,7 +74,8 @@ export const ROUTE_MODULES: RouteModule[] = [
 ];
 
 /**
- * Socket handlers added by features (presence, calls, keys, spare stream tokens) on each authenticated connection.
+ * Socket handlers added by features (presence, calls, keys, spare stream tokens, the chat's catch-up
+ * in join_ring's answer) on each authenticated connection.
  * Every client event goes through the one binder: contract validation, Ring check, rate limit and
  * membership re-check before feature code runs (realtime/socket-events.ts).
  */
@@ -85,5 +87,6 @@ export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
     callsFeature(ctx, bind, calls),
     ringKeysSocketFeature(ctx, bind),
     ringStreamSocketFeature(ctx, bind),
+    messagesSocketFeature(ctx),
   ];
 }

@@ -4,6 +4,8 @@ import {
   MESSAGES,
   ZJoinRing,
   type ClientToServerEvents,
+  type TJoinRing,
+  type TJoinRingAck,
   type ServerToClientEvents,
 } from '@securering/contract';
 import type { Redis } from 'ioredis';
@@ -75,11 +77,23 @@ export interface SocketFeature {
   onConnection?(socket: TypedSocket, io: TypedServer): void;
   /** The socket joined its Ring's room. */
   onJoin?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
+  /**
+   * What the feature adds to a join_ring answer (the chat: the messages missed), read after the
+   * socket entered the Ring's room and the join was checked. A failure only leaves it out.
+   */
+  joinAnswer?(request: TJoinRing, access: RingAccess): Promise<JoinAnswerPart>;
   /** The socket is gone (it has already left its rooms). */
   onDisconnect?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
   /** The server is closing, its sockets gone and their hooks done: finish pending work. */
   onClose?(): void | Promise<void>;
 }
+
+/** The optional fields of a successful join_ring answer. */
+export type JoinAnswerPart = Partial<Omit<Extract<TJoinRingAck, { ok: true }>, 'ok' | 'ringId'>>;
+
+/** How a socket's join_ring check ended. */
+type JoinOutcome =
+  { kind: 'joined'; ringId: string; answer: JoinAnswerPart } | { kind: 'expired' } | { kind: 'forbidden' };
 
 export interface RealtimeServer {
   io: TypedServer;
@@ -164,8 +178,8 @@ export function createRealtimeServer(
   });
 
   io.on('connection', (socket: TypedSocket) => {
-    /** This socket's join_ring check in progress. */
-    let joinCheck: Promise<RingAccess | undefined> | undefined;
+    /** This socket's join_ring in progress, and the payload it answers. */
+    let joining: { payload: string; outcome: Promise<JoinOutcome> } | undefined;
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
     // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
     guardBackpressure(socket, bufferLimit, (bytes) =>
@@ -175,6 +189,35 @@ export function createRealtimeServer(
       ),
     );
 
+    /**
+     * The session, the membership and the Ring, read from the database (one query); then the
+     * socket enters the Ring's room, and only then do the features read what goes in the answer
+     * (the messages missed): whatever is sent after that read reaches the socket as a push.
+     */
+    const join = async (request: TJoinRing): Promise<JoinOutcome> => {
+      const access = await findLiveRingAccess(ctx, socket.data.sessionId);
+      if (!access || access.member.id !== socket.data.memberId) return { kind: 'expired' };
+      if (access.ring.id !== request.ringId) return { kind: 'forbidden' };
+      if (!socket.connected) return { kind: 'joined', ringId: access.ring.id, answer: {} };
+      socket.data.ringId = access.ring.id;
+      void socket.join(ringRoom(access.ring.id));
+      const parts = await Promise.all(
+        features.map((feature) =>
+          feature.joinAnswer
+            ? feature.joinAnswer(request, access).catch((error: unknown) => {
+                ctx.logger.error({ err: error }, 'socket join answer failed');
+                return {};
+              })
+            : {},
+        ),
+      );
+      return {
+        kind: 'joined',
+        ringId: access.ring.id,
+        answer: Object.assign({}, ...parts) as JoinAnswerPart,
+      };
+    };
+
     socket.on('join_ring', async (payload, ack) => {
       const parsed = ZJoinRing.safeParse(payload);
       const reply = typeof ack === 'function' ? ack : () => undefined;
@@ -182,41 +225,39 @@ export function createRealtimeServer(
         reply({ ok: false, error: MESSAGES.forbidden });
         return;
       }
-      // The session, the membership and the Ring, read from the database at each join (one
-      // query). A join_ring sent again while that runs (clients retry every second) waits for the
-      // same answer rather than asking the database once more: under a wave of reconnections,
-      // retries would otherwise multiply the work that made the answer late.
-      let access: RingAccess | undefined;
+      // A join_ring sent again with the same payload while one runs (clients retry every second)
+      // waits for the same answer rather than asking the database once more: under a wave of
+      // reconnections, retries would otherwise multiply the work that made the answer late.
+      const key = JSON.stringify(parsed.data);
+      let outcome: JoinOutcome;
       try {
-        if (!joinCheck) {
-          const started = findLiveRingAccess(ctx, socket.data.sessionId);
-          joinCheck = started;
+        if (joining?.payload !== key) {
+          const started = { payload: key, outcome: join(parsed.data) };
+          joining = started;
           const forget = () => {
-            if (joinCheck === started) joinCheck = undefined;
+            if (joining === started) joining = undefined;
           };
-          started.then(forget, forget);
+          started.outcome.then(forget, forget);
         }
-        access = await joinCheck;
+        outcome = await joining.outcome;
       } catch (error) {
         ctx.logger.error({ err: error }, 'socket join check failed');
         reply({ ok: false, error: MESSAGES.internalError });
         return;
       }
-      if (!access || access.member.id !== socket.data.memberId) {
+      if (outcome.kind === 'expired') {
         reply({ ok: false, error: MESSAGES.sessionExpired });
         socket.disconnect(true);
         return;
       }
-      if (access.ring.id !== parsed.data.ringId) {
+      if (outcome.kind === 'forbidden') {
         reply({ ok: false, error: MESSAGES.forbidden });
         return;
       }
       if (!socket.connected) return;
       const firstJoin = !socket.data.joined;
-      socket.data.ringId = access.ring.id;
-      void socket.join(ringRoom(access.ring.id));
       socket.data.joined = true;
-      reply({ ok: true, ringId: access.ring.id });
+      reply({ ok: true, ringId: outcome.ringId, ...outcome.answer });
       if (firstJoin)
         for (const feature of features)
           track(

@@ -3,7 +3,9 @@ import {
   CHAT_API_PATHS,
   CHAT_MESSAGES,
   E2EE_MESSAGES,
+  JOIN_CATCH_UP_PAGE,
   KEY_API_PATHS,
+  MAX_JOIN_CATCH_UP,
   MAX_ENVELOPE_LENGTH,
   MESSAGES,
   ZConversationsResponse,
@@ -15,10 +17,10 @@ import {
   type TNewMessageEvent,
 } from '@securering/contract';
 import { generateEpochKey } from '@securering/e2ee';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildJobs } from '../../src/jobs';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
-import { SENDS_PER_MINUTE } from '../../src/modules/messages/messages.service';
+import { MessagesService, SENDS_PER_MINUTE } from '../../src/modules/messages/messages.service';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { E2eeMember } from '../e2ee-member';
 import { buildRingMember, ringToken } from '../factories';
@@ -328,6 +330,132 @@ describe('Ring chat: messages and conversations', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(messagesOf(carolSocket).filter((m) => m.conversationId === dm)).toEqual([]);
     expect(messagesOf(strangerSocket)).toEqual([]);
+  });
+
+  it('carries what a reconnecting page missed in join_ring’s answer, for its own conversations only', async () => {
+    const { members } = await keyedRing(3);
+    const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
+    const dm = dmConversationId(alice.memberId, bob.memberId);
+    expect(
+      (await alice.call('POST', CHAT_API_PATHS.createDm, { peer_user_id: bob.memberId })).statusCode,
+    ).toBe(200);
+    for (const text of ['m1', 'm2', 'm3']) expect((await alice.send(text)).statusCode).toBe(200);
+    for (const text of ['d1', 'd2'])
+      expect((await alice.send(text, { conversationId: dm })).statusCode).toBe(200);
+
+    // Bob held the room up to seq 1 and nothing of the DM.
+    const bobJoin = await joinedSocket(t, baseUrl, bob, [
+      { conversationId: ROOM, since: 1 },
+      { conversationId: dm, since: 0 },
+    ]);
+    sockets.push(bobJoin.socket);
+    const missed = bobJoin.ack.missed ?? [];
+    expect(missed.map((m) => [m.conversationId, m.messages.map((x) => x.seq), m.hasMore, m.lastSeq])).toEqual(
+      [
+        [ROOM, [2, 3], false, 3],
+        [dm, [1, 2], false, 2],
+      ],
+    );
+    // As get.php serves them: the same envelopes, which Bob decrypts.
+    const fromApi = await page(bob, `?since=1&conversation_id=${ROOM}`);
+    expect(missed[0]!.messages).toEqual(fromApi.messages);
+    expect(await Promise.all(missed[1]!.messages.map((m) => bob.decrypt(m.content, dm)))).toEqual([
+      'd1',
+      'd2',
+    ]);
+
+    // Carol names Alice and Bob's conversation and a made-up one: both left out, the room answered.
+    const carolJoin = await joinedSocket(t, baseUrl, carol, [
+      { conversationId: ROOM, since: 0 },
+      { conversationId: dm, since: 0 },
+      { conversationId: 'dm:a:b', since: 0 },
+    ]);
+    sockets.push(carolJoin.socket);
+    expect(carolJoin.ack.missed?.map((m) => [m.conversationId, m.messages.length])).toEqual([[ROOM, 3]]);
+
+    // Nothing asked, nothing added: the answer stays { ok, ringId }.
+    const plain = await joinedSocket(t, baseUrl, carol);
+    sockets.push(plain.socket);
+    expect(plain.ack).toEqual({ ok: true, ringId: carol.ringId });
+  });
+
+  it('answers a join_ring catch-up by pages, and loses no message sent while the socket joins', async () => {
+    const { owner, members } = await keyedRing(1);
+    const bob = members[0]!;
+    const total = JOIN_CATCH_UP_PAGE + 1;
+    const sends = await Promise.all(Array.from({ length: total }, (_, i) => owner.send(`p${i}`)));
+    expect(sends.map((r) => r.statusCode)).toEqual(sends.map(() => 200));
+    const first = await joinedSocket(t, baseUrl, bob, [{ conversationId: ROOM, since: 0 }]);
+    sockets.push(first.socket);
+    const [room] = first.ack.missed ?? [];
+    expect(room?.messages.map((m) => m.seq)).toEqual(
+      Array.from({ length: JOIN_CATCH_UP_PAGE }, (_, i) => i + 1),
+    );
+    expect(room).toMatchObject({ hasMore: true, lastSeq: total });
+
+    // A message sent right after the answer's messages were read (before the answer leaves) is
+    // pushed to the socket: it entered the Ring's room before that read. Nothing falls between.
+    const read = MessagesService.prototype.missedSince;
+    const between = vi.spyOn(MessagesService.prototype, 'missedSince').mockImplementationOnce(async function (
+      this: MessagesService,
+      ...args
+    ) {
+      const answer = await read.apply(this, args);
+      expect((await owner.send('entre deux')).statusCode).toBe(200);
+      return answer;
+    });
+    try {
+      const second = await joinedSocket(t, baseUrl, bob, [{ conversationId: ROOM, since: total }]);
+      sockets.push(second.socket);
+      expect(second.ack.missed).toEqual([
+        { conversationId: ROOM, messages: [], hasMore: false, lastSeq: total },
+      ]);
+      await expect
+        .poll(() =>
+          second.events
+            .filter((e) => e.name === 'new_message')
+            .map((e) => (e.payload as TNewMessageEvent).seq),
+        )
+        .toEqual([total + 1]);
+    } finally {
+      between.mockRestore();
+    }
+  });
+
+  it('refuses a join_ring whose catch-up is malformed, and changes nothing', async () => {
+    const { members } = await keyedRing(1);
+    const bob = members[0]!;
+    const { socket } = await joinedSocket(t, baseUrl, bob);
+    sockets.push(socket);
+    const tooMany = Array.from({ length: MAX_JOIN_CATCH_UP + 1 }, (_, i) => ({
+      conversationId: i === 0 ? ROOM : `dm:${i}:x`,
+      since: 0,
+    }));
+    for (const catchUp of [
+      tooMany,
+      [{ conversationId: ROOM, since: -1 }],
+      [
+        { conversationId: ROOM, since: 0 },
+        { conversationId: ROOM, since: 2 },
+      ],
+      [{ conversationId: '', since: 0 }],
+      'room:general',
+    ])
+      expect(await socket.emitWithAck('join_ring', { ringId: bob.ringId, catchUp } as never)).toEqual({
+        ok: false,
+        error: MESSAGES.forbidden,
+      });
+    // The socket stays in its Ring and can ask again properly.
+    expect(
+      await socket.emitWithAck('join_ring', {
+        ringId: bob.ringId,
+        catchUp: [{ conversationId: ROOM, since: 0 }],
+      }),
+    ).toEqual({
+      ok: true,
+      ringId: bob.ringId,
+      missed: [{ conversationId: ROOM, messages: [], hasMore: false, lastSeq: 0 }],
+    });
   });
 
   it('counts unread messages per conversation and moves the read mark forward only', async () => {

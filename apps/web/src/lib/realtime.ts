@@ -1,4 +1,5 @@
 import {
+  MAX_JOIN_CATCH_UP,
   RING_CONNECTION,
   ZMintStreamTokenResponse,
   isSpareTokenUsable,
@@ -6,6 +7,8 @@ import {
   spareTokenRenewalDelayMs,
   type ClientToServerEvents,
   type ServerToClientEvents,
+  type TJoinCatchUp,
+  type TJoinMissed,
 } from '@securering/contract';
 import { io, type Socket } from 'socket.io-client';
 import { apiRequest } from './api-client';
@@ -44,15 +47,24 @@ async function mintStreamToken(): Promise<string> {
 /** What a Ring connection reports besides its status. */
 export interface RingConnectionEvents {
   onStatus(status: ConnectionStatus): void;
-  /** The server acknowledged join_ring (the first time and after every reconnection). */
-  onJoined?(): void;
+  /**
+   * The conversations held and the highest sequence number of each, asked at every join_ring so
+   * that its answer carries what they missed (at most MAX_JOIN_CATCH_UP).
+   */
+  catchUp?(): TJoinCatchUp[];
+  /**
+   * The server acknowledged join_ring (the first time and after every reconnection), with what the
+   * conversations `asked` missed (`missed`: the ones it answered for).
+   */
+  onJoined?(missed: readonly TJoinMissed[], asked: readonly TJoinCatchUp[]): void;
 }
 
 /**
  * The Ring's realtime connection (spec 2 §9, RING_CONNECTION): unlimited reconnection with delays
  * drawn by reconnectDelayMs (0.5–1 s for the first attempt, then 1 s up to 5 s), a 20 s connection
  * timeout, a fresh stream token for every (re)connection (tokens are single-use), and join_ring
- * retried every second until the server acknowledges it. While connected, the page holds the
+ * retried every second until the server acknowledges it, naming the conversations held so that its
+ * answer carries what they missed (no HTTP request to catch up). While connected, the page holds the
  * token of its next connection (`renew_stream_token`, renewed before it expires): a reconnection
  * uses it and needs no HTTP call first; without a usable one it mints a token over HTTP.
  * Reconnection is driven here rather than by socket.io, whose backoff settles on exactly 5 s: every
@@ -64,8 +76,8 @@ export function connectToRing(
   ringId: string,
   events: RingConnectionEvents | ((status: ConnectionStatus) => void),
 ): RingSocket {
-  const { onStatus, onJoined } =
-    typeof events === 'function' ? { onStatus: events, onJoined: undefined } : events;
+  const { onStatus, onJoined, catchUp } =
+    typeof events === 'function' ? { onStatus: events, onJoined: undefined, catchUp: undefined } : events;
   /** The stream token of the next connection, taken while connected (single use). */
   let spare: { token: string; expiresAt: number } | undefined;
   const socket: RingSocket = io({
@@ -111,13 +123,15 @@ export function connectToRing(
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', { ringId }, (error, result) => {
+    const asked = (catchUp?.() ?? []).slice(0, MAX_JOIN_CATCH_UP);
+    const payload = asked.length > 0 ? { ringId, catchUp: asked } : { ringId };
+    socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', payload, (error, result) => {
       if (!error && result?.ok) {
         attempts = 0;
         refusalReported = false;
         scheduleRenewal();
         onStatus('connected');
-        onJoined?.();
+        onJoined?.(result.missed ?? [], asked);
         return;
       }
       if (socket.connected) joinTimer = setTimeout(join, RING_CONNECTION.joinRetryMs);

@@ -113,6 +113,37 @@ export const ZGetMessagesResponse = successOf({
 });
 export type TGetMessagesResponse = z.infer<typeof ZGetMessagesResponse>;
 
+/**
+ * Conversations a `join_ring` may ask to catch up on in its answer (the room and the private
+ * conversations a page shows); a page holding more catches up on the others with get.php.
+ */
+export const MAX_JOIN_CATCH_UP = 20;
+/** Messages per conversation in `join_ring`'s answer; past it (`hasMore`), get.php goes on. */
+export const JOIN_CATCH_UP_PAGE = MESSAGE_PAGE.default;
+
+/**
+ * One conversation a reconnecting page holds, with the highest sequence number it has: join_ring's
+ * answer carries what came after (as get.php?since= would), so that a reconnection needs no HTTP
+ * request to catch up.
+ */
+export const ZJoinCatchUp = z.object({
+  conversationId,
+  since: z.number().int().nonnegative(),
+});
+export type TJoinCatchUp = z.infer<typeof ZJoinCatchUp>;
+
+/**
+ * What a conversation asked at join_ring missed: get.php's answer for `since` with at most
+ * {@link JOIN_CATCH_UP_PAGE} messages. A conversation asked but absent from the answer (not the
+ * caller's, or not read) is caught up with get.php.
+ */
+export interface TJoinMissed {
+  conversationId: string;
+  messages: TMessage[];
+  hasMore: boolean;
+  lastSeq: number;
+}
+
 /** POST /api/conversations/create-dm.php — the same conversation for the same two members. */
 export const ZCreateDmRequest = z.object({
   peer_user_id: zBoundedString(64).min(1, CHAT_MESSAGES.peerNotFound),

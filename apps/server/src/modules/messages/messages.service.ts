@@ -1,10 +1,13 @@
 import {
   CHAT_MESSAGES,
   E2EE_MESSAGES,
+  JOIN_CATCH_UP_PAGE,
   ROOM_CONVERSATION_ID,
   dmConversationId,
   type TConversationSummary,
   type TGetMessagesResponse,
+  type TJoinCatchUp,
+  type TJoinMissed,
   type TMessage,
   type ZGetMessagesQuery,
   type ZMarkReadRequest,
@@ -225,6 +228,30 @@ export class MessagesService {
       hasMore,
       lastSeq: target.row.last_seq,
     };
+  }
+
+  /**
+   * What a reconnecting page missed in the conversations it names (join_ring's `catchUp`): for
+   * each, get.php's answer after `since`, at most JOIN_CATCH_UP_PAGE messages. A conversation the
+   * caller may not use is left out (the page asks get.php, which says why).
+   */
+  async missedSince(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
+    const answers = await Promise.all(
+      items.map(async ({ conversationId, since }) => {
+        try {
+          const page = await this.get(caller, {
+            conversation_id: conversationId,
+            since,
+            limit: JOIN_CATCH_UP_PAGE,
+          });
+          return { conversationId, ...page };
+        } catch (error) {
+          if (error instanceof AppError && error.statusCode === 404) return undefined;
+          throw error;
+        }
+      }),
+    );
+    return answers.filter((answer): answer is TJoinMissed => answer !== undefined);
   }
 
   /**

@@ -2,6 +2,7 @@ import {
   CHAT_MESSAGES,
   ROOM_CONVERSATION_ID,
   type TConversationSummary,
+  type TJoinCatchUp,
   type TNewMessageEvent,
   type TRingInfo,
 } from '@securering/contract';
@@ -98,7 +99,7 @@ export function ChatProvider({
   children: ReactNode;
 }) {
   const keys = useRingKeys();
-  const { status, joins } = useRingSocket();
+  const { status, joinCatchUp } = useRingSocket();
   const client = useQueryClient();
   const notify = useToast();
   const memberId = info.user.id;
@@ -214,6 +215,7 @@ export function ChatProvider({
           keys: () => live.current.keys,
           ephemeral: () => live.current.info.ring.ephemeral,
           onMissingKey: scheduleKeyRefresh,
+          joined: () => joinCatchUp.isJoined,
           onNew: (entries: readonly ChatEntry[]) => {
             for (const entry of entries) {
               void noticeRef.current({
@@ -344,10 +346,27 @@ export function ChatProvider({
     return results.some(Boolean);
   }, [refetchList]);
 
-  // After every (re)join: what was sent meanwhile comes from the database.
+  // At every (re)join, join_ring names the conversations loaded here and its answer brings what
+  // they missed; the others (and those past the answer's page) ask get.php. The list is read again
+  // for the unread counts (a private conversation may have started meanwhile).
+  const refetchListRef = useRef(refetchList);
   useEffect(() => {
-    if (joins > 0) void catchUpAll();
-  }, [joins, catchUpAll]);
+    refetchListRef.current = refetchList;
+  });
+  useEffect(
+    () =>
+      joinCatchUp.register({
+        held: () =>
+          [...feeds.current.values()]
+            .map((f) => f.joinCatchUp())
+            .filter((item): item is TJoinCatchUp => item !== undefined),
+        joined: (_asked, missed) => {
+          for (const f of feeds.current.values()) f.joined(missed.get(f.conversationId));
+          refetchListRef.current();
+        },
+      }),
+    [joinCatchUp],
+  );
 
   // Polling, while the socket is down and the settings allow it. A DM that only shows up in the
   // list (its popup closed) raises a notice without its text.

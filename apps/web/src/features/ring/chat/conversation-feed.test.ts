@@ -99,7 +99,11 @@ function fakeKeys(server: FakeServer, overrides: Partial<RingKeys> = {}) {
   return Object.assign(keys, overrides) as typeof keys & RingKeys;
 }
 
-function feedFor(server: FakeServer, keys: RingKeys, extra: { onSendError?: (m: string) => void } = {}) {
+function feedFor(
+  server: FakeServer,
+  keys: RingKeys,
+  extra: { onSendError?: (m: string) => void; joined?: () => boolean } = {},
+) {
   return new ConversationFeed({
     conversationId: CONV,
     memberId: 'me',
@@ -190,6 +194,57 @@ describe('conversation feed', () => {
     await settle();
     expect(texts(feed)).toEqual(['un', 'deux', 'trois', 'quatre']);
     expect(feed.getSnapshot().entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('catches up from the join_ring answer without get.php, and holds gapped pushes until it comes', async () => {
+    const server = new FakeServer();
+    server.store('bob', 'c1', 'e1|c1|un');
+    let joined = true;
+    const feed = feedFor(server, fakeKeys(server), { joined: () => joined });
+    expect(feed.joinCatchUp()).toBeUndefined();
+    await feed.load();
+    expect(feed.joinCatchUp()).toEqual({ conversationId: CONV, since: 1 });
+    const gets = server.gets.length;
+    // The socket dropped; 2 and 3 were sent meanwhile. It reconnects and 4 is pushed before the
+    // join_ring answer: it waits (no get.php), then shows after 2 and 3, which the answer brings.
+    joined = false;
+    const missed = [server.store('bob', 'c2', 'e1|c2|deux'), server.store('bob', 'c3', 'e1|c3|trois')];
+    const m4 = server.store('bob', 'c4', 'e1|c4|quatre');
+    feed.receive({
+      messageId: m4.id,
+      fromUsername: 'bob',
+      fromUserId: 'bob',
+      content: m4.content,
+      messageType: 'text',
+      conversationId: CONV,
+      ringId: 'ring-1',
+      timestamp: m4.timestamp,
+      seq: 4,
+      clientMessageId: 'c4',
+      epoch: 1,
+      isEphemeral: false,
+      expiresAt: null,
+    });
+    await settle();
+    expect(texts(feed)).toEqual(['un']);
+    joined = true;
+    feed.joined({ conversationId: CONV, messages: missed, hasMore: false, lastSeq: 3 });
+    await settle();
+    expect(texts(feed)).toEqual(['un', 'deux', 'trois', 'quatre']);
+    expect(server.gets.length).toBe(gets);
+    expect(feed.joinCatchUp()).toEqual({ conversationId: CONV, since: 4 });
+
+    // Past the answer's page (hasMore), or without an answer, get.php goes on after the highest.
+    const page = [server.store('bob', 'c5', 'e1|c5|cinq')];
+    server.store('bob', 'c6', 'e1|c6|six');
+    feed.joined({ conversationId: CONV, messages: page, hasMore: true, lastSeq: 6 });
+    await settle();
+    expect(server.gets.at(-1)).toEqual({ since: 5 });
+    server.store('bob', 'c7', 'e1|c7|sept');
+    feed.joined(undefined);
+    await settle();
+    expect(server.gets.at(-1)).toEqual({ since: 6 });
+    expect(feed.getSnapshot().entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('sends once: blank text and a second send while one is in progress are ignored', async () => {

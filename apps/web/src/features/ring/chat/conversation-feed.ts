@@ -1,4 +1,10 @@
-import { CHAT_MESSAGES, MESSAGE_PAGE, type TNewMessageEvent } from '@securering/contract';
+import {
+  CHAT_MESSAGES,
+  MESSAGE_PAGE,
+  type TJoinCatchUp,
+  type TJoinMissed,
+  type TNewMessageEvent,
+} from '@securering/contract';
 import { isE2eeError } from '@securering/e2ee';
 import { PeerKeyUnavailable } from '../e2ee/keyring';
 import type { RingKeys } from '../e2ee/use-ring-keys';
@@ -16,6 +22,9 @@ import {
   type ChatEntry,
   type SendFailure,
 } from './chat-policy';
+
+/** Pushed messages kept for a join_ring answer at most; past them, get.php catches up. */
+const MAX_WAITING_FOR_JOIN = 200;
 
 /** What this tab could make of a message's envelope. */
 export type ReadState =
@@ -56,6 +65,11 @@ export interface FeedDeps {
   now?(): number;
   /** Injected in tests (no real delays). */
   sleep?(ms: number): Promise<void>;
+  /**
+   * Whether the room's socket is joined now (default: yes). Before the join_ring answer, a pushed
+   * message that skips sequence numbers waits for it (the answer brings the missing ones).
+   */
+  joined?(): boolean;
 }
 
 /** The French reason of a failed send that is not the server's. */
@@ -84,8 +98,9 @@ function failureOf(error: unknown): SendFailure {
 /**
  * One conversation of the chat in this tab: its messages (each exactly once, in sequence order),
  * what could be decrypted, and the sends of this tab with their retries. It loads the latest page,
- * older pages on demand, and catches up from the database with `since=<highest seq>` whenever told
- * (a (re)join, a poll, a gap in pushed sequence numbers). Ephemeral messages are dropped — envelope
+ * older pages on demand, and catches up after its highest sequence number whenever told: from the
+ * join_ring answer at a (re)join, from get.php (`since=`) on a poll or a gap in pushed sequence
+ * numbers. Ephemeral messages are dropped — envelope
  * and decrypted text — when they expire, even before the server's `messages_deleted`.
  */
 export class ConversationFeed {
@@ -96,6 +111,8 @@ export class ConversationFeed {
   private loadingPromise: Promise<void> | null = null;
   private catching: Promise<boolean> | null = null;
   private catchAgain = false;
+  /** Pushed messages that skipped sequence numbers before the join_ring answer. */
+  private waitingForJoin: TNewMessageEvent[] = [];
   private localOrder = 0;
   private disposed = false;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -144,6 +161,7 @@ export class ConversationFeed {
   /** Forgets everything (the room or popup closed). */
   dispose(): void {
     this.disposed = true;
+    this.waitingForJoin = [];
     clearTimeout(this.expiryTimer);
     this.listeners.clear();
     this.entries = [];
@@ -235,14 +253,43 @@ export class ConversationFeed {
     return this.catching;
   }
 
+  /** The conversation as a join_ring catch-up asks it (loaded feeds only: the others load). */
+  joinCatchUp(): TJoinCatchUp | undefined {
+    return this.loaded && !this.disposed
+      ? { conversationId: this.conversationId, since: this.highest }
+      : undefined;
+  }
+
+  /**
+   * The socket joined again: `missed` is what join_ring's answer carried for this conversation
+   * (undefined: not asked, or not answered). What it brings is merged; get.php goes on only past
+   * its page (`hasMore`) or without it. The pushes that waited for it follow.
+   */
+  joined(missed: TJoinMissed | undefined): void {
+    const waiting = this.waitingForJoin;
+    this.waitingForJoin = [];
+    if (!missed || !this.loaded) {
+      void this.catchUp();
+      return;
+    }
+    const added = this.add(missed.messages.map(entryFromMessage));
+    this.emit();
+    this.announce(added);
+    if (missed.hasMore) void this.catchUp();
+    for (const event of waiting) this.receive(event);
+  }
+
   /**
    * A message pushed by the socket. When its sequence number skips some (missed while
-   * disconnected), it is not shown ahead of them: a catch-up brings them all, in order.
+   * disconnected), it is not shown ahead of them: a catch-up brings them all, in order — the
+   * join_ring answer if the socket is joining, get.php otherwise.
    */
   receive(event: TNewMessageEvent): void {
     if (event.conversationId !== this.conversationId) return;
     if (this.loaded && hasGap(this.highest, event.seq)) {
-      void this.catchUp();
+      if (this.deps.joined?.() === false && this.waitingForJoin.length < MAX_WAITING_FOR_JOIN)
+        this.waitingForJoin.push(event);
+      else void this.catchUp();
       return;
     }
     const added = this.add([entryFromEvent(event, this.deps.memberId)]);

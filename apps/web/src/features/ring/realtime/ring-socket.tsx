@@ -1,6 +1,7 @@
 import type { ServerToClientEvents } from '@securering/contract';
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { connectToRing, type ConnectionStatus, type RingSocket } from '@/lib/realtime';
+import { JoinCatchUpHub } from './join-catch-up';
 
 /** The room's one realtime connection, as `useRingSocket()` returns it. */
 export interface RingSocketValue {
@@ -14,6 +15,8 @@ export interface RingSocketValue {
    * state) depend on it.
    */
   joins: number;
+  /** Where features register the conversations each join_ring catches up (the chat). */
+  joinCatchUp: JoinCatchUpHub;
 }
 
 const RingSocketContext = createContext<RingSocketValue | null>(null);
@@ -28,11 +31,19 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
   const [socket, setSocket] = useState<RingSocket | null>(null);
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
   const [joins, setJoins] = useState(0);
+  const [joinCatchUp] = useState(() => new JoinCatchUpHub());
 
   useEffect(() => {
     const created = connectToRing(ringId, {
-      onStatus: setStatus,
-      onJoined: () => setJoins((n) => n + 1),
+      onStatus: (next) => {
+        if (next !== 'connected') joinCatchUp.left();
+        setStatus(next);
+      },
+      catchUp: () => joinCatchUp.request(),
+      onJoined: (missed, asked) => {
+        joinCatchUp.answered(missed, asked);
+        setJoins((n) => n + 1);
+      },
     });
     // The socket exists only inside this effect's lifetime; the state hands it to the children.
     // eslint-disable-next-line react-hooks/set-state-in-effect
@@ -42,9 +53,12 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
       created.close();
       setSocket(null);
     };
-  }, [ringId]);
+  }, [ringId, joinCatchUp]);
 
-  const value = useMemo(() => ({ ringId, socket, status, joins }), [ringId, socket, status, joins]);
+  const value = useMemo(
+    () => ({ ringId, socket, status, joins, joinCatchUp }),
+    [ringId, socket, status, joins, joinCatchUp],
+  );
   return <RingSocketContext.Provider value={value}>{children}</RingSocketContext.Provider>;
 }
 

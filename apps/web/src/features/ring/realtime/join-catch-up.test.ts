@@ -1,0 +1,49 @@
+import { MAX_JOIN_CATCH_UP, type TJoinCatchUp, type TJoinMissed } from '@securering/contract';
+import { describe, expect, it } from 'vitest';
+import { JoinCatchUpHub, type JoinCatchUpSource } from './join-catch-up';
+
+function source(held: TJoinCatchUp[]) {
+  const calls: Array<{ asked: string[]; missed: string[] }> = [];
+  const value: JoinCatchUpSource = {
+    held: () => held,
+    joined: (asked, missed) => calls.push({ asked: [...asked], missed: [...missed.keys()] }),
+  };
+  return { value, calls };
+}
+
+const item = (conversationId: string, since = 0): TJoinCatchUp => ({ conversationId, since });
+const missed = (conversationId: string): TJoinMissed => ({
+  conversationId,
+  messages: [],
+  hasMore: false,
+  lastSeq: 0,
+});
+
+describe('join_ring catch-up hub', () => {
+  it('asks each conversation once, at most MAX_JOIN_CATCH_UP, in the order of the sources', () => {
+    const hub = new JoinCatchUpHub();
+    const many = Array.from({ length: MAX_JOIN_CATCH_UP + 5 }, (_, i) => item(`dm:${i}`));
+    hub.register(source([item('room:general', 3), item('dm:0', 1)]).value);
+    hub.register(source(many).value);
+    const asked = hub.request();
+    expect(asked).toHaveLength(MAX_JOIN_CATCH_UP);
+    expect(asked.slice(0, 3)).toEqual([item('room:general', 3), item('dm:0', 1), item('dm:1')]);
+  });
+
+  it('hands each source the answers to what was asked, and tells when the socket is joined', () => {
+    const hub = new JoinCatchUpHub();
+    const chat = source([item('room:general')]);
+    const stop = hub.register(chat.value);
+    expect(hub.isJoined).toBe(false);
+    // An answer for a conversation not asked is ignored.
+    hub.answered([missed('room:general'), missed('dm:x')], [item('room:general'), item('dm:a')]);
+    expect(hub.isJoined).toBe(true);
+    expect(chat.calls).toEqual([{ asked: ['room:general', 'dm:a'], missed: ['room:general'] }]);
+    hub.left();
+    expect(hub.isJoined).toBe(false);
+    stop();
+    hub.answered([], []);
+    expect(chat.calls).toHaveLength(1);
+    expect(hub.request()).toEqual([]);
+  });
+});
