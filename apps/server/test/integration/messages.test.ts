@@ -350,15 +350,13 @@ describe('Ring chat: messages and conversations', () => {
     ]);
     sockets.push(bobJoin.socket);
     const missed = bobJoin.ack.missed ?? [];
-    expect(missed.map((m) => [m.conversationId, m.messages.map((x) => x.seq), m.hasMore, m.lastSeq])).toEqual(
-      [
-        [ROOM, [2, 3], false, 3],
-        [dm, [1, 2], false, 2],
-      ],
-    );
+    expect(missed.map((m) => [m.conversationId, m.messages.map((x) => x.seq), m.hasMore])).toEqual([
+      [ROOM, [2, 3], false],
+      [dm, [1, 2], false],
+    ]);
     // As get.php serves them: the same envelopes, which Bob decrypts.
-    const fromApi = await page(bob, `?since=1&conversation_id=${ROOM}`);
-    expect(missed[0]!.messages).toEqual(fromApi.messages);
+    expect(missed[0]!.messages).toEqual((await page(bob, `?since=1&conversation_id=${ROOM}`)).messages);
+    expect(missed[1]!.messages).toEqual((await page(bob, `?since=0&conversation_id=${dm}`)).messages);
     expect(await Promise.all(missed[1]!.messages.map((m) => bob.decrypt(m.content, dm)))).toEqual([
       'd1',
       'd2',
@@ -391,7 +389,7 @@ describe('Ring chat: messages and conversations', () => {
     expect(room?.messages.map((m) => m.seq)).toEqual(
       Array.from({ length: JOIN_CATCH_UP_PAGE }, (_, i) => i + 1),
     );
-    expect(room).toMatchObject({ hasMore: true, lastSeq: total });
+    expect(room?.hasMore).toBe(true);
 
     // A message sent right after the answer's messages were read (before the answer leaves) is
     // pushed to the socket: it entered the Ring's room before that read. Nothing falls between.
@@ -407,9 +405,7 @@ describe('Ring chat: messages and conversations', () => {
     try {
       const second = await joinedSocket(t, baseUrl, bob, [{ conversationId: ROOM, since: total }]);
       sockets.push(second.socket);
-      expect(second.ack.missed).toEqual([
-        { conversationId: ROOM, messages: [], hasMore: false, lastSeq: total },
-      ]);
+      expect(second.ack.missed).toEqual([{ conversationId: ROOM, messages: [], hasMore: false }]);
       await expect
         .poll(() =>
           second.events
@@ -454,7 +450,7 @@ describe('Ring chat: messages and conversations', () => {
     ).toEqual({
       ok: true,
       ringId: bob.ringId,
-      missed: [{ conversationId: ROOM, messages: [], hasMore: false, lastSeq: 0 }],
+      missed: [{ conversationId: ROOM, messages: [], hasMore: false }],
     });
   });
 

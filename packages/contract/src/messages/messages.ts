@@ -133,15 +133,14 @@ export const ZJoinCatchUp = z.object({
 export type TJoinCatchUp = z.infer<typeof ZJoinCatchUp>;
 
 /**
- * What a conversation asked at join_ring missed: get.php's answer for `since` with at most
- * {@link JOIN_CATCH_UP_PAGE} messages. A conversation asked but absent from the answer (not the
- * caller's, or not read) is caught up with get.php.
+ * What a conversation asked at join_ring missed: get.php's messages and `hasMore` for `since`, at
+ * most {@link JOIN_CATCH_UP_PAGE} messages. A conversation asked but absent from the answer (not
+ * the caller's, or not read) is caught up with get.php.
  */
 export interface TJoinMissed {
   conversationId: string;
   messages: TMessage[];
   hasMore: boolean;
-  lastSeq: number;
 }
 
 /** POST /api/conversations/create-dm.php — the same conversation for the same two members. */

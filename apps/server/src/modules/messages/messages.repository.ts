@@ -79,6 +79,21 @@ const pageNextTo = (side: '<' | '>') =>
   );
 const pageBefore = pageNextTo('<');
 const pageAfter = pageNextTo('>');
+/** pageAfter for a conversation named by its key in a Ring (its row found in the same query). */
+const pageAfterByKey = precompiledQuery(
+  (db: Database, ringId: string, key: string, nowIso: string, minEpoch: number, seq: number, limit: number) =>
+    db
+      .selectFrom('messages')
+      .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
+      .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
+      .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
+      .where('conversations.ring_id', '=', ringId)
+      .where('conversations.conversation_key', '=', key)
+      .where(visible(nowIso, minEpoch))
+      .where('messages.seq', '>', seq)
+      .orderBy('messages.seq', 'asc')
+      .limit(limit),
+);
 const conversationByKey = precompiledQuery((db: Database, ringId: string, key: string) =>
   db
     .selectFrom('conversations')
@@ -308,6 +323,20 @@ export class MessagesRepository {
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     return { rows: since !== undefined ? page : page.reverse(), hasMore };
+  }
+
+  /**
+   * findPage after `since` for the conversation `key` of the Ring `ringId`, in one query (no
+   * conversation yet: no message).
+   */
+  async findPageAfterByKey(
+    ringId: string,
+    key: string,
+    options: { since: number; limit: number; nowIso: string; minEpoch: number },
+  ): Promise<{ rows: MessageView[]; hasMore: boolean }> {
+    const { since, limit, nowIso, minEpoch } = options;
+    const rows = await pageAfterByKey(this.db, ringId, key, nowIso, minEpoch, since, limit + 1);
+    return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
   /** Visible messages from others after what the member has read, per conversation. */

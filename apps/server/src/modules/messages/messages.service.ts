@@ -232,19 +232,37 @@ export class MessagesService {
 
   /**
    * What a reconnecting page missed in the conversations it names (join_ring's `catchUp`): for
-   * each, get.php's answer after `since`, at most JOIN_CATCH_UP_PAGE messages. A conversation the
-   * caller may not use is left out (the page asks get.php, which says why).
+   * each, get.php's page after `since`, at most JOIN_CATCH_UP_PAGE messages — the room in one
+   * query (every active member may read it), a private conversation once its participants are
+   * checked. A conversation the caller may not use is left out (the page asks get.php, which says
+   * why).
    */
   async missedSince(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
+    const nowIso = this.ctx.clock.now().toISOString();
+    const minEpoch = firstReadableEpoch(caller.ring, caller.member);
     const answers = await Promise.all(
-      items.map(async ({ conversationId, since }) => {
+      items.map(async ({ conversationId, since }): Promise<TJoinMissed | undefined> => {
+        if (conversationId === ROOM_CONVERSATION_ID) {
+          const { rows, hasMore } = await this.messages.findPageAfterByKey(caller.ring.id, conversationId, {
+            since,
+            limit: JOIN_CATCH_UP_PAGE,
+            nowIso,
+            minEpoch,
+          });
+          const room = { id: conversationId, kind: 'room' } as const;
+          return {
+            conversationId,
+            messages: rows.map((row) => toMessage(row, room, caller.member.id)),
+            hasMore,
+          };
+        }
         try {
-          const page = await this.get(caller, {
+          const { messages, hasMore } = await this.get(caller, {
             conversation_id: conversationId,
             since,
             limit: JOIN_CATCH_UP_PAGE,
           });
-          return { conversationId, ...page };
+          return { conversationId, messages, hasMore };
         } catch (error) {
           if (error instanceof AppError && error.statusCode === 404) return undefined;
           throw error;

@@ -31,23 +31,19 @@ const KEYED_MEMBER_COLUMNS = [
   'member_keys.public_ed25519',
 ] as const;
 
-/** One of them, with its Ring's history setting: asked at every socket join. */
-const activeKeyedMember = precompiledQuery((db: Database, ringId: string, memberId: string) =>
+/**
+ * What a key nudge at every socket join reads, in one query: for an active member of the Ring with
+ * published keys, the Ring's epochs (oldest first; one row with a null epoch when it has none), each
+ * with whether the member holds a share of it for its current key version, and what the member
+ * may read (its first readable epoch, the Ring's history setting). No row: not such a member.
+ */
+const keyNeedsOf = precompiledQuery((db: Database, ringId: string, memberId: string) =>
   activeKeyedMemberRows(db)
     .innerJoin('rings', 'rings.id', 'ring_members.ring_id')
-    .select([...KEYED_MEMBER_COLUMNS, 'rings.share_history'])
-    .where('ring_members.id', '=', memberId)
-    .where('ring_members.ring_id', '=', ringId),
-);
-
-/**
- * The Ring's epochs, oldest first, each with whether the member holds a share of it for its key
- * version: what a key nudge at every socket join reads, in one query.
- */
-const epochsHeldBy = precompiledQuery((db: Database, ringId: string, memberId: string, keyVersion: number) =>
-  db
-    .selectFrom('ring_epochs')
+    .leftJoin('ring_epochs', 'ring_epochs.ring_id', 'rings.id')
     .select((eb) => [
+      'ring_members.first_readable_epoch',
+      'rings.share_history',
       'ring_epochs.epoch',
       eb
         .exists(
@@ -56,14 +52,22 @@ const epochsHeldBy = precompiledQuery((db: Database, ringId: string, memberId: s
             .select('epoch_key_shares.epoch')
             .whereRef('epoch_key_shares.ring_id', '=', 'ring_epochs.ring_id')
             .whereRef('epoch_key_shares.epoch', '=', 'ring_epochs.epoch')
-            .where('epoch_key_shares.recipient_member_id', '=', memberId)
-            .where('epoch_key_shares.recipient_key_version', '=', keyVersion),
+            .whereRef('epoch_key_shares.recipient_member_id', '=', 'ring_members.id')
+            .whereRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
         )
         .as('held'),
     ])
-    .where('ring_epochs.ring_id', '=', ringId)
+    .where('ring_members.id', '=', memberId)
+    .where('ring_members.ring_id', '=', ringId)
     .orderBy('ring_epochs.epoch'),
 );
+
+/** What a member with published keys may read of its Ring's epochs and which it holds (keyNeedsOf). */
+export interface KeyNeeds {
+  first_readable_epoch: number;
+  share_history: 0 | 1;
+  epochs: Array<{ epoch: number; held: boolean }>;
+}
 
 /**
  * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
@@ -134,12 +138,19 @@ export class RingKeysRepository {
       .execute();
   }
 
-  /** One active member of the Ring with published keys, and the Ring's history setting. */
-  async findActiveKeyedMember(
-    ringId: string,
-    memberId: string,
-  ): Promise<(KeyedMember & { share_history: 0 | 1 }) | undefined> {
-    return (await activeKeyedMember(this.db, ringId, memberId))[0];
+  /** See keyNeedsOf: undefined unless the member is active in the Ring with published keys. */
+  async findKeyNeeds(ringId: string, memberId: string): Promise<KeyNeeds | undefined> {
+    const rows = await keyNeedsOf(this.db, ringId, memberId);
+    const [first] = rows;
+    if (!first) return undefined;
+    return {
+      first_readable_epoch: first.first_readable_epoch,
+      share_history: first.share_history,
+      epochs: rows
+        .filter((row): row is typeof row & { epoch: number } => row.epoch !== null)
+        // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+        .map((row) => ({ epoch: row.epoch, held: Boolean(row.held) })),
+    };
   }
 
   async currentEpoch(ringId: string, trx: Database = this.db): Promise<number | undefined> {
@@ -180,18 +191,6 @@ export class RingKeysRepository {
       .where('epoch', '>=', minEpoch)
       .orderBy('epoch')
       .execute();
-  }
-
-  /** Epochs of which the member holds a valid share. */
-  /** See epochsHeldBy. */
-  async epochsWithHolding(
-    ringId: string,
-    memberId: string,
-    keyVersion: number,
-  ): Promise<Array<{ epoch: number; held: boolean }>> {
-    const rows = await epochsHeldBy(this.db, ringId, memberId, keyVersion);
-    // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
-    return rows.map((row) => ({ epoch: row.epoch, held: Boolean(row.held) }));
   }
 
   async heldEpochs(

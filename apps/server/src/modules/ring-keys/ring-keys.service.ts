@@ -372,12 +372,11 @@ export class RingKeysService {
    */
   async nudgeHolders(ringId: string, memberId: string): Promise<number> {
     const { ctx } = this;
-    const target = await this.keys.findActiveKeyedMember(ringId, memberId);
+    const target = await this.keys.findKeyNeeds(ringId, memberId);
     if (!target) return 0;
-    const epochs = await this.keys.epochsWithHolding(ringId, memberId, target.key_version);
-    const held = new Set(epochs.filter((e) => e.held).map((e) => e.epoch));
+    const held = new Set(target.epochs.filter((e) => e.held).map((e) => e.epoch));
     const needed = neededEpochs(
-      epochs.map((e) => e.epoch),
+      target.epochs.map((e) => e.epoch),
       held,
       firstReadableEpoch(target, target),
     );

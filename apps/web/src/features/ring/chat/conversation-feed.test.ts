@@ -228,7 +228,7 @@ describe('conversation feed', () => {
     await settle();
     expect(texts(feed)).toEqual(['un']);
     joined = true;
-    feed.joined({ conversationId: CONV, messages: missed, hasMore: false, lastSeq: 3 });
+    feed.joined({ conversationId: CONV, messages: missed, hasMore: false });
     await settle();
     expect(texts(feed)).toEqual(['un', 'deux', 'trois', 'quatre']);
     expect(server.gets.length).toBe(gets);
@@ -237,7 +237,7 @@ describe('conversation feed', () => {
     // Past the answer's page (hasMore), or without an answer, get.php goes on after the highest.
     const page = [server.store('bob', 'c5', 'e1|c5|cinq')];
     server.store('bob', 'c6', 'e1|c6|six');
-    feed.joined({ conversationId: CONV, messages: page, hasMore: true, lastSeq: 6 });
+    feed.joined({ conversationId: CONV, messages: page, hasMore: true });
     await settle();
     expect(server.gets.at(-1)).toEqual({ since: 5 });
     server.store('bob', 'c7', 'e1|c7|sept');

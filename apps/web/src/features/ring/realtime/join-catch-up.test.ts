@@ -16,7 +16,6 @@ const missed = (conversationId: string): TJoinMissed => ({
   conversationId,
   messages: [],
   hasMore: false,
-  lastSeq: 0,
 });
 
 describe('join_ring catch-up hub', () => {
