@@ -7,10 +7,10 @@ export const PRESENCE_BATCH_INTERVAL_MS = 250;
 /**
  * After a batch of at least {@link PRESENCE_WAVE_CHANGES} changes (a wave: an instance restarted and
  * its members come back), the Ring's next batch waits this long instead: every batch is a frame to
- * each socket of the Ring, and during a wave those frames cost more than a second's delay in
+ * each socket of the Ring, and during a wave those frames cost more than two seconds' delay in
  * showing who is back.
  */
-export const PRESENCE_WAVE_INTERVAL_MS = 1000;
+export const PRESENCE_WAVE_INTERVAL_MS = 2000;
 export const PRESENCE_WAVE_CHANGES = 10;
 
 /** What one Ring's batch carries to the sender. */

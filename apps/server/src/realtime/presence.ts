@@ -83,7 +83,9 @@ export class PresenceAnnouncer {
     if (sent.length === 1) others.emit('presence_update', sent[0]!);
     else if (sent.length > 1) others.emit('presence_updates', { ringId, updates: sent });
     const state = { ringId, online: [...online], inCall: [...inCall].filter((id) => online.has(id)) };
-    for (const socket of stillHere) socket.emit('presence_state', state);
+    // Encoded once for all the joiners (all on this instance: no need to ask the others).
+    if (stillHere.length > 0)
+      io.local.to(stillHere.map((socket) => socket.id)).emit('presence_state', state);
   }
 
   /** Stops announcing (the sockets are closing) and writes the last-seen times still waiting. */
