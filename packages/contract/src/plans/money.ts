@@ -20,9 +20,7 @@ export function eurosToCents(euros: number | string): number {
 export function formatAmount(euros: number): string {
   const text = String(Math.abs(euros));
   if (!Number.isFinite(euros) || text.includes('e')) {
-    return new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
-      euros,
-    );
+    return new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(euros);
   }
   const [units = '0', fraction = ''] = text.split('.');
   const roundUp = (fraction[2] ?? '0') >= '5' ? 1n : 0n;
