@@ -26,7 +26,9 @@
 //   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only),
 //   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there),
 //   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no catch-up at the join, to see
-//   what it costs; the report says so)
+//   what it costs; the report says so), BENCH_STORM_BROWSER_READS=1 (each client, once back, also
+//   reads its key state and conversation list again, as the web room page does after a rejoin;
+//   the storm then ends when those are answered)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -87,7 +89,7 @@ if (!isMainThread) {
     const { connectRingClient } = await import('../scripts/lib/ring-driver.mjs');
     const { loadContract } = await import('../scripts/lib/workspace-bundle.mjs');
     const contract = await loadContract();
-    const { url, members, skipCatchUp } = workerData;
+    const { url, members, skipCatchUp, browserReads } = workerData;
     const clients = members.map((member) => ({
       member,
       lastSeq: 0,
@@ -105,6 +107,8 @@ if (!isMainThread) {
       /** Joins whose answer carried missed messages, and catch-ups that still needed get.php. */
       answered: 0,
       httpCatchUps: 0,
+      /** With BENCH_STORM_BROWSER_READS=1: when the page's reads after a rejoin were answered. */
+      settledAt: 0,
     }));
     let phase = 'connect';
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -116,7 +120,7 @@ if (!isMainThread) {
       reportTimer ??= setTimeout(() => {
         reportTimer = undefined;
         const back = clients.filter((c) =>
-          phase === 'connect' ? c.joins >= 1 && c.spare : c.backAt > 0,
+          phase === 'connect' ? c.joins >= 1 && c.spare : browserReads ? c.settledAt > 0 : c.backAt > 0,
         ).length;
         parentPort.postMessage({ type: 'progress', back });
       }, 50);
@@ -216,6 +220,22 @@ if (!isMainThread) {
               await catchUp();
             }
             client.backAt = wallNow();
+            // What the room page also does after a rejoin: read its key state again (events may
+            // have been missed) and the conversation list (unread counts), both at once.
+            if (browserReads) {
+              for (;;) {
+                try {
+                  await Promise.all([
+                    getJson('/api/rings/keys/state.php', member.token),
+                    getJson('/api/conversations/list.php', member.token),
+                  ]);
+                  break;
+                } catch {
+                  await new Promise((resolve) => setTimeout(resolve, 500));
+                }
+              }
+              client.settledAt = wallNow();
+            }
           }
           report();
         },
@@ -229,7 +249,10 @@ if (!isMainThread) {
     parentPort.on('message', (message) => {
       if (message.type === 'storm') {
         phase = 'storm';
-        for (const client of clients) client.backAt = 0;
+        for (const client of clients) {
+          client.backAt = 0;
+          client.settledAt = 0;
+        }
         loopDelay.reset();
         loopDelay.enable();
       } else if (message.type === 'collect') {
@@ -253,6 +276,7 @@ if (!isMainThread) {
             joinedAt: c.joinedAt,
             answered: c.answered,
             httpCatchUps: c.httpCatchUps,
+            settledAt: c.settledAt,
             // The attempt that brought it back: connecting, minting its token, the handshake,
             // join_ring, catch-up.
             openMs: c.attemptAt - c.retryAt,
@@ -575,6 +599,7 @@ if (!isMainThread) {
             url: target.url,
             members: part,
             skipCatchUp: process.env.BENCH_STORM_NO_CATCHUP === '1',
+            browserReads: process.env.BENCH_STORM_BROWSER_READS === '1',
           },
           { ready: (m) => m.type === 'progress' && m.back === part.length },
         );
@@ -645,6 +670,16 @@ if (!isMainThread) {
         out.push(
           '**Diagnosis run (BENCH_STORM_NO_CATCHUP=1): no catch-up at the join, unlike a browser.**\n',
         );
+      if (process.env.BENCH_STORM_BROWSER_READS === '1') {
+        const settled = clients.filter((c) => c.settledAt > 0).map((c) => c.settledAt - readyAt);
+        out.push(
+          `**With the room page's reads after a rejoin (BENCH_STORM_BROWSER_READS=1)**: once back, each client ` +
+            `also reads its key state (keys/state.php) and the conversation list (list.php) again, at once, as ` +
+            `the web page does; ${settled.length} of ${plain.length} had both answers, ` +
+            `${settled.filter((ms) => ms <= 5000).length} within 5 s of ready, all ` +
+            `${(Math.max(...settled) / 1000).toFixed(2)} s after it.\n`,
+        );
+      }
       out.push(
         `${ringCount} Rings of ${STORM_RING_SIZE} members, one socket each, connected straight to ${target.name} ` +
           `(${connectMs} ms to connect and join them all and for each to hold its spare stream token). SIGKILL, ${missed} messages per Ring sent meanwhile ` +
