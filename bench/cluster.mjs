@@ -26,9 +26,9 @@
 //   BENCH_STORM_RING_SIZE (100), BENCH_SKIP_LOAD=1 / BENCH_SKIP_STORM=1 (one part only),
 //   BENCH_CPU_PROF=dir (the instance restarted by the storm writes a CPU profile there),
 //   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no catch-up at the join, to see
-//   what it costs; the report says so), BENCH_STORM_BROWSER_READS=1 (each client, once back, also
-//   reads its key state and conversation list again, as the web room page does after a rejoin;
-//   the storm then ends when those are answered)
+//   what it costs; the report says so), BENCH_STORM_BROWSER_READS=1 (each client also does what
+//   the web room page does after a rejoin: its join asks for the conversation list, and once back
+//   it reads its key state again; the storm then ends when that is answered)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -205,29 +205,35 @@ if (!isMainThread) {
           if (first) report();
         },
         // As the web client: after its first join the page names the room it holds, with its
-        // highest sequence number, and join_ring's answer carries what it missed.
-        catchUp: () =>
-          client.joins > 0 && !skipCatchUp ? [{ conversationId: 'room:general', since: client.lastSeq }] : [],
-        onJoined: async (missed, asked) => {
+        // highest sequence number, and join_ring's answer carries what it missed (and, with
+        // BENCH_STORM_BROWSER_READS=1, the conversation list, as a room page asks).
+        joinRequest: () => ({
+          ...(client.joins > 0 && !skipCatchUp
+            ? { catchUp: [{ conversationId: 'room:general', since: client.lastSeq }] }
+            : {}),
+          ...(browserReads ? { conversations: true } : {}),
+        }),
+        onJoined: async (answer, asked) => {
           client.joinedAt = wallNow();
           client.joins += 1;
-          const room = missed.find((m) => m.conversationId === 'room:general');
+          const room = (answer.missed ?? []).find((m) => m.conversationId === 'room:general');
           for (const m of room?.messages ?? []) client.lastSeq = Math.max(client.lastSeq, m.seq);
           if (room?.messages.length) client.answered += 1;
           if (phase === 'storm' && client.backAt === 0) {
-            if (!skipCatchUp && (asked.length === 0 || !room || room.hasMore)) {
+            if (!skipCatchUp && (!asked.catchUp || !room || room.hasMore)) {
               client.httpCatchUps += 1;
               await catchUp();
             }
             client.backAt = wallNow();
             // What the room page also does after a rejoin: read its key state again (events may
-            // have been missed) and the conversation list (unread counts), both at once.
+            // have been missed); its conversation list comes in the join's answer.
             if (browserReads) {
               for (;;) {
                 try {
+                  // Without the list in the answer, the page reads it over HTTP (as the web does).
                   await Promise.all([
                     getJson('/api/rings/keys/state.php', member.token),
-                    getJson('/api/conversations/list.php', member.token),
+                    answer.conversations ? undefined : getJson('/api/conversations/list.php', member.token),
                   ]);
                   break;
                 } catch {
@@ -673,9 +679,9 @@ if (!isMainThread) {
       if (process.env.BENCH_STORM_BROWSER_READS === '1') {
         const settled = clients.filter((c) => c.settledAt > 0).map((c) => c.settledAt - readyAt);
         out.push(
-          `**With the room page's reads after a rejoin (BENCH_STORM_BROWSER_READS=1)**: once back, each client ` +
-            `also reads its key state (keys/state.php) and the conversation list (list.php) again, at once, as ` +
-            `the web page does; ${settled.length} of ${plain.length} had both answers, ` +
+          `**With the room page's reads after a rejoin (BENCH_STORM_BROWSER_READS=1)**: each join also asks for ` +
+            `the conversation list, and once back each client reads its key state (keys/state.php) again, as ` +
+            `the web page does; ${settled.length} of ${plain.length} had both, ` +
             `${settled.filter((ms) => ms <= 5000).length} within 5 s of ready, all ` +
             `${(Math.max(...settled) / 1000).toFixed(2)} s after it.\n`,
         );

@@ -463,14 +463,17 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         });
         // Messages it was given in join_ring's answers, and the catch-ups it asked of get.php.
         let answeredMessages = 0;
+        let answeredLists = 0;
         let catchUpRequests = 0;
         page.on('websocket', (ws) => {
           ws.on('framereceived', ({ payload }) => {
-            if (typeof payload !== 'string' || !payload.includes('"missed"')) return;
+            if (typeof payload !== 'string' || !payload.includes('"ringId"')) return;
             const json = JSON.parse(payload.slice(payload.indexOf('['))) as Array<{
               missed?: Array<{ messages: unknown[] }>;
+              conversations?: unknown[];
             }>;
             for (const part of json[0]?.missed ?? []) answeredMessages += part.messages.length;
+            if (Array.isArray(json[0]?.conversations)) answeredLists += 1;
           });
         });
         page.on('request', (request) => {
@@ -512,6 +515,7 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const mintsBefore = mints;
         const catchUpsBefore = catchUpRequests;
         const answeredBefore = answeredMessages;
+        const listsBefore = answeredLists;
         await holder!.kill();
         for (const text of ['Pendant la panne 1', 'Pendant la panne 2', 'Pendant la panne 3'])
           await say(text);
@@ -525,6 +529,8 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         expect(mints).toBe(mintsBefore);
         // What it missed came in join_ring's answer or as pushes after it: no get.php catch-up.
         expect(catchUpRequests).toBe(catchUpsBefore);
+        // …and the answer brought the conversation list again (unread counts).
+        expect(answeredLists).toBeGreaterThan(listsBefore);
         console.log(
           `[CLUSTER] reconnection: ${answeredMessages - answeredBefore} missed message(s) in join_ring's answer`,
         );

@@ -293,13 +293,14 @@ export async function ringWithSenders(base, e2ee, { admin, members, senders = 1,
  * over the socket while connected (`renew_stream_token`, on spareTokenRenewalDelayMs's schedule)
  * while usable, else minted over HTTP (asked again every 1.5 s on failure, given up on a 401 — the
  * page would end its session) —, join_ring sent after each connection and again every second
- * until answered (naming the conversations `hooks.catchUp()` returns, whose missed messages come in
- * its answer), and one report to the server log per outage (refused connection, token
+ * until answered (with what `hooks.joinRequest()` returns: the conversations held, whose missed
+ * messages come in its answer, and whether to bring the conversation list), and one report to the
+ * server log per outage (refused connection, token
  * unavailable). `contract` is @securering/contract (tests import it; benchmarks load it with
  * scripts/lib/workspace-bundle.mjs), so both follow the same RING_CONNECTION. `hooks` observe it:
  * onRetry (a reconnection starts), onAttempt (the connection opened, a stream token is being
  * taken), onToken (with `spare`: whether it was the spare), onSpare (a spare token received),
- * onJoined (with the answer's `missed` and what was asked), onSessionEnded (401).
+ * onJoined (with the answer and what was asked), onSessionEnded (401).
  */
 export function connectRingClient(contract, base, member, hooks = {}) {
   const {
@@ -389,18 +390,23 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const asked = (hooks.catchUp?.() ?? []).slice(0, contract.MAX_JOIN_CATCH_UP);
-    const payload = asked.length > 0 ? { ringId: member.ringId, catchUp: asked } : { ringId: member.ringId };
-    socket.timeout(policy.joinRetryMs).emit('join_ring', payload, (error, result) => {
-      if (!error && result?.ok) {
-        attempts = 0;
-        refusalReported = false;
-        scheduleRenewal();
-        hooks.onJoined?.(result.missed ?? [], asked);
-        return;
-      }
-      if (socket.connected) joinTimer = setTimeout(join, policy.joinRetryMs);
-    });
+    const { catchUp = [], conversations } = hooks.joinRequest?.() ?? {};
+    const asked = {
+      ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, contract.MAX_JOIN_CATCH_UP) } : {}),
+      ...(conversations ? { conversations } : {}),
+    };
+    socket
+      .timeout(policy.joinRetryMs)
+      .emit('join_ring', { ringId: member.ringId, ...asked }, (error, result) => {
+        if (!error && result?.ok) {
+          attempts = 0;
+          refusalReported = false;
+          scheduleRenewal();
+          hooks.onJoined?.(result, asked);
+          return;
+        }
+        if (socket.connected) joinTimer = setTimeout(join, policy.joinRetryMs);
+      });
   };
   const reconnectLater = () => {
     clearTimeout(retryTimer);

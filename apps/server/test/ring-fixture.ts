@@ -40,6 +40,7 @@ export async function joinedSocket(
   baseUrl: string,
   member: E2eeMember,
   catchUp?: TJoinCatchUp[],
+  extra: { conversations?: boolean } = {},
 ): Promise<{
   socket: TestSocket;
   events: Array<{ name: string; payload: unknown }>;
@@ -63,6 +64,7 @@ export async function joinedSocket(
   const ack = await socket.emitWithAck('join_ring', {
     ringId: member.ringId,
     ...(catchUp ? { catchUp } : {}),
+    ...extra,
   });
   if (!ack.ok) throw new Error(`join_ring refused: ${ack.error}`);
   return { socket, events, keys, ack };

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { type TCallEndReason, type TCallType } from './calls/calls';
 import { type PROTECTION_LEVELS } from './constants';
-import { MAX_JOIN_CATCH_UP, ZJoinCatchUp, type TJoinMissed } from './messages/messages';
+import {
+  MAX_JOIN_CATCH_UP,
+  ZJoinCatchUp,
+  type TConversationSummary,
+  type TJoinMissed,
+} from './messages/messages';
 
 /**
  * Socket.io events on `/socket.io` (spec 2 §7). Payload schemas validate what clients send;
@@ -13,9 +18,12 @@ import { MAX_JOIN_CATCH_UP, ZJoinCatchUp, type TJoinMissed } from './messages/me
  * {@link MAX_JOIN_CATCH_UP} conversations, each once): the conversations a reconnecting page holds
  * with the highest sequence number of each; the answer's `missed` carries what came after (the
  * socket is in the room before they are read, so nothing falls between them and the pushes).
+ * `conversations: true`: the answer also carries the caller's conversations with their unread
+ * counts (`conversations`, as list.php answers them), which a room page reads again at each join.
  */
 export const ZJoinRing = z.object({
   ringId: z.string().min(1),
+  conversations: z.boolean().optional(),
   catchUp: z
     .array(ZJoinCatchUp)
     .max(MAX_JOIN_CATCH_UP)
@@ -24,7 +32,8 @@ export const ZJoinRing = z.object({
 });
 export type TJoinRing = z.input<typeof ZJoinRing>;
 export type TJoinRingAck =
-  { ok: true; ringId: string; missed?: TJoinMissed[] } | { ok: false; error: string };
+  | { ok: true; ringId: string; missed?: TJoinMissed[]; conversations?: TConversationSummary[] }
+  | { ok: false; error: string };
 
 const callRingId = z.string().min(1).max(64);
 const callMemberId = z.string().min(1).max(64);

@@ -371,6 +371,17 @@ describe('Ring chat: messages and conversations', () => {
     sockets.push(carolJoin.socket);
     expect(carolJoin.ack.missed?.map((m) => [m.conversationId, m.messages.length])).toEqual([[ROOM, 3]]);
 
+    // The conversation list with unread counts, as list.php answers it, when asked.
+    const withList = await joinedSocket(t, baseUrl, bob, undefined, { conversations: true });
+    sockets.push(withList.socket);
+    const listed = ZConversationsResponse.parse((await bob.call('GET', CHAT_API_PATHS.list)).json());
+    expect(withList.ack.conversations).toEqual(listed.conversations);
+    expect(withList.ack.conversations?.map((c) => [c.id, c.unread])).toEqual([
+      [ROOM, 3],
+      [dm, 2],
+    ]);
+    expect(withList.ack.missed).toBeUndefined();
+
     // Nothing asked, nothing added: the answer stays { ok, ringId }.
     const plain = await joinedSocket(t, baseUrl, carol);
     sockets.push(plain.socket);
@@ -441,6 +452,9 @@ describe('Ring chat: messages and conversations', () => {
         ok: false,
         error: MESSAGES.forbidden,
       });
+    expect(
+      await socket.emitWithAck('join_ring', { ringId: bob.ringId, conversations: 'oui' } as never),
+    ).toEqual({ ok: false, error: MESSAGES.forbidden });
     // The socket stays in its Ring and can ask again properly.
     expect(
       await socket.emitWithAck('join_ring', {

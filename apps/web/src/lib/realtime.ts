@@ -7,8 +7,8 @@ import {
   spareTokenRenewalDelayMs,
   type ClientToServerEvents,
   type ServerToClientEvents,
-  type TJoinCatchUp,
-  type TJoinMissed,
+  type TJoinRing,
+  type TJoinRingAck,
 } from '@securering/contract';
 import { io, type Socket } from 'socket.io-client';
 import { apiRequest } from './api-client';
@@ -48,16 +48,22 @@ async function mintStreamToken(): Promise<string> {
 export interface RingConnectionEvents {
   onStatus(status: ConnectionStatus): void;
   /**
-   * The conversations held and the highest sequence number of each, asked at every join_ring so
-   * that its answer carries what they missed (at most MAX_JOIN_CATCH_UP).
+   * What every join_ring asks besides the Ring: the conversations held with the highest sequence
+   * number of each (`catchUp`, at most MAX_JOIN_CATCH_UP), whose missed messages its answer
+   * carries, and whether it should carry the conversation list (`conversations`).
    */
-  catchUp?(): TJoinCatchUp[];
+  joinRequest?(): JoinExtras;
   /**
-   * The server acknowledged join_ring (the first time and after every reconnection), with what the
-   * conversations `asked` missed (`missed`: the ones it answered for).
+   * The server acknowledged join_ring (the first time and after every reconnection), with its
+   * answer to what was `asked`.
    */
-  onJoined?(missed: readonly TJoinMissed[], asked: readonly TJoinCatchUp[]): void;
+  onJoined?(answer: TJoinRingAnswer, asked: JoinExtras): void;
 }
+
+/** What a join_ring asks besides the Ring. */
+export type JoinExtras = Omit<TJoinRing, 'ringId'>;
+/** A join_ring's successful answer. */
+export type TJoinRingAnswer = Extract<TJoinRingAck, { ok: true }>;
 
 /**
  * The Ring's realtime connection (spec 2 §9, RING_CONNECTION): unlimited reconnection with delays
@@ -76,8 +82,8 @@ export function connectToRing(
   ringId: string,
   events: RingConnectionEvents | ((status: ConnectionStatus) => void),
 ): RingSocket {
-  const { onStatus, onJoined, catchUp } =
-    typeof events === 'function' ? { onStatus: events, onJoined: undefined, catchUp: undefined } : events;
+  const { onStatus, onJoined, joinRequest } =
+    typeof events === 'function' ? { onStatus: events, onJoined: undefined, joinRequest: undefined } : events;
   /** The stream token of the next connection, taken while connected (single use). */
   let spare: { token: string; expiresAt: number } | undefined;
   const socket: RingSocket = io({
@@ -123,15 +129,18 @@ export function connectToRing(
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const asked = (catchUp?.() ?? []).slice(0, MAX_JOIN_CATCH_UP);
-    const payload = asked.length > 0 ? { ringId, catchUp: asked } : { ringId };
-    socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', payload, (error, result) => {
+    const { catchUp = [], conversations } = joinRequest?.() ?? {};
+    const asked: JoinExtras = {
+      ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, MAX_JOIN_CATCH_UP) } : {}),
+      ...(conversations ? { conversations } : {}),
+    };
+    socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', { ringId, ...asked }, (error, result) => {
       if (!error && result?.ok) {
         attempts = 0;
         refusalReported = false;
         scheduleRenewal();
         onStatus('connected');
-        onJoined?.(result.missed ?? [], asked);
+        onJoined?.(result, asked);
         return;
       }
       if (socket.connected) joinTimer = setTimeout(join, RING_CONNECTION.joinRetryMs);

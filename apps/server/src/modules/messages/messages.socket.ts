@@ -7,14 +7,19 @@ import { MessagesService } from './messages.service';
  * highest sequence number of each, and the answer carries the messages it missed (`missed`), read
  * with the membership join_ring has just checked. A reconnection thus needs no get.php request per
  * conversation (a restarted instance's thousand pages would each make one, each with its own
- * access check). New messages themselves are pushed by the messages service (`new_message`).
+ * access check). A room page may also ask for its conversations with their unread counts
+ * (`conversations: true`), which it reads again at every join: list.php's answer, without the
+ * request. New messages themselves are pushed by the messages service (`new_message`).
  */
 export function messagesSocketFeature(ctx: AppContext): SocketFeature {
   const service = new MessagesService(ctx);
   return {
     async joinAnswer(request, access) {
-      if (!request.catchUp?.length) return {};
-      return { missed: await service.missedSince(access, request.catchUp) };
+      const [missed, conversations] = await Promise.all([
+        request.catchUp?.length ? service.missedSince(access, request.catchUp) : undefined,
+        request.conversations ? service.list(access) : undefined,
+      ]);
+      return { ...(missed ? { missed } : {}), ...(conversations ? { conversations } : {}) };
     },
   };
 }

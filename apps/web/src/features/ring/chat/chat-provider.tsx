@@ -347,8 +347,9 @@ export function ChatProvider({
   }, [refetchList]);
 
   // At every (re)join, join_ring names the conversations loaded here and its answer brings what
-  // they missed; the others (and those past the answer's page) ask get.php. The list is read again
-  // for the unread counts (a private conversation may have started meanwhile).
+  // they missed; the others (and those past the answer's page) ask get.php. A room page also has
+  // the answer bring its conversation list again, for the unread counts (a private conversation
+  // may have started meanwhile); without it in the answer, the list is read again over HTTP.
   const refetchListRef = useRef(refetchList);
   useEffect(() => {
     refetchListRef.current = refetchList;
@@ -360,12 +361,18 @@ export function ChatProvider({
           [...feeds.current.values()]
             .map((f) => f.joinCatchUp())
             .filter((item): item is TJoinCatchUp => item !== undefined),
-        joined: (_asked, missed) => {
+        wantsConversations: () => mode === 'room',
+        joined: ({ missed, conversations }) => {
           for (const f of feeds.current.values()) f.joined(missed.get(f.conversationId));
-          refetchListRef.current();
+          if (conversations)
+            client.setQueryData(CONVERSATIONS_KEY, {
+              success: true as const,
+              conversations: [...conversations],
+            });
+          else refetchListRef.current();
         },
       }),
-    [joinCatchUp],
+    [joinCatchUp, mode, client],
   );
 
   // Polling, while the socket is down and the settings allow it. A DM that only shows up in the

@@ -1,22 +1,34 @@
-import { MAX_JOIN_CATCH_UP, type TJoinCatchUp, type TJoinMissed } from '@securering/contract';
+import {
+  MAX_JOIN_CATCH_UP,
+  type TConversationSummary,
+  type TJoinCatchUp,
+  type TJoinMissed,
+} from '@securering/contract';
 import { describe, expect, it } from 'vitest';
 import { JoinCatchUpHub, type JoinCatchUpSource } from './join-catch-up';
 
-function source(held: TJoinCatchUp[]) {
-  const calls: Array<{ asked: string[]; missed: string[] }> = [];
+function source(held: TJoinCatchUp[], wantsConversations = false) {
+  const calls: Array<{ asked: string[]; missed: string[]; conversations: number | undefined }> = [];
   const value: JoinCatchUpSource = {
     held: () => held,
-    joined: (asked, missed) => calls.push({ asked: [...asked], missed: [...missed.keys()] }),
+    wantsConversations: () => wantsConversations,
+    joined: ({ asked, missed, conversations }) => {
+      calls.push({ asked: [...asked], missed: [...missed.keys()], conversations: conversations?.length });
+    },
   };
   return { value, calls };
 }
 
 const item = (conversationId: string, since = 0): TJoinCatchUp => ({ conversationId, since });
-const missed = (conversationId: string): TJoinMissed => ({
-  conversationId,
-  messages: [],
-  hasMore: false,
-});
+const missed = (conversationId: string): TJoinMissed => ({ conversationId, messages: [], hasMore: false });
+const room: TConversationSummary = {
+  id: 'room:general',
+  kind: 'room',
+  peer: null,
+  lastSeq: 3,
+  lastReadSeq: 1,
+  unread: 2,
+};
 
 describe('join_ring catch-up hub', () => {
   it('asks each conversation once, at most MAX_JOIN_CATCH_UP, in the order of the sources', () => {
@@ -24,9 +36,20 @@ describe('join_ring catch-up hub', () => {
     const many = Array.from({ length: MAX_JOIN_CATCH_UP + 5 }, (_, i) => item(`dm:${i}`));
     hub.register(source([item('room:general', 3), item('dm:0', 1)]).value);
     hub.register(source(many).value);
-    const asked = hub.request();
-    expect(asked).toHaveLength(MAX_JOIN_CATCH_UP);
-    expect(asked.slice(0, 3)).toEqual([item('room:general', 3), item('dm:0', 1), item('dm:1')]);
+    const { catchUp = [], conversations } = hub.request();
+    expect(catchUp).toHaveLength(MAX_JOIN_CATCH_UP);
+    expect(catchUp.slice(0, 3)).toEqual([item('room:general', 3), item('dm:0', 1), item('dm:1')]);
+    expect(conversations).toBeUndefined();
+  });
+
+  it('asks for the conversation list when a source wants it, and hands it over only when asked', () => {
+    const hub = new JoinCatchUpHub();
+    const chat = source([], true);
+    hub.register(chat.value);
+    expect(hub.request()).toEqual({ conversations: true });
+    hub.answered({ conversations: [room] }, { conversations: true });
+    hub.answered({ conversations: [room] }, {});
+    expect(chat.calls.map((c) => c.conversations)).toEqual([1, undefined]);
   });
 
   it('hands each source the answers to what was asked, and tells when the socket is joined', () => {
@@ -35,14 +58,19 @@ describe('join_ring catch-up hub', () => {
     const stop = hub.register(chat.value);
     expect(hub.isJoined).toBe(false);
     // An answer for a conversation not asked is ignored.
-    hub.answered([missed('room:general'), missed('dm:x')], [item('room:general'), item('dm:a')]);
+    hub.answered(
+      { missed: [missed('room:general'), missed('dm:x')] },
+      { catchUp: [item('room:general'), item('dm:a')] },
+    );
     expect(hub.isJoined).toBe(true);
-    expect(chat.calls).toEqual([{ asked: ['room:general', 'dm:a'], missed: ['room:general'] }]);
+    expect(chat.calls).toEqual([
+      { asked: ['room:general', 'dm:a'], missed: ['room:general'], conversations: undefined },
+    ]);
     hub.left();
     expect(hub.isJoined).toBe(false);
     stop();
-    hub.answered([], []);
+    hub.answered({}, {});
     expect(chat.calls).toHaveLength(1);
-    expect(hub.request()).toEqual([]);
+    expect(hub.request()).toEqual({});
   });
 });

@@ -1,21 +1,37 @@
-import { MAX_JOIN_CATCH_UP, type TJoinCatchUp, type TJoinMissed } from '@securering/contract';
+import {
+  MAX_JOIN_CATCH_UP,
+  type TConversationSummary,
+  type TJoinCatchUp,
+  type TJoinMissed,
+} from '@securering/contract';
+import type { JoinExtras, TJoinRingAnswer } from '@/lib/realtime';
 
-/** A feature holding conversations that a join_ring can catch up (the chat's feeds). */
+/** What a join_ring brought a source, for what it asked. */
+export interface JoinAnswered {
+  /** The conversations asked (of every source). */
+  asked: ReadonlySet<string>;
+  /** The answers among them: a conversation held but not answered catches up another way. */
+  missed: ReadonlyMap<string, TJoinMissed>;
+  /** The caller's conversations with their unread counts, when asked. */
+  conversations: readonly TConversationSummary[] | undefined;
+}
+
+/** A feature whose state a join_ring brings up to date (the chat's feeds and conversation list). */
 export interface JoinCatchUpSource {
   /** The conversations held now, each with the highest sequence number held. */
   held(): TJoinCatchUp[];
-  /**
-   * join_ring was answered: `asked` names the conversations asked (of every source), `missed` the
-   * answers among them. A conversation held but not answered catches up another way.
-   */
-  joined(asked: ReadonlySet<string>, missed: ReadonlyMap<string, TJoinMissed>): void;
+  /** Whether the answer should carry the conversation list (a room page shows it). */
+  wantsConversations?(): boolean;
+  /** join_ring was answered. */
+  joined(answer: JoinAnswered): void;
 }
 
 /**
  * Between the room's socket and the features that catch up at each join: gathers what they hold
  * for join_ring's `catchUp` (at most MAX_JOIN_CATCH_UP conversations, in the order the sources
- * registered), hands them the answer, and tells whether the socket is joined now (pushes that skip
- * sequence numbers before the answer arrives wait for it rather than fetch what it brings).
+ * registered) and whether to bring the conversation list, hands them the answer, and tells whether
+ * the socket is joined now (pushes that skip sequence numbers before the answer arrives wait for it
+ * rather than fetch what it brings).
  */
 export class JoinCatchUpHub {
   private readonly sources = new Set<JoinCatchUpSource>();
@@ -31,18 +47,23 @@ export class JoinCatchUpHub {
     return this.joinedNow;
   }
 
-  /** What the next join_ring asks. */
-  request(): TJoinCatchUp[] {
-    const items: TJoinCatchUp[] = [];
+  /** What the next join_ring asks besides the Ring. */
+  request(): JoinExtras {
+    const catchUp: TJoinCatchUp[] = [];
     const seen = new Set<string>();
-    for (const source of this.sources)
+    let conversations = false;
+    for (const source of this.sources) {
+      if (source.wantsConversations?.()) conversations = true;
       for (const item of source.held()) {
-        if (items.length >= MAX_JOIN_CATCH_UP) return items;
-        if (seen.has(item.conversationId)) continue;
+        if (catchUp.length >= MAX_JOIN_CATCH_UP || seen.has(item.conversationId)) continue;
         seen.add(item.conversationId);
-        items.push(item);
+        catchUp.push(item);
       }
-    return items;
+    }
+    return {
+      ...(catchUp.length > 0 ? { catchUp } : {}),
+      ...(conversations ? { conversations } : {}),
+    };
   }
 
   /** The connection dropped (or is being made): the socket is not joined. */
@@ -50,13 +71,14 @@ export class JoinCatchUpHub {
     this.joinedNow = false;
   }
 
-  /** join_ring answered `missed` for `asked`. */
-  answered(missed: readonly TJoinMissed[], asked: readonly TJoinCatchUp[]): void {
+  /** join_ring answered `answer` for `asked`. */
+  answered(answer: Pick<TJoinRingAnswer, 'missed' | 'conversations'>, asked: JoinExtras): void {
     this.joinedNow = true;
-    const askedIds = new Set(asked.map((item) => item.conversationId));
-    const byId = new Map(
-      missed.filter((m) => askedIds.has(m.conversationId)).map((m) => [m.conversationId, m]),
+    const askedIds = new Set((asked.catchUp ?? []).map((item) => item.conversationId));
+    const missed = new Map(
+      (answer.missed ?? []).filter((m) => askedIds.has(m.conversationId)).map((m) => [m.conversationId, m]),
     );
-    for (const source of [...this.sources]) source.joined(askedIds, byId);
+    const conversations = asked.conversations ? answer.conversations : undefined;
+    for (const source of [...this.sources]) source.joined({ asked: askedIds, missed, conversations });
   }
 }

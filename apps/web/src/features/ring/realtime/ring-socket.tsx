@@ -39,9 +39,9 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
         if (next !== 'connected') joinCatchUp.left();
         setStatus(next);
       },
-      catchUp: () => joinCatchUp.request(),
-      onJoined: (missed, asked) => {
-        joinCatchUp.answered(missed, asked);
+      joinRequest: () => joinCatchUp.request(),
+      onJoined: (answer, asked) => {
+        joinCatchUp.answered(answer, asked);
         setJoins((n) => n + 1);
       },
     });
