@@ -54,14 +54,16 @@ function countUnderEpochUpdate(db: QueryCreator<DB>, ringId: string, epoch: numb
 /** What a send stores besides the sequence number, which the store gives it. */
 export type NewMessage = Omit<MessageRow, 'seq'>;
 
-/** Visible messages of a conversation with their sender's name (history pages read these columns only). */
-const pageQuery = (db: Database, conversationId: string, nowIso: string, minEpoch: number) =>
+/** Messages with their sender's name: the columns history pages read, and only those. */
+const pageRows = (db: Database) =>
   db
     .selectFrom('messages')
     .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
-    .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
-    .where('messages.conversation_id', '=', conversationId)
-    .where(visible(nowIso, minEpoch));
+    .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username']);
+
+/** Visible messages of a conversation (pageRows). */
+const pageQuery = (db: Database, conversationId: string, nowIso: string, minEpoch: number) =>
+  pageRows(db).where('messages.conversation_id', '=', conversationId).where(visible(nowIso, minEpoch));
 
 // History pages and the conversation lookup run on every history read: built and compiled once.
 const latestPage = precompiledQuery(
@@ -82,11 +84,8 @@ const pageAfter = pageNextTo('>');
 /** pageAfter for a conversation named by its key in a Ring (its row found in the same query). */
 const pageAfterByKey = precompiledQuery(
   (db: Database, ringId: string, key: string, nowIso: string, minEpoch: number, seq: number, limit: number) =>
-    db
-      .selectFrom('messages')
+    pageRows(db)
       .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
-      .leftJoin('ring_members as sender', 'sender.id', 'messages.sender_member_id')
-      .select([...MESSAGE_VIEW_COLUMNS, 'sender.username as sender_username'])
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.conversation_key', '=', key)
       .where(visible(nowIso, minEpoch))
