@@ -157,6 +157,30 @@ function mediaStats(page: Page) {
   });
 }
 
+/** What ICE did in a call popup (candidates and pairs), printed when a relay call does not connect. */
+function iceReport(page: Page) {
+  return page.evaluate(async () => {
+    const exposed = (window as unknown as { __secureringCall?: { pc: RTCPeerConnection | null } })
+      .__secureringCall;
+    const pc = exposed?.pc;
+    if (!pc) return 'no peer connection';
+    const lines = [
+      `connection ${pc.connectionState}, ice ${pc.iceConnectionState}, gathering ${pc.iceGatheringState}`,
+    ];
+    (await pc.getStats()).forEach((s: Record<string, unknown>) => {
+      if (s.type === 'local-candidate' || s.type === 'remote-candidate')
+        lines.push(
+          `${s.type} ${s.id}: ${s.candidateType} ${s.protocol} ${s.address}:${s.port} ${s.url ?? ''}`,
+        );
+      if (s.type === 'candidate-pair')
+        lines.push(
+          `pair ${s.localCandidateId} -> ${s.remoteCandidateId}: ${s.state}, requests ${s.requestsSent}/${s.responsesReceived}`,
+        );
+    });
+    return lines.join('\n');
+  });
+}
+
 async function waitForAudio(page: Page) {
   await expect
     .poll(async () => (await mediaStats(page))?.audioPackets ?? 0, { timeout: 15_000, interval: 250 })
@@ -544,10 +568,21 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
       try {
         const callerPopup = await call(alice, 'bob');
         const calleePopup = await answer(bob, OWNER_NAME);
-        await Promise.all([
-          waitForCallState(callerPopup, 'connected'),
-          waitForCallState(calleePopup, 'connected'),
-        ]);
+        try {
+          await Promise.all([
+            waitForCallState(callerPopup, 'connected'),
+            waitForCallState(calleePopup, 'connected'),
+          ]);
+        } catch (error) {
+          // What the browsers and coturn saw, for a run where the relay never came up.
+          for (const [who, popup] of [
+            ['caller', callerPopup],
+            ['callee', calleePopup],
+          ] as const)
+            console.log(`[CALLS] ${who}: states ${String(await statesOf(popup))}\n${await iceReport(popup)}`);
+          console.log(`[CALLS] coturn log (end):\n${turn!.log().split('\n').slice(-80).join('\n')}`);
+          throw error;
+        }
         await Promise.all([waitForAudio(callerPopup), waitForAudio(calleePopup)]);
         for (const popup of [callerPopup, calleePopup]) {
           const stats = await mediaStats(popup);
