@@ -392,7 +392,7 @@ if (!isMainThread) {
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: `bench-cluster-${process.pid}:`,
     fresh: true,
-    dispose: true,
+    dispose: process.env.BENCH_KEEP_DATABASE !== '1',
     admin: BENCH_ADMIN,
     // One client IP creates hundreds of members; request logs would cost CPU the figures should not.
     env: { RATE_LIMIT_PUBLIC_PER_MIN: '0', LOG_LEVEL: 'warn' },
@@ -415,6 +415,7 @@ if (!isMainThread) {
       });
       const everyone = [ring.owner, ...ring.members];
       const tokens = await mapLimit(everyone, 8, (member) => member.mintStreamToken());
+      const statistics = await analyzeSeeded(cluster.databaseUrl);
       const total = RATE * SECONDS;
       const text =
         'Un message de la conversation, de la longueur d’une phrase ordinaire, envoyé à tout le Ring.';
@@ -520,7 +521,8 @@ if (!isMainThread) {
           `load average before ${loadBefore}, after ${load()}. ` +
           `${((total - errors.length) / sendingSeconds).toFixed(1)} sends accepted per second; send errors by answer: ` +
           `${[...errorsByAnswer].map(([answer, n]) => `${answer} × ${n}`).join(', ') || 'none'}; ` +
-          `times HAProxy's checks took an instance out during the run: ${downs.join(', ')}.\n`,
+          `times HAProxy's checks took an instance out during the run: ${downs.join(', ')}. ` +
+          `Planner statistics: ${statistics}.\n`,
       );
       out.push(
         table(
@@ -595,6 +597,7 @@ if (!isMainThread) {
         },
       );
       const members = rings.flatMap((r) => r.members).slice(0, STORM_SOCKETS);
+      const statistics = await analyzeSeeded(cluster.databaseUrl);
       const plain = members.map((m) => ({ token: m.token, ringId: m.ringId }));
       const half = Math.ceil(plain.length / 2);
       const progress = [0, 0];
@@ -672,6 +675,7 @@ if (!isMainThread) {
       const caughtUp = clients.filter((c) => c.lastSeq >= missed).length;
       const afterReady = back.map((c) => c.backAt - readyAt).sort((a, b) => a - b);
       out.push(`## Restart storm: ${plain.length} sockets on one instance, killed and started again\n`);
+      out.push(`Planner statistics: ${statistics}.\n`);
       if (process.env.BENCH_STORM_NO_CATCHUP === '1')
         out.push(
           '**Diagnosis run (BENCH_STORM_NO_CATCHUP=1): no catch-up at the join, unlike a browser.**\n',
@@ -815,15 +819,39 @@ if (!isMainThread) {
     await cluster.stop();
   }
 
-  async function pgVersion(url) {
+  async function withPg(url, body) {
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      return (await client.query('show server_version')).rows[0].server_version.split(' ')[0];
+      return await body(client);
     } finally {
       await client.end();
     }
+  }
+
+  function pgVersion(url) {
+    return withPg(
+      url,
+      async (client) => (await client.query('show server_version')).rows[0].server_version.split(' ')[0],
+    );
+  }
+
+  /**
+   * The planner's statistics of the freshly seeded database, as autovacuum gathers them on a
+   * production server within a minute of such growth. Without them (autovacuum is off on some
+   * machines, and a bench measures seconds after seeding) every estimate is a row or two and
+   * PostgreSQL may join in any order: the Ring session lookup then walked every active member of
+   * every Ring. BENCH_NO_ANALYZE=1 skips it (to see that case). Says whether autovacuum is on.
+   */
+  function analyzeSeeded(url) {
+    return withPg(url, async (client) => {
+      const autovacuum = (await client.query('show autovacuum')).rows[0].autovacuum;
+      if (process.env.BENCH_NO_ANALYZE === '1')
+        return `autovacuum ${autovacuum}; not analyzed (BENCH_NO_ANALYZE=1)`;
+      await client.query('analyze');
+      return `autovacuum ${autovacuum}; analyzed after seeding`;
+    });
   }
 
   function haproxyVersion() {

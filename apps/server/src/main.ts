@@ -4,6 +4,7 @@ import { buildApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
+import { checkPlannerStatistics } from './db/planner-statistics';
 import { acquireSqliteLock } from './lib/sqlite-lock';
 import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
     },
     `SecureRing prêt sur ${config.publicUrl}`,
   );
+  if (database.dialect === 'postgres') {
+    const warning = await checkPlannerStatistics(database.db).catch(() => undefined);
+    if (warning) app.log.warn(warning);
+  }
 
   let closing = false;
   /** How long requests in flight may take to finish once the drain is over. */

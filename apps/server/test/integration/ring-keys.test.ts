@@ -164,6 +164,19 @@ describe('Ring keys: records, epochs, shares', () => {
     expect(pending).toEqual([
       { memberId: bob.memberId, keyVersion: 2, publicKeys: bob.publicKeys, epochs: [1] },
     ]);
+    // A share for his previous key version does not count: he cannot open it.
+    const [aliceShare] = (await sharesOf(ringId)).filter((s) => s.recipient_member_id === alice.memberId);
+    await t.ctx.db
+      .insertInto('epoch_key_shares')
+      .values({
+        ...aliceShare!,
+        id: 'stale-share-of-bob',
+        recipient_member_id: bob.memberId,
+        recipient_key_version: 1,
+      })
+      .execute();
+    expect((await alice.state()).pending).toEqual(pending);
+    await t.ctx.db.deleteFrom('epoch_key_shares').where('id', '=', 'stale-share-of-bob').execute();
     bob.keyVersion = 2;
     const shared = await alice.shareAll();
     expect(shared!.json()).toEqual({ success: true, stored: 1 });

@@ -210,6 +210,41 @@ export class RingKeysRepository {
   }
 
   /**
+   * The other active members with published keys who lack a valid share (for their current key
+   * version) of some of `epochs`, those they may read — `shareHistory` off, only epochs from their
+   * first readable one: one row per member and epoch lacking, by member id then epoch. Only what is
+   * missing leaves the database: in a Ring where everyone holds the keys, nothing.
+   */
+  lackingShares(
+    ringId: string,
+    exceptMemberId: string,
+    epochs: readonly number[],
+    shareHistory: boolean,
+  ): Promise<Array<KeyedMember & { epoch: number }>> {
+    if (epochs.length === 0) return Promise.resolve([]);
+    let query = activeKeyedMemberRows(this.db)
+      .innerJoin('ring_epochs', 'ring_epochs.ring_id', 'ring_members.ring_id')
+      .select([...KEYED_MEMBER_COLUMNS, 'ring_epochs.epoch'])
+      .where('ring_members.ring_id', '=', ringId)
+      .where('ring_members.id', '!=', exceptMemberId)
+      .where('ring_epochs.epoch', 'in', [...epochs])
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('epoch_key_shares')
+              .select('epoch_key_shares.epoch')
+              .whereRef('epoch_key_shares.ring_id', '=', 'ring_epochs.ring_id')
+              .whereRef('epoch_key_shares.epoch', '=', 'ring_epochs.epoch')
+              .whereRef('epoch_key_shares.recipient_member_id', '=', 'ring_members.id')
+              .whereRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
+          ),
+        ),
+      );
+    if (!shareHistory) query = query.whereRef('ring_epochs.epoch', '>=', 'ring_members.first_readable_epoch');
+    return query.orderBy('ring_members.id').orderBy('ring_epochs.epoch').execute();
+  }
+
+  /**
    * Valid shares of the Ring (the recipient's current key version) for the given epochs: who holds
    * what. `memberIds` narrows to some recipients.
    */

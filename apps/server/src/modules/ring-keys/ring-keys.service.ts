@@ -23,7 +23,6 @@ import {
   decideKeySave,
   firstReadableEpoch,
   isRotationDue,
-  mayReadEpoch,
   neededEpochs,
   pickKeyHolders,
   type KeyRuleError,
@@ -203,28 +202,24 @@ export class RingKeysService {
     const firstReadable = firstReadableEpoch(ring, member);
     const shares =
       keyVersion > 0 ? await this.keys.findSharesOf(ring.id, member.id, keyVersion, firstReadable) : [];
+    // The members who lack epochs the caller holds and may read them (mayReadEpoch's rule, in SQL).
+    const lacking = await this.keys.lackingShares(
+      ring.id,
+      member.id,
+      shares.map((s) => s.epoch),
+      ring.share_history === 1,
+    );
     const pending: TPendingShare[] = [];
-    const held = shares.map((s) => s.epoch);
-    if (held.length > 0) {
-      const members = (await this.keys.activeKeyedMembers(ring.id)).filter((m) => m.id !== member.id);
-      const holdings = await this.keys.validHoldings(
-        ring.id,
-        held,
-        members.map((m) => m.id),
-      );
-      const has = new Set(holdings.map((h) => `${h.member_id}:${h.epoch}`));
-      for (const other of members) {
-        const epochs = held.filter(
-          (epoch) => mayReadEpoch(ring, other, epoch) && !has.has(`${other.id}:${epoch}`),
-        );
-        if (epochs.length > 0)
-          pending.push({
-            memberId: other.id,
-            keyVersion: other.key_version,
-            publicKeys: { x25519: other.public_x25519, ed25519: other.public_ed25519 },
-            epochs,
-          });
-      }
+    for (const row of lacking) {
+      const last = pending.at(-1);
+      if (last?.memberId === row.id) last.epochs.push(row.epoch);
+      else
+        pending.push({
+          memberId: row.id,
+          keyVersion: row.key_version,
+          publicKeys: { x25519: row.public_x25519, ed25519: row.public_ed25519 },
+          epochs: [row.epoch],
+        });
     }
     return {
       success: true,
