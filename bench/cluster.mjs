@@ -109,6 +109,9 @@ if (!isMainThread) {
       httpCatchUps: 0,
       /** With BENCH_STORM_BROWSER_READS=1: when the page's reads after a rejoin were answered. */
       settledAt: 0,
+      /** With BENCH_STORM_BROWSER_READS=1: the key revision of the key state it holds, and reads of it. */
+      keyRevision: undefined,
+      keyStateReads: 0,
     }));
     let phase = 'connect';
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -206,12 +209,13 @@ if (!isMainThread) {
         },
         // As the web client: after its first join the page names the room it holds, with its
         // highest sequence number, and join_ring's answer carries what it missed (and, with
-        // BENCH_STORM_BROWSER_READS=1, the conversation list, as a room page asks).
+        // BENCH_STORM_BROWSER_READS=1, the conversation list and the Ring's key revision, as a
+        // room page asks).
         joinRequest: () => ({
           ...(client.joins > 0 && !skipCatchUp
             ? { catchUp: [{ conversationId: 'room:general', since: client.lastSeq }] }
             : {}),
-          ...(browserReads ? { conversations: true } : {}),
+          ...(browserReads ? { conversations: true, keyRevision: true } : {}),
         }),
         onJoined: async (answer, asked) => {
           client.joinedAt = wallNow();
@@ -219,6 +223,21 @@ if (!isMainThread) {
           const room = (answer.missed ?? []).find((m) => m.conversationId === 'room:general');
           for (const m of room?.messages ?? []) client.lastSeq = Math.max(client.lastSeq, m.seq);
           if (room?.messages.length) client.answered += 1;
+          /** The room page's key-state read at a join: unless the answer's revision is the one held. */
+          const readKeyState = async () => {
+            if (client.keyRevision !== undefined && answer.keyRevision === client.keyRevision) return;
+            for (;;) {
+              try {
+                client.keyRevision = (await getJson('/api/rings/keys/state.php', member.token)).keyRevision;
+                client.keyStateReads += 1;
+                return;
+              } catch {
+                await new Promise((resolve) => setTimeout(resolve, 500));
+              }
+            }
+          };
+          // A page read its key state when it opened.
+          if (browserReads && phase === 'connect' && client.keyRevision === undefined) await readKeyState();
           if (phase === 'storm' && client.backAt === 0) {
             if (!skipCatchUp && (!asked.catchUp || !room || room.hasMore)) {
               client.httpCatchUps += 1;
@@ -226,13 +245,14 @@ if (!isMainThread) {
             }
             client.backAt = wallNow();
             // What the room page also does after a rejoin: read its key state again (events may
-            // have been missed); its conversation list comes in the join's answer.
+            // have been missed) unless the answer's key revision is the one of the state it holds;
+            // its conversation list comes in the join's answer.
             if (browserReads) {
               for (;;) {
                 try {
                   // Without the list in the answer, the page reads it over HTTP (as the web does).
                   await Promise.all([
-                    getJson('/api/rings/keys/state.php', member.token),
+                    readKeyState(),
                     answer.conversations ? undefined : getJson('/api/conversations/list.php', member.token),
                   ]);
                   break;
@@ -258,6 +278,7 @@ if (!isMainThread) {
         for (const client of clients) {
           client.backAt = 0;
           client.settledAt = 0;
+          client.keyStateReads = 0;
         }
         loopDelay.reset();
         loopDelay.enable();
@@ -283,6 +304,7 @@ if (!isMainThread) {
             answered: c.answered,
             httpCatchUps: c.httpCatchUps,
             settledAt: c.settledAt,
+            keyStateReads: c.keyStateReads,
             // The attempt that brought it back: connecting, minting its token, the handshake,
             // join_ring, catch-up.
             openMs: c.attemptAt - c.retryAt,
@@ -684,8 +706,10 @@ if (!isMainThread) {
         const settled = clients.filter((c) => c.settledAt > 0).map((c) => c.settledAt - readyAt);
         out.push(
           `**With the room page's reads after a rejoin (BENCH_STORM_BROWSER_READS=1)**: each join also asks for ` +
-            `the conversation list, and once back each client reads its key state (keys/state.php) again, as ` +
-            `the web page does; ${settled.length} of ${plain.length} had both, ` +
+            `the conversation list and the Ring's key revision, and once back each client reads its key state ` +
+            `(keys/state.php) again unless the answer's revision is the one of the state it read when it opened, ` +
+            `as the web page does (${clients.filter((c) => c.keyStateReads > 0).length} read it during the storm); ` +
+            `${settled.length} of ${plain.length} had both, ` +
             `${settled.filter((ms) => ms <= 5000).length} within 5 s of ready, all ` +
             `${(Math.max(...settled) / 1000).toFixed(2)} s after it.\n`,
         );

@@ -464,21 +464,26 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         // Messages it was given in join_ring's answers, and the catch-ups it asked of get.php.
         let answeredMessages = 0;
         let answeredLists = 0;
+        let answeredRevisions = 0;
         let catchUpRequests = 0;
+        let keyStateReads = 0;
         page.on('websocket', (ws) => {
           ws.on('framereceived', ({ payload }) => {
             if (typeof payload !== 'string' || !payload.includes('"ringId"')) return;
             const json = JSON.parse(payload.slice(payload.indexOf('['))) as Array<{
               missed?: Array<{ messages: unknown[] }>;
               conversations?: unknown[];
+              keyRevision?: number;
             }>;
             for (const part of json[0]?.missed ?? []) answeredMessages += part.messages.length;
             if (Array.isArray(json[0]?.conversations)) answeredLists += 1;
+            if (typeof json[0]?.keyRevision === 'number') answeredRevisions += 1;
           });
         });
         page.on('request', (request) => {
           if (request.url().includes('/api/rings/mint-stream-token.php')) mints += 1;
           if (/\/api\/messages\/get\.php\?.*since=/.test(request.url())) catchUpRequests += 1;
+          if (request.url().includes('/api/rings/keys/state.php')) keyStateReads += 1;
         });
         await page.goto(`${cluster.url}/ring`);
         await page.getByLabel('Email').fill(email);
@@ -516,6 +521,8 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const catchUpsBefore = catchUpRequests;
         const answeredBefore = answeredMessages;
         const listsBefore = answeredLists;
+        const revisionsBefore = answeredRevisions;
+        const keyStateReadsBefore = keyStateReads;
         await holder!.kill();
         for (const text of ['Pendant la panne 1', 'Pendant la panne 2', 'Pendant la panne 3'])
           await say(text);
@@ -529,8 +536,11 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         expect(mints).toBe(mintsBefore);
         // What it missed came in join_ring's answer or as pushes after it: no get.php catch-up.
         expect(catchUpRequests).toBe(catchUpsBefore);
-        // …and the answer brought the conversation list again (unread counts).
+        // …and the answer brought the conversation list again (unread counts), and the Ring's key
+        // revision: no key changed meanwhile, so the page did not read its key state again.
         expect(answeredLists).toBeGreaterThan(listsBefore);
+        expect(answeredRevisions).toBeGreaterThan(revisionsBefore);
+        expect(keyStateReads).toBe(keyStateReadsBefore);
         console.log(
           `[CLUSTER] reconnection: ${answeredMessages - answeredBefore} missed message(s) in join_ring's answer`,
         );

@@ -390,10 +390,11 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const { catchUp = [], conversations } = hooks.joinRequest?.() ?? {};
+    const { catchUp = [], conversations, keyRevision } = hooks.joinRequest?.() ?? {};
     const asked = {
       ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, contract.MAX_JOIN_CATCH_UP) } : {}),
       ...(conversations ? { conversations } : {}),
+      ...(keyRevision ? { keyRevision } : {}),
     };
     socket
       .timeout(policy.joinRetryMs)

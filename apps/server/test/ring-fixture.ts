@@ -40,7 +40,7 @@ export async function joinedSocket(
   baseUrl: string,
   member: E2eeMember,
   catchUp?: TJoinCatchUp[],
-  extra: { conversations?: boolean } = {},
+  extra: { conversations?: boolean; keyRevision?: boolean } = {},
 ): Promise<{
   socket: TestSocket;
   events: Array<{ name: string; payload: unknown }>;

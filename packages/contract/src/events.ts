@@ -20,10 +20,14 @@ import {
  * socket is in the room before they are read, so nothing falls between them and the pushes).
  * `conversations: true`: the answer also carries the caller's conversations with their unread
  * counts (`conversations`, as list.php answers them), which a room page reads again at each join.
+ * `keyRevision: true`: the answer also carries the Ring's key revision (`keyRevision`, read after the
+ * socket entered the room), which moves with every change the members' key states depend on; a page
+ * whose last key-state read (keys/state.php `keyRevision`) has the same one need not read it again.
  */
 export const ZJoinRing = z.object({
   ringId: z.string().min(1),
   conversations: z.boolean().optional(),
+  keyRevision: z.boolean().optional(),
   catchUp: z
     .array(ZJoinCatchUp)
     .max(MAX_JOIN_CATCH_UP)
@@ -32,7 +36,13 @@ export const ZJoinRing = z.object({
 });
 export type TJoinRing = z.input<typeof ZJoinRing>;
 export type TJoinRingAck =
-  | { ok: true; ringId: string; missed?: TJoinMissed[]; conversations?: TConversationSummary[] }
+  | {
+      ok: true;
+      ringId: string;
+      missed?: TJoinMissed[];
+      conversations?: TConversationSummary[];
+      keyRevision?: number;
+    }
   | { ok: false; error: string };
 
 const callRingId = z.string().min(1).max(64);

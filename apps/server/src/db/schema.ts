@@ -219,6 +219,8 @@ export interface RingsTable {
   rotation_due: Flag;
   /** "Partager l’historique avec les nouveaux membres": past epochs reach members who join later. */
   share_history: Flag;
+  /** Raised with every change the members' key states depend on (migration 20261128-001). */
+  key_revision: number;
 }
 
 export interface RingMembersTable {

@@ -43,7 +43,12 @@ describe('issue 15: what a new customer trips over (server side)', () => {
     return { customer, headers: bearer(await customerToken(t.ctx, customer.id)) };
   }
   async function ownRing(headers: Record<string, string>, name = 'Équipe produit') {
-    const res = await t.app.inject({ method: 'POST', url: '/api/customer/rings.php', headers, payload: { name } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/customer/rings.php',
+      headers,
+      payload: { name },
+    });
     expect(res.statusCode).toBe(200);
     return (res.json() as { data: { id: string } }).data.id;
   }
@@ -67,7 +72,11 @@ describe('issue 15: what a new customer trips over (server side)', () => {
       expect(session.user.email).toBe(customer.email);
 
       // The token is a real Ring session: the room reads its Ring with it.
-      const info = await t.app.inject({ method: 'GET', url: '/api/rings/info.php', headers: bearer(session.token) });
+      const info = await t.app.inject({
+        method: 'GET',
+        url: '/api/rings/info.php',
+        headers: bearer(session.token),
+      });
       expect(info.statusCode).toBe(200);
       expect(ZRingInfoResponse.parse(info.json()).user.id).toBe(session.user.id);
 
@@ -85,11 +94,19 @@ describe('issue 15: what a new customer trips over (server side)', () => {
       const { headers } = await subscriber();
       const other = await subscriber();
       const theirs = await ownRing(other.headers, 'Leur Ring');
-      const sessionsBefore = await t.ctx.db.selectFrom('sessions').select('id').where('audience', '=', 'ring').execute();
+      const sessionsBefore = await t.ctx.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('audience', '=', 'ring')
+        .execute();
       const res = await enter(headers, { ring_id: theirs });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ success: false, error: RING_MESSAGES.ringNotFound });
-      const sessionsAfter = await t.ctx.db.selectFrom('sessions').select('id').where('audience', '=', 'ring').execute();
+      const sessionsAfter = await t.ctx.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('audience', '=', 'ring')
+        .execute();
       expect(sessionsAfter).toHaveLength(sessionsBefore.length);
     });
 
@@ -122,7 +139,11 @@ describe('issue 15: what a new customer trips over (server side)', () => {
         expires_at: new Date(Date.now() - 86_400_000).toISOString(),
       });
       const lapsedRing = await buildRing(t.ctx, lapsed.id, { withSubscription: false });
-      await buildRingMember(t.ctx, lapsedRing.id, { role: 'owner', customer_id: lapsed.id, password_hash: null });
+      await buildRingMember(t.ctx, lapsedRing.id, {
+        role: 'owner',
+        customer_id: lapsed.id,
+        password_hash: null,
+      });
       const refused = await enter(bearer(await customerToken(t.ctx, lapsed.id)), { ring_id: lapsedRing.id });
       expect(refused.statusCode).toBe(403);
     });
@@ -155,8 +176,14 @@ describe('issue 15: what a new customer trips over (server side)', () => {
       const customer = await buildCustomer(t.ctx);
       const ring = await buildRing(t.ctx, customer.id);
       const used = await buildRingMember(t.ctx, ring.id, { username: 'Déjà là', email: 'la@example.com' });
-      const usedRes = await t.app.inject({ method: 'GET', url: `/api/rings/invite-info.php?code=${used.invite_code}` });
-      const unknownRes = await t.app.inject({ method: 'GET', url: '/api/rings/invite-info.php?code=ZZZZ9999' });
+      const usedRes = await t.app.inject({
+        method: 'GET',
+        url: `/api/rings/invite-info.php?code=${used.invite_code}`,
+      });
+      const unknownRes = await t.app.inject({
+        method: 'GET',
+        url: '/api/rings/invite-info.php?code=ZZZZ9999',
+      });
       const missingRes = await t.app.inject({ method: 'GET', url: '/api/rings/invite-info.php' });
       expect(usedRes.statusCode).toBe(404);
       expect(usedRes.json()).toEqual({ success: false, error: RING_MESSAGES.invalidInvite });
@@ -174,7 +201,8 @@ describe('issue 15: what a new customer trips over (server side)', () => {
         const statuses: number[] = [];
         for (let i = 0; i < 5; i += 1)
           statuses.push(
-            (await limited.app.inject({ method: 'GET', url: `/api/rings/invite-info.php?code=NOPE${i}` })).statusCode,
+            (await limited.app.inject({ method: 'GET', url: `/api/rings/invite-info.php?code=NOPE${i}` }))
+              .statusCode,
           );
         expect(statuses).toEqual([404, 404, 404, 429, 429]);
       } finally {
@@ -188,7 +216,12 @@ describe('issue 15: what a new customer trips over (server side)', () => {
       const { headers } = await subscriber({ billing_cycle: 'yearly', video_enabled: 1 });
       const res = await t.app.inject({ method: 'GET', url: '/api/customer/dashboard-data.php', headers });
       const plan = ZDashboardDataResponse.parse(res.json()).data.subscription!;
-      expect(plan).toMatchObject({ price: 29.9, video_option: 9.9, video_chosen: true, billing_cycle: 'yearly' });
+      expect(plan).toMatchObject({
+        price: 29.9,
+        video_option: 9.9,
+        video_chosen: true,
+        billing_cycle: 'yearly',
+      });
       const label = describeBilling({
         price: plan.price,
         videoOption: plan.video_option,
@@ -204,7 +237,9 @@ describe('issue 15: what a new customer trips over (server side)', () => {
       const plans = await t.ctx.db.selectFrom('plans').select(['slug', 'features']).execute();
       expect(plans.length).toBe(3);
       for (const plan of plans)
-        expect(JSON.parse(plan.features).includes('Partage de fichiers'), plan.slug).toBe(fileSharingAllowed(plan.slug));
+        expect(JSON.parse(plan.features).includes('Partage de fichiers'), plan.slug).toBe(
+          fileSharingAllowed(plan.slug),
+        );
     });
 
     it('migration 010 rewrites the starter features only while they are the seeded ones', async () => {
@@ -217,7 +252,11 @@ describe('issue 15: what a new customer trips over (server side)', () => {
         'Espace disque: 5 Go',
       ]);
       const starter = () =>
-        t.ctx.db.selectFrom('plans').select('features').where('slug', '=', 'starter').executeTakeFirstOrThrow();
+        t.ctx.db
+          .selectFrom('plans')
+          .select('features')
+          .where('slug', '=', 'starter')
+          .executeTakeFirstOrThrow();
       const honest = (await starter()).features;
       await t.ctx.db.updateTable('plans').set({ features: seeded }).where('slug', '=', 'starter').execute();
       await honestStarter.up(asMigrationDb(t.ctx.db));
@@ -269,8 +308,9 @@ describe('issue 15: what a new customer trips over (server side)', () => {
         .executeTakeFirstOrThrow();
       const headers = bearer(await adminToken(t.ctx, admin.id));
       const read = async () =>
-        ZAdminStatsResponse.parse((await t.app.inject({ method: 'GET', url: '/api/admin/stats.php', headers })).json())
-          .data.smtpConfigured;
+        ZAdminStatsResponse.parse(
+          (await t.app.inject({ method: 'GET', url: '/api/admin/stats.php', headers })).json(),
+        ).data.smtpConfigured;
       expect(await read()).toBe(false);
       await t.ctx.settings.save('smtp', { host: 'smtp.example.com' });
       expect(await read()).toBe(true);

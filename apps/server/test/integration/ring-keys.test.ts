@@ -522,4 +522,68 @@ describe('Ring keys: records, epochs, shares', () => {
         .execute(),
     ).toEqual([]);
   });
+
+  it('moves the key revision with every change key states depend on, and answers it at join_ring when asked', async () => {
+    const { ringId, customerId, members } = await ringWithMembers(t, 3);
+    const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
+    const owner = bearer((await t.ctx.sessions.issue('customer', customerId)).token);
+    const revision = async () => (await alice.state()).keyRevision;
+    /** Runs `change`, then expects the revision to have moved (or not) and returns it. */
+    const after = async (change: () => Promise<unknown>, moves: boolean) => {
+      const before = await revision();
+      await change();
+      const now = await revision();
+      if (moves) expect(now).toBeGreaterThan(before);
+      else expect(now).toBe(before);
+      return now;
+    };
+    const settings = (payload: object) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/customer/rings.php',
+        headers: owner,
+        payload: { ring_id: ringId, ...payload },
+      });
+    const status = (memberId: string, value: 'active' | 'inactive') =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/customer/ring-users.php',
+        headers: owner,
+        payload: { user_id: memberId, status: value },
+      });
+
+    await after(() => alice.publish(), true);
+    await after(() => alice.rotate(), true);
+    await after(() => bob.publish(), true);
+    await after(() => alice.shareAll(), true);
+    await after(() => carol.publish(), true);
+    await after(() => alice.shareAll(), true);
+    // Nothing to share any more, a message, a setting outside keys: no change.
+    await after(() => alice.shareAll(), false);
+    await bob.loadKeys();
+    await after(() => bob.send('bonjour'), false);
+    await after(() => settings({ allow_voice: false }), false);
+    await after(() => settings({ share_history: true }), true);
+    await after(() => status(carol.memberId, 'inactive'), true);
+    await after(() => status(carol.memberId, 'active'), true);
+    await after(async () => {
+      await bob.newIdentity();
+      const reset = await bob.call('POST', KEY_API_PATHS.saveMemberKey, {
+        key: bob.record,
+        publicKeys: bob.publicKeys,
+        reset: true,
+      });
+      expect(reset.statusCode).toBe(200);
+    }, true);
+
+    // join_ring answers the revision now when asked, and only then.
+    const current = await revision();
+    const asked = await joinedSocket(t, baseUrl, alice, undefined, { keyRevision: true });
+    sockets.push(asked.socket);
+    expect(asked.ack.keyRevision).toBe(current);
+    const plain = await joinedSocket(t, baseUrl, alice);
+    sockets.push(plain.socket);
+    expect(plain.ack).not.toHaveProperty('keyRevision');
+    expect((await ringRow(ringId)).key_revision).toBe(current);
+  });
 });

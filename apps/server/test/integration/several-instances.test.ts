@@ -114,7 +114,9 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     )!;
     const stuckClosed = new Promise<string>((resolve) => stuck.socket.once('disconnect', resolve));
     // The stalled client stops reading its TCP socket: the kernel buffers fill, then the server's.
-    const transport = stuck.socket.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } };
+    const transport = stuck.socket.io.engine.transport as unknown as {
+      ws: { _socket: { pause(): void; resume(): void } };
+    };
     transport.ws._socket.pause();
 
     const FLOOD = 600;
@@ -145,7 +147,10 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     for (let i = 0; i < FLOOD; i++) {
       slow.ctx.realtime.emitToRing(owner.ringId, 'new_message', payload(i));
       if (serverSide.connected)
-        held = Math.max(held, bufferedBytes(serverSide.conn as unknown as Parameters<typeof bufferedBytes>[0]));
+        held = Math.max(
+          held,
+          bufferedBytes(serverSide.conn as unknown as Parameters<typeof bufferedBytes>[0]),
+        );
       while (read <= i) await new Promise<void>((resolve) => (wake = resolve));
     }
     const floodOf = (events: Array<{ name: string; payload: unknown }>) =>
@@ -163,7 +168,10 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     expect((await owner.send('pendant 2')).statusCode).toBe(200);
     transport.ws._socket.resume();
     expect(['transport close', 'transport error']).toContain(await stuckClosed);
-    const page = await stalled.call('GET', '/api/messages/get.php?conversation_id=room%3Ageneral&since=1&limit=50');
+    const page = await stalled.call(
+      'GET',
+      '/api/messages/get.php?conversation_id=room%3Ageneral&since=1&limit=50',
+    );
     expect(page.statusCode).toBe(200);
     const missed = page.json().messages as Array<{ seq: number; content: string }>;
     expect(missed.map((m) => m.seq)).toEqual([2, 3]);
@@ -199,7 +207,10 @@ describe('several instances: readiness, draining, backpressure, presence of dead
       // One of its members is already back, on a live instance.
       sockets.push((await joinedSocket(t, baseUrl, back)).socket);
 
-      const [firstSweep, secondSweep] = await Promise.all([sweepDeadInstances(t.ctx), sweepDeadInstances(t.ctx)]);
+      const [firstSweep, secondSweep] = await Promise.all([
+        sweepDeadInstances(t.ctx),
+        sweepDeadInstances(t.ctx),
+      ]);
       expect([...firstSweep, ...secondSweep]).toEqual([gone.memberId]);
       await until(() => statusOf(gone.memberId).includes('offline'), 5000, 'gone offline');
       expect(statusOf(back.memberId)).not.toContain('offline');
@@ -209,8 +220,16 @@ describe('several instances: readiness, draining, backpressure, presence of dead
 
   it.runIf(withRedis)('counts socket events of one member against one budget on every instance', async () => {
     const clock = new ManualClock('2026-11-24T10:00:30.000Z');
-    const first = await buildTestApp({ database: t.database, clock, redisKeyPrefix: t.ctx.config.redisKeyPrefix });
-    const second = await buildTestApp({ database: t.database, clock, redisKeyPrefix: t.ctx.config.redisKeyPrefix });
+    const first = await buildTestApp({
+      database: t.database,
+      clock,
+      redisKeyPrefix: t.ctx.config.redisKeyPrefix,
+    });
+    const second = await buildTestApp({
+      database: t.database,
+      clock,
+      redisKeyPrefix: t.ctx.config.redisKeyPrefix,
+    });
     apps.push(first, second);
     const [firstUrl, secondUrl] = [await listen(first.app), await listen(second.app)];
     const { members } = await ringWithMembers(first, 1);
@@ -227,24 +246,33 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     expect(refused).toBe(30 - REQUEST_KEYS_PER_MINUTE);
   });
 
-  it.runIf(withRedis)('serves the public plans from a cache that a plan change clears on every instance', async () => {
-    const other = await buildTestApp({ database: t.database, redisKeyPrefix: t.ctx.config.redisKeyPrefix });
-    apps.push(other);
-    const publicSlugs = async (app: TestApp) =>
-      ZPlansResponse.parse((await app.app.inject({ method: 'GET', url: '/api/subscriptions/plans.php' })).json()).data.map(
-        (p) => p.slug,
-      );
-    expect(await publicSlugs(other)).toContain('professional');
-    const admin = await buildAdmin(t.ctx, { role: 'super_admin' });
-    const plan = (await t.ctx.db.selectFrom('plans').select('id').where('slug', '=', 'professional').executeTakeFirstOrThrow()).id;
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: '/api/admin/plans.php',
-      headers: bearer(await adminToken(t.ctx, admin.id)),
-      payload: { id: plan, active: false },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    await expect.poll(() => publicSlugs(other), { timeout: 3000 }).not.toContain('professional');
-    expect(await publicSlugs(t)).not.toContain('professional');
-  });
+  it.runIf(withRedis)(
+    'serves the public plans from a cache that a plan change clears on every instance',
+    async () => {
+      const other = await buildTestApp({ database: t.database, redisKeyPrefix: t.ctx.config.redisKeyPrefix });
+      apps.push(other);
+      const publicSlugs = async (app: TestApp) =>
+        ZPlansResponse.parse(
+          (await app.app.inject({ method: 'GET', url: '/api/subscriptions/plans.php' })).json(),
+        ).data.map((p) => p.slug);
+      expect(await publicSlugs(other)).toContain('professional');
+      const admin = await buildAdmin(t.ctx, { role: 'super_admin' });
+      const plan = (
+        await t.ctx.db
+          .selectFrom('plans')
+          .select('id')
+          .where('slug', '=', 'professional')
+          .executeTakeFirstOrThrow()
+      ).id;
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/plans.php',
+        headers: bearer(await adminToken(t.ctx, admin.id)),
+        payload: { id: plan, active: false },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      await expect.poll(() => publicSlugs(other), { timeout: 3000 }).not.toContain('professional');
+      expect(await publicSlugs(t)).not.toContain('professional');
+    },
+  );
 });

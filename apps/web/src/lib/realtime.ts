@@ -129,10 +129,11 @@ export function connectToRing(
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const { catchUp = [], conversations } = joinRequest?.() ?? {};
+    const { catchUp = [], conversations, keyRevision } = joinRequest?.() ?? {};
     const asked: JoinExtras = {
       ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, MAX_JOIN_CATCH_UP) } : {}),
       ...(conversations ? { conversations } : {}),
+      ...(keyRevision ? { keyRevision } : {}),
     };
     socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', { ringId, ...asked }, (error, result) => {
       if (!error && result?.ok) {

@@ -157,6 +157,12 @@ export const ZKeyStateResponse = successOf({
   firstReadableEpoch: z.number().int().nonnegative(),
   shares: z.array(z.object({ epoch: z.number().int(), senderMemberId: z.string(), share: ZEpochKeyShare })),
   pending: z.array(ZPendingShare),
+  /**
+   * The Ring's key revision when this state was read (join_ring answers the current one): it moves
+   * with every change of epochs, shares, members' keys or membership, level and history setting.
+   * A state read past a change may carry the revision before it (then read again), never after.
+   */
+  keyRevision: z.number().int().nonnegative(),
 });
 export type TKeyStateResponse = z.infer<typeof ZKeyStateResponse>;
 

@@ -13,7 +13,13 @@ const SEEDED = JSON.stringify([
   'Partage de fichiers',
   'Espace disque: 5 Go',
 ]);
-const HONEST = JSON.stringify(['Chiffrement Standard', 'Rings: 1', 'Chat sécurisé', 'Appels vocaux', 'Espace disque: 5 Go']);
+const HONEST = JSON.stringify([
+  'Chiffrement Standard',
+  'Rings: 1',
+  'Chat sécurisé',
+  'Appels vocaux',
+  'Espace disque: 5 Go',
+]);
 
 interface PlansOnly {
   plans: { slug: string; features: string; updated_at: string };

@@ -7,6 +7,7 @@ import * as callsStatusIndex from './20261124-004-calls-status-index';
 import * as honestStarterFeatures from './20261124-010-honest-starter-features';
 import * as defaultLegalTexts from './20261124-011-default-legal-texts';
 import * as hotQueryIndexes from './20261124-020-hot-query-indexes';
+import * as ringKeyRevision from './20261128-001-ring-key-revision';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '20261124-010-honest-starter-features': honestStarterFeatures,
   '20261124-011-default-legal-texts': defaultLegalTexts,
   '20261124-020-hot-query-indexes': hotQueryIndexes,
+  '20261128-001-ring-key-revision': ringKeyRevision,
 };

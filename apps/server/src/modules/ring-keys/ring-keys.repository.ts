@@ -1,6 +1,7 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
-import type { EpochKeySharesTable, MemberKeysTable, RingEpochsTable } from '../../db/schema';
+import type { DB, EpochKeySharesTable, MemberKeysTable, RingEpochsTable } from '../../db/schema';
 
 export type MemberKeyRow = MemberKeysTable;
 export type RingEpochRow = RingEpochsTable;
@@ -14,6 +15,12 @@ export interface KeyedMember {
   public_x25519: string;
   public_ed25519: string;
 }
+
+/**
+ * The Ring's key revision raised by one, for an update of `rings`: written with every change its
+ * members' key states depend on (see migration 20261128-001 and `keyRevision`).
+ */
+export const raisedKeyRevision = (eb: ExpressionBuilder<DB, 'rings'>) => eb('key_revision', '+', 1);
 
 /** Active members with published keys, joined with those keys. */
 function activeKeyedMemberRows(db: Database) {
@@ -73,6 +80,11 @@ export interface KeyNeeds {
  * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
  * A share counts only while its `recipient_key_version` is the recipient's current key version.
  */
+/** A Ring's key revision (see raisedKeyRevision), read after each socket join. */
+const keyRevisionOf = precompiledQuery((db: Database, ringId: string) =>
+  db.selectFrom('rings').select('key_revision').where('id', '=', ringId),
+);
+
 export class RingKeysRepository {
   constructor(private readonly db: Database) {}
 
@@ -280,13 +292,14 @@ export class RingKeysRepository {
   ): Promise<boolean> {
     const result = await trx
       .updateTable('rings')
-      .set({
+      .set((eb) => ({
         current_epoch: from + 1,
         epoch_created_at: nowIso,
         epoch_message_count: 0,
         rotation_due: 0,
         updated_at: nowIso,
-      })
+        key_revision: raisedKeyRevision(eb),
+      }))
       .where('id', '=', ringId)
       .where('current_epoch', '=', from)
       .executeTakeFirst();
@@ -334,8 +347,22 @@ export class RingKeysRepository {
   async markRotationDue(ringId: string, nowIso: string, trx: Database = this.db): Promise<void> {
     await trx
       .updateTable('rings')
-      .set({ rotation_due: 1, updated_at: nowIso })
+      .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
       .where('id', '=', ringId)
       .execute();
+  }
+
+  /** Raises the Ring's key revision (shares stored, a member's keys published or reset). */
+  async raiseKeyRevision(ringId: string, trx: Database = this.db): Promise<void> {
+    await trx
+      .updateTable('rings')
+      .set((eb) => ({ key_revision: raisedKeyRevision(eb) }))
+      .where('id', '=', ringId)
+      .execute();
+  }
+
+  /** The Ring's key revision now (undefined for an unknown Ring). */
+  async keyRevision(ringId: string): Promise<number | undefined> {
+    return (await keyRevisionOf(this.db, ringId))[0]?.key_revision;
   }
 }

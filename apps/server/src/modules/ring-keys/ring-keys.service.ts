@@ -125,6 +125,7 @@ export class RingKeysService {
               { id: newId(), member_id: member.id, created_at: nowIso, ...record, key_version: version },
               trx,
             );
+            await this.keys.raiseKeyRevision(ring.id, trx);
             return true;
           }
           const updated = await this.keys.updateMemberKey(
@@ -134,6 +135,7 @@ export class RingKeysService {
             trx,
           );
           if (updated && kind === 'reset') await this.keys.deleteSharesOfRecipient(member.id, trx);
+          if (updated && kind !== 'upgrade') await this.keys.raiseKeyRevision(ring.id, trx);
           return updated;
         });
       } catch (error) {
@@ -191,6 +193,11 @@ export class RingKeysService {
     );
   }
 
+  /** The Ring's key revision now (join_ring's `keyRevision`). */
+  keyRevision(ringId: string): Promise<number | undefined> {
+    return this.keys.keyRevision(ringId);
+  }
+
   /**
    * GET keys/state.php: the caller's own shares of the epochs it may read, the epoch state, and
    * the members who lack keys the caller holds and may receive them.
@@ -224,6 +231,9 @@ export class RingKeysService {
     return {
       success: true,
       ringId: ring.id,
+      // Read with the caller's access, before anything above: a change meanwhile shows as a newer
+      // revision at the next join, so the page reads again.
+      keyRevision: ring.key_revision,
       currentEpoch: ring.current_epoch,
       level: ring.encryption_level,
       rotationDue: isRotationDue(ring, await this.currentEpochLevel(ring), this.ctx.clock.now()),
@@ -353,6 +363,7 @@ export class RingKeysService {
       })),
     );
     if (stored > 0) {
+      await this.keys.raiseKeyRevision(ring.id);
       const recipients = new Set(checked.accepted.map((a) => a.share.recipientMemberId));
       for (const recipient of recipients)
         ctx.realtime.emitToMember(recipient, 'keys_changed', { ringId: ring.id, reason: 'shared' });

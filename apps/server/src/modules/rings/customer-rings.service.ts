@@ -102,6 +102,7 @@ export class CustomerRingsService {
       epoch_message_count: 0,
       rotation_due: 0,
       share_history: 0,
+      key_revision: 0,
     };
     const ownerName =
       `${customer.first_name} ${customer.last_name}`.trim().slice(0, 40) ||

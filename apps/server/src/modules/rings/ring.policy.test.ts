@@ -32,6 +32,7 @@ const ring: RingRow = {
   epoch_message_count: 0,
   rotation_due: 0,
   share_history: 0,
+  key_revision: 0,
 };
 
 /** A small plan: one GiB, no voice, no video, no ephemeral messages, two encryption levels. */

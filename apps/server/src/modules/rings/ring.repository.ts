@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { DB, RingMembersTable, RingsTable, SessionsTable } from '../../db/schema';
+import { raisedKeyRevision } from '../ring-keys/ring-keys.repository';
 import { liveSession } from '../sessions/session.repository';
 
 export type RingRow = RingsTable;
@@ -136,6 +137,7 @@ const RING_COLUMNS = columnsOf<RingsTable>({
   epoch_message_count: true,
   rotation_due: true,
   share_history: true,
+  key_revision: true,
 });
 const ACCESS_PARTS = [
   ['sessions', 's__', SESSION_COLUMNS],
@@ -286,7 +288,13 @@ export class RingRepository {
     id: string,
     changes: Partial<Omit<RingRow, 'id' | 'customer_id' | 'created_at'>>,
   ): Promise<void> {
-    await this.db.updateTable('rings').set(changes).where('id', '=', id).execute();
+    // The level and the history setting are part of every member's key state.
+    const keyState = 'encryption_level' in changes || 'share_history' in changes;
+    await this.db
+      .updateTable('rings')
+      .set((eb) => ({ ...changes, ...(keyState ? { key_revision: raisedKeyRevision(eb) } : {}) }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async insertMember(row: RingMemberRow, trx: Database = this.db): Promise<void> {
@@ -422,7 +430,7 @@ export class RingRepository {
       if (Number(result.numUpdatedRows) !== 1) return false;
       await trx
         .updateTable('rings')
-        .set({ rotation_due: 1, updated_at: nowIso })
+        .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
         .where('id', '=', ringId)
         .execute();
       return true;
@@ -441,7 +449,7 @@ export class RingRepository {
       .execute(async (trx) => {
         const ring = await trx
           .updateTable('rings')
-          .set({ rotation_due: 1, updated_at: nowIso })
+          .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
           .where('id', '=', ringId)
           .returning('current_epoch')
           .executeTakeFirst();

@@ -1,6 +1,7 @@
 import type { TKeyStateResponse, TPendingShare } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
 import {
+  needsKeySync,
   MAX_PREVIOUS_KEYS,
   acceptKeys,
   chunk,
@@ -219,5 +220,16 @@ describe('conversation peers (which key a conversation uses)', () => {
     for (const id of ['dm:m2:m3', 'dm:m2:m1', 'dm:m1:m1', 'dm:m1', 'dm:m1:m2:x', 'room:other', 'dm::m1']) {
       expect(conversationPeerOf(id, 'm1')).toEqual({ kind: 'foreign' });
     }
+  });
+});
+
+describe('needsKeySync', () => {
+  it('skips the key-state read only when the join answers the revision of the state held', () => {
+    expect(needsKeySync(4, 4)).toBe(false);
+    expect(needsKeySync(4, 5)).toBe(true);
+    // No state held yet, or an answer without the revision (an older server): read.
+    expect(needsKeySync(undefined, 4)).toBe(true);
+    expect(needsKeySync(4, undefined)).toBe(true);
+    expect(needsKeySync(0, 0)).toBe(false);
   });
 });

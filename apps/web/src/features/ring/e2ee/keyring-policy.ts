@@ -224,3 +224,12 @@ export function conversationPeerOf(
   if (b === selfId) return { kind: 'dm', peerId: a };
   return { kind: 'foreign' };
 }
+
+/**
+ * Whether a join_ring answer calls for reading the key state again: unless the Ring's key revision
+ * it carries is the one of the state held (nothing the key state depends on changed meanwhile).
+ * No state held yet, or no revision in the answer: read.
+ */
+export function needsKeySync(held: number | undefined, answered: number | undefined): boolean {
+  return held === undefined || answered === undefined || held !== answered;
+}

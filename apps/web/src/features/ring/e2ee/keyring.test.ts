@@ -26,6 +26,8 @@ class FakeKeyServer {
   readonly ringId = 'ring-1';
   level: SecurityLevel = 'basic';
   currentEpoch = 0;
+  /** Raised by every write, as the server's key revision is. */
+  keyRevision = 0;
   rotationDue = false;
   shareHistory = false;
   readonly epochs = new Map<number, SecurityLevel>();
@@ -98,6 +100,7 @@ class FakeKeyServer {
           m.publicKeys?.x25519 === publicKeys.x25519 && m.publicKeys.ed25519 === publicKeys.ed25519;
         if (m.keyVersion > 0 && !same && !reset) throw new Error('Vos clés sont déjà publiées');
         if (m.keyVersion === 0 || !same) {
+          this.keyRevision += 1;
           m.keyVersion += 1;
           this.shares = this.shares.filter((s) => s.recipient !== memberId);
         }
@@ -135,6 +138,7 @@ class FakeKeyServer {
           firstReadableEpoch: first,
           shares: own.map((s) => ({ epoch: s.epoch, senderMemberId: s.sender, share: s.share })),
           pending,
+          keyRevision: this.keyRevision,
         };
       },
       rotate: async ({ epoch, level, shares, withheld, keyVersions }) => {
@@ -156,6 +160,7 @@ class FakeKeyServer {
           if (keyVersions[id] !== this.members.get(id)!.keyVersion)
             throw new KeyCallConflict('members_changed');
         this.currentEpoch = epoch;
+        this.keyRevision += 1;
         this.rotationDue = false;
         this.epochs.set(epoch, level);
         for (const share of shares) {
@@ -177,6 +182,7 @@ class FakeKeyServer {
           if (keyVersions[recipient.id] !== recipient.keyVersion)
             throw new KeyCallConflict('members_changed');
           this.calls.push(`share:${memberId}->${recipient.id}:${share.epoch}`);
+          this.keyRevision += 1;
           this.shares.push({
             epoch: share.epoch,
             recipient: recipient.id,
@@ -288,9 +294,15 @@ describe('keyring flows against the key endpoints', () => {
       expect(before.trust).toBe('trusted');
       expect(before.fingerprint).toMatch(/^\d{5}( \d{5}){5}$/);
 
+      // The revision of the state each holds: the reset moved the Ring's past the owner's.
+      const heldBefore = owner.keyRevision;
+      expect(heldBefore).toBeDefined();
       expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
       await bob.sync();
       expect(bob.getSnapshot().status).toBe('waiting_keys');
+      expect(owner.keyRevision).toBe(heldBefore);
+      expect(bob.keyRevision).toBe(server.keyRevision);
+      expect(server.keyRevision).toBeGreaterThan(heldBefore!);
 
       await refreshMembers(server, owner);
       const after = owner.getSnapshot().safety.get('bob')!;

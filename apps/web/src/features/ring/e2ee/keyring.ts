@@ -553,6 +553,11 @@ export class Keyring {
     return this.syncing;
   }
 
+  /** The Ring's key revision of the key state held (keys/state.php), undefined before the first. */
+  get keyRevision(): number | undefined {
+    return this.state?.keyRevision;
+  }
+
   private async runSync(): Promise<void> {
     const state = await this.deps.api.getState();
     if (this.disposed || !this.identity) return;

@@ -5,6 +5,7 @@ import { logToServer } from '@/lib/client-log';
 import { RING_INFO_KEY } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { Keyring, LOCKED_KEYRING } from './keyring';
+import { needsKeySync } from './keyring-policy';
 import { createKeysApi, membersOf } from './keys-api';
 import { PassphraseDialog, type PassphraseDialogMode } from './passphrase-dialog';
 import { hasSameOriginOpener, requestKeyringFromOpener, serveKeyringToPopups } from './popup-bridge';
@@ -28,7 +29,7 @@ const noop = () => () => undefined;
  */
 export function RingKeysProvider({ info, children }: { info: TRingInfo; children: ReactNode }) {
   const client = useQueryClient();
-  const { socket, status: connection, joins } = useRingSocket();
+  const { socket, status: connection, joinCatchUp } = useRingSocket();
   const ringId = info.ring.id;
   const memberId = info.user.id;
   const [keyring, setKeyring] = useState<Keyring | null>(null);
@@ -117,10 +118,19 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
     if (ready) void client.invalidateQueries({ queryKey: RING_INFO_KEY });
   }, [ready, client]);
 
-  // After a reconnection: events may have been missed.
+  // At every join (a reconnection may have missed keys_changed events): read the key state again,
+  // unless the Ring's key revision is still the one of the state held.
   useEffect(() => {
-    if (joins > 0) scheduleSync.current();
-  }, [joins]);
+    if (!keyring) return;
+    return joinCatchUp.register({
+      held: () => [],
+      wantsKeyRevision: () => true,
+      joined: ({ keyRevision }) => {
+        if (!needsKeySync(keyring.keyRevision, keyRevision)) return;
+        scheduleSync.current();
+      },
+    });
+  }, [keyring, joinCatchUp]);
 
   // Waiting for keys: nudge the key holders now and every few seconds, and read the state again.
   const waiting = snapshot.status === 'waiting_keys' && snapshot.currentEpoch > 0;

@@ -52,6 +52,23 @@ describe('join_ring catch-up hub', () => {
     expect(chat.calls.map((c) => c.conversations)).toEqual([1, undefined]);
   });
 
+  it('asks for the key revision when a source wants it, and hands it over only when asked', () => {
+    const hub = new JoinCatchUpHub();
+    const revisions: Array<number | undefined> = [];
+    hub.register({ held: () => [], joined: () => undefined });
+    expect(hub.request()).toEqual({});
+    hub.register({
+      held: () => [],
+      wantsKeyRevision: () => true,
+      joined: ({ keyRevision }) => revisions.push(keyRevision),
+    });
+    expect(hub.request()).toEqual({ keyRevision: true });
+    hub.answered({ keyRevision: 7 }, { keyRevision: true });
+    hub.answered({ keyRevision: 8 }, {});
+    hub.answered({}, { keyRevision: true });
+    expect(revisions).toEqual([7, undefined, undefined]);
+  });
+
   it('hands each source the answers to what was asked, and tells when the socket is joined', () => {
     const hub = new JoinCatchUpHub();
     const chat = source([item('room:general')]);

@@ -14,6 +14,8 @@ export interface JoinAnswered {
   missed: ReadonlyMap<string, TJoinMissed>;
   /** The caller's conversations with their unread counts, when asked. */
   conversations: readonly TConversationSummary[] | undefined;
+  /** The Ring's key revision, when asked (keys/state.php's `keyRevision` of a state still current). */
+  keyRevision: number | undefined;
 }
 
 /** A feature whose state a join_ring brings up to date (the chat's feeds and conversation list). */
@@ -22,6 +24,8 @@ export interface JoinCatchUpSource {
   held(): TJoinCatchUp[];
   /** Whether the answer should carry the conversation list (a room page shows it). */
   wantsConversations?(): boolean;
+  /** Whether the answer should carry the Ring's key revision (the keyring). */
+  wantsKeyRevision?(): boolean;
   /** join_ring was answered. */
   joined(answer: JoinAnswered): void;
 }
@@ -29,7 +33,7 @@ export interface JoinCatchUpSource {
 /**
  * Between the room's socket and the features that catch up at each join: gathers what they hold
  * for join_ring's `catchUp` (at most MAX_JOIN_CATCH_UP conversations, in the order the sources
- * registered) and whether to bring the conversation list, hands them the answer, and tells whether
+ * registered) and whether to bring the conversation list and the key revision, hands them the answer, and tells whether
  * the socket is joined now (pushes that skip sequence numbers before the answer arrives wait for it
  * rather than fetch what it brings).
  */
@@ -52,8 +56,10 @@ export class JoinCatchUpHub {
     const catchUp: TJoinCatchUp[] = [];
     const seen = new Set<string>();
     let conversations = false;
+    let keyRevision = false;
     for (const source of this.sources) {
       if (source.wantsConversations?.()) conversations = true;
+      if (source.wantsKeyRevision?.()) keyRevision = true;
       for (const item of source.held()) {
         if (catchUp.length >= MAX_JOIN_CATCH_UP || seen.has(item.conversationId)) continue;
         seen.add(item.conversationId);
@@ -63,6 +69,7 @@ export class JoinCatchUpHub {
     return {
       ...(catchUp.length > 0 ? { catchUp } : {}),
       ...(conversations ? { conversations } : {}),
+      ...(keyRevision ? { keyRevision } : {}),
     };
   }
 
@@ -72,13 +79,18 @@ export class JoinCatchUpHub {
   }
 
   /** join_ring answered `answer` for `asked`. */
-  answered(answer: Pick<TJoinRingAnswer, 'missed' | 'conversations'>, asked: JoinExtras): void {
+  answered(
+    answer: Pick<TJoinRingAnswer, 'missed' | 'conversations' | 'keyRevision'>,
+    asked: JoinExtras,
+  ): void {
     this.joinedNow = true;
     const askedIds = new Set((asked.catchUp ?? []).map((item) => item.conversationId));
     const missed = new Map(
       (answer.missed ?? []).filter((m) => askedIds.has(m.conversationId)).map((m) => [m.conversationId, m]),
     );
     const conversations = asked.conversations ? answer.conversations : undefined;
-    for (const source of [...this.sources]) source.joined({ asked: askedIds, missed, conversations });
+    const keyRevision = asked.keyRevision ? answer.keyRevision : undefined;
+    for (const source of [...this.sources])
+      source.joined({ asked: askedIds, missed, conversations, keyRevision });
   }
 }
