@@ -65,8 +65,9 @@ describe('migrations on a database an older version filled', () => {
   });
 
   /**
-   * Every row of every table, as sorted JSON; `columns` keeps only the columns a table had in an
-   * earlier snapshot (a later migration may add columns, with their defaults).
+   * Every row of every table, as sorted JSON; `columns` keeps only the columns a table's rows had in
+   * an earlier snapshot (a later migration may add columns, with their defaults). Columns are taken
+   * from the rows: on PostgreSQL the introspection also lists other test files' schemas.
    */
   async function snapshot(
     db: Database,
@@ -74,13 +75,13 @@ describe('migrations on a database an older version filled', () => {
   ): Promise<{ rows: Map<string, string[]>; columns: Map<string, Set<string>> }> {
     const out = new Map<string, string[]>();
     const seen = new Map<string, Set<string>>();
-    const tables = await db.introspection.getTables();
-    for (const table of tables.filter(({ name }) => !name.startsWith('kysely_'))) {
-      seen.set(table.name, new Set(table.columns.map((column) => column.name)));
-      const kept = columns?.get(table.name);
-      const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db);
+    const tables = new Set((await db.introspection.getTables()).map((table) => table.name));
+    for (const table of [...tables].filter((name) => !name.startsWith('kysely_'))) {
+      const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
+      seen.set(table, new Set(Object.keys(rows.rows[0] ?? {})));
+      const kept = columns?.get(table);
       out.set(
-        table.name,
+        table,
         rows.rows
           .map((row) =>
             JSON.stringify(
