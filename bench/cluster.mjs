@@ -28,7 +28,10 @@
 //   BENCH_STORM_NO_CATCHUP=1 (diagnosis only, unlike a browser: no catch-up at the join, to see
 //   what it costs; the report says so), BENCH_STORM_BROWSER_READS=1 (each client also does what
 //   the web room page does after a rejoin: its join asks for the conversation list, and once back
-//   it reads its key state again; the storm then ends when that is answered)
+//   it reads its key state again unless join_ring's answer carries the key revision of the state it
+//   holds; the storm then ends when that is answered), BENCH_NO_ANALYZE=1 (no ANALYZE after
+//   seeding: PostgreSQL plans without statistics where autovacuum is off), BENCH_KEEP_DATABASE=1
+//   (the bench database is left for inspection)
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
