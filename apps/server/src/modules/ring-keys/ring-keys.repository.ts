@@ -76,15 +76,15 @@ export interface KeyNeeds {
   epochs: Array<{ epoch: number; held: boolean }>;
 }
 
-/**
- * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
- * A share counts only while its `recipient_key_version` is the recipient's current key version.
- */
 /** A Ring's key revision (see raisedKeyRevision), read after each socket join. */
 const keyRevisionOf = precompiledQuery((db: Database, ringId: string) =>
   db.selectFrom('rings').select('key_revision').where('id', '=', ringId),
 );
 
+/**
+ * The SQL of the Ring key layer: member key records and public keys, epochs, and epoch key shares.
+ * A share counts only while its `recipient_key_version` is the recipient's current key version.
+ */
 export class RingKeysRepository {
   constructor(private readonly db: Database) {}
 
@@ -341,15 +341,6 @@ export class RingKeysRepository {
       written += inserted.length;
     }
     return written;
-  }
-
-  /** A membership change: the next message needs a new epoch first. */
-  async markRotationDue(ringId: string, nowIso: string, trx: Database = this.db): Promise<void> {
-    await trx
-      .updateTable('rings')
-      .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
-      .where('id', '=', ringId)
-      .execute();
   }
 
   /** Raises the Ring's key revision (shares stored, a member's keys published or reset). */

@@ -188,6 +188,17 @@ export interface RingAccess {
   ring: RingRow;
 }
 
+/**
+ * A membership change (a member deactivated or back): the next message needs a new epoch first,
+ * and the members' key states move with it (key revision).
+ */
+function rotationDueUpdate(db: Database, ringId: string, nowIso: string) {
+  return db
+    .updateTable('rings')
+    .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
+    .where('id', '=', ringId);
+}
+
 /** Rolls a reactivation back when the member was not inactive. */
 class NotReactivated extends Error {}
 
@@ -428,11 +439,7 @@ export class RingRepository {
         .where('role', '!=', 'owner')
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
-      await trx
-        .updateTable('rings')
-        .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
-        .where('id', '=', ringId)
-        .execute();
+      await rotationDueUpdate(trx, ringId, nowIso).execute();
       return true;
     });
   }
@@ -447,10 +454,7 @@ export class RingRepository {
     return this.db
       .transaction()
       .execute(async (trx) => {
-        const ring = await trx
-          .updateTable('rings')
-          .set((eb) => ({ rotation_due: 1, updated_at: nowIso, key_revision: raisedKeyRevision(eb) }))
-          .where('id', '=', ringId)
+        const ring = await rotationDueUpdate(trx, ringId, nowIso)
           .returning('current_epoch')
           .executeTakeFirst();
         if (!ring) return false;
