@@ -294,8 +294,8 @@ export async function ringWithSenders(base, e2ee, { admin, members, senders = 1,
  * while usable, else minted over HTTP (asked again every 1.5 s on failure, given up on a 401 — the
  * page would end its session) —, join_ring sent after each connection and again every second
  * until answered (with what `hooks.joinRequest()` returns: the conversations held, whose missed
- * messages come in its answer, and whether to bring the conversation list), and one report to the
- * server log per outage (refused connection, token
+ * messages come in its answer, and whether to bring the conversation list and the key revision),
+ * and one report to the server log per outage (refused connection, token
  * unavailable). `contract` is @securering/contract (tests import it; benchmarks load it with
  * scripts/lib/workspace-bundle.mjs), so both follow the same RING_CONNECTION. `hooks` observe it:
  * onRetry (a reconnection starts), onAttempt (the connection opened, a stream token is being
@@ -390,11 +390,10 @@ export function connectRingClient(contract, base, member, hooks = {}) {
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const { catchUp = [], conversations, keyRevision } = hooks.joinRequest?.() ?? {};
+    const { catchUp = [], ...also } = hooks.joinRequest?.() ?? {};
     const asked = {
       ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, contract.MAX_JOIN_CATCH_UP) } : {}),
-      ...(conversations ? { conversations } : {}),
-      ...(keyRevision ? { keyRevision } : {}),
+      ...also,
     };
     socket
       .timeout(policy.joinRetryMs)

@@ -93,6 +93,16 @@ export async function buildCustomer(
   return { ...customer, password };
 }
 
+/** The id of a seeded plan, by its slug. */
+export async function seededPlanId(ctx: AppContext, slug: string): Promise<string> {
+  const plan = await ctx.db
+    .selectFrom('plans')
+    .select('id')
+    .where('slug', '=', slug)
+    .executeTakeFirstOrThrow();
+  return plan.id;
+}
+
 /** An active subscription to a seeded plan (professional by default), running for a year. */
 export async function buildSubscription(
   ctx: AppContext,
@@ -100,16 +110,12 @@ export async function buildSubscription(
   overrides: Partial<SubscriptionsTable> & { planSlug?: string } = {},
 ): Promise<SubscriptionsTable> {
   const { planSlug = 'professional', ...rest } = overrides;
-  const plan = await ctx.db
-    .selectFrom('plans')
-    .select('id')
-    .where('slug', '=', planSlug)
-    .executeTakeFirstOrThrow();
+  const planId = await seededPlanId(ctx, planSlug);
   const now = ctx.clock.now();
   const subscription: SubscriptionsTable = {
     id: newId(),
     customer_id: customerId,
-    plan_id: plan.id,
+    plan_id: planId,
     status: 'active',
     billing_cycle: 'yearly',
     video_enabled: 0,

@@ -3,7 +3,7 @@ import { buildJobs } from '../../src/jobs';
 import { DAY_MS, ManualClock } from '../../src/lib/clock';
 import { purgeVisitorSelections } from '../../src/modules/subscriptions/visitor-selection-purge.job';
 import { buildTestApp, type TestApp } from '../build-test-app';
-import { bearer, buildCustomer, buildSubscription, customerToken } from '../factories';
+import { bearer, buildCustomer, buildSubscription, customerToken, seededPlanId } from '../factories';
 import { StripeStub } from '../stubs/stripe-stub';
 import { parseStripeForm } from '../stubs/stub-server';
 
@@ -23,13 +23,7 @@ describe('subscription hardening (issue 9)', () => {
         rateLimits: { loginFailures: 10, loginWindowMs: 900_000, publicPerMinute: 5 },
       },
     });
-    planId = (
-      await t.ctx.db
-        .selectFrom('plans')
-        .select('id')
-        .where('slug', '=', 'professional')
-        .executeTakeFirstOrThrow()
-    ).id;
+    planId = await seededPlanId(t.ctx, 'professional');
   });
   afterAll(async () => {
     await t.close();

@@ -2,7 +2,7 @@ import { SUBSCRIPTION_MESSAGES, ZAdminStatsResponse } from '@securering/contract
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { buildTestApp, type TestApp } from '../build-test-app';
-import { adminToken, bearer, buildAdmin, buildCustomer, customerToken } from '../factories';
+import { adminToken, bearer, buildAdmin, buildCustomer, customerToken, seededPlanId } from '../factories';
 import { captureLog } from '../log-capture';
 
 describe('local test payment provider: off unless PAYMENT_TEST_MODE=1', () => {
@@ -38,17 +38,13 @@ describe('local test payment provider: off unless PAYMENT_TEST_MODE=1', () => {
 
       const customer = await buildCustomer(t.ctx);
       const headers = bearer(await customerToken(t.ctx, customer.id));
-      const plan = await t.ctx.db
-        .selectFrom('plans')
-        .select('id')
-        .where('slug', '=', 'enterprise')
-        .executeTakeFirstOrThrow();
+      const planId = await seededPlanId(t.ctx, 'enterprise');
       const calls = [
         t.app.inject({
           method: 'POST',
           url: '/api/subscriptions/create-test-checkout.php',
           headers,
-          payload: { plan_id: plan.id, billing_period: 'yearly', video_option: true },
+          payload: { plan_id: planId, billing_period: 'yearly', video_option: true },
         }),
         t.app.inject({
           method: 'GET',

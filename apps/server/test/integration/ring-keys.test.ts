@@ -528,14 +528,13 @@ describe('Ring keys: records, epochs, shares', () => {
     const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
     const owner = bearer((await t.ctx.sessions.issue('customer', customerId)).token);
     const revision = async () => (await alice.state()).keyRevision;
-    /** Runs `change`, then expects the revision to have moved (or not) and returns it. */
+    /** Runs `change`, then expects the revision to have moved (or not). */
     const after = async (change: () => Promise<unknown>, moves: boolean) => {
       const before = await revision();
       await change();
       const now = await revision();
       if (moves) expect(now).toBeGreaterThan(before);
       else expect(now).toBe(before);
-      return now;
     };
     const settings = (payload: object) =>
       t.app.inject({

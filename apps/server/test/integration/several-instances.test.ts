@@ -7,7 +7,7 @@ import { bufferedBytes } from '../../src/realtime/backpressure';
 import { sweepDeadInstances } from '../../src/realtime/presence';
 import { REQUEST_KEYS_PER_MINUTE } from '../../src/modules/ring-keys/ring-keys.socket';
 import { buildTestApp, testConfig, type TestApp } from '../build-test-app';
-import { adminToken, bearer, buildAdmin } from '../factories';
+import { adminToken, bearer, buildAdmin, seededPlanId } from '../factories';
 import { joinedSocket, presenceUpdatesIn, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
 import { createTestDatabase } from '../test-database';
@@ -257,13 +257,7 @@ describe('several instances: readiness, draining, backpressure, presence of dead
         ).data.map((p) => p.slug);
       expect(await publicSlugs(other)).toContain('professional');
       const admin = await buildAdmin(t.ctx, { role: 'super_admin' });
-      const plan = (
-        await t.ctx.db
-          .selectFrom('plans')
-          .select('id')
-          .where('slug', '=', 'professional')
-          .executeTakeFirstOrThrow()
-      ).id;
+      const plan = await seededPlanId(t.ctx, 'professional');
       const res = await t.app.inject({
         method: 'PUT',
         url: '/api/admin/plans.php',

@@ -50,7 +50,8 @@ export interface RingConnectionEvents {
   /**
    * What every join_ring asks besides the Ring: the conversations held with the highest sequence
    * number of each (`catchUp`, at most MAX_JOIN_CATCH_UP), whose missed messages its answer
-   * carries, and whether it should carry the conversation list (`conversations`).
+   * carries, and whether it should carry the conversation list (`conversations`) and the Ring's key
+   * revision (`keyRevision`).
    */
   joinRequest?(): JoinExtras;
   /**
@@ -129,11 +130,10 @@ export function connectToRing(
   let refusalReported = false;
   const join = () => {
     clearTimeout(joinTimer);
-    const { catchUp = [], conversations, keyRevision } = joinRequest?.() ?? {};
+    const { catchUp = [], ...also } = joinRequest?.() ?? {};
     const asked: JoinExtras = {
       ...(catchUp.length > 0 ? { catchUp: catchUp.slice(0, MAX_JOIN_CATCH_UP) } : {}),
-      ...(conversations ? { conversations } : {}),
-      ...(keyRevision ? { keyRevision } : {}),
+      ...also,
     };
     socket.timeout(RING_CONNECTION.joinRetryMs).emit('join_ring', { ringId, ...asked }, (error, result) => {
       if (!error && result?.ok) {

@@ -18,7 +18,7 @@ export interface JoinAnswered {
   keyRevision: number | undefined;
 }
 
-/** A feature whose state a join_ring brings up to date (the chat's feeds and conversation list). */
+/** A feature whose state a join_ring brings up to date (the chat's feeds and list, the keyring). */
 export interface JoinCatchUpSource {
   /** The conversations held now, each with the highest sequence number held. */
   held(): TJoinCatchUp[];
@@ -33,9 +33,9 @@ export interface JoinCatchUpSource {
 /**
  * Between the room's socket and the features that catch up at each join: gathers what they hold
  * for join_ring's `catchUp` (at most MAX_JOIN_CATCH_UP conversations, in the order the sources
- * registered) and whether to bring the conversation list and the key revision, hands them the answer, and tells whether
- * the socket is joined now (pushes that skip sequence numbers before the answer arrives wait for it
- * rather than fetch what it brings).
+ * registered) and whether to bring the conversation list and the key revision, hands them the
+ * answer, and tells whether the socket is joined now (pushes that skip sequence numbers before the
+ * answer arrives wait for it rather than fetch what it brings).
  */
 export class JoinCatchUpHub {
   private readonly sources = new Set<JoinCatchUpSource>();
