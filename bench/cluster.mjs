@@ -16,8 +16,9 @@
 //    again), where the time of each client's last attempt went (token, handshake, join, catch-up)
 //    and how many attempts it took, the CPU of every process from the instance's readiness until
 //    the last socket is back (where the machine's two cores went), the event-loop delay of the load
-//    generator's threads, and the instance's memory per socket (RSS with 1,000 joined sockets minus
-//    RSS before they connected, divided by 1,000).
+//    generator's threads, and the instance's memory per socket: its live heap and Buffers after a
+//    full collection (read through its inspector, on loopback) with 1,000 joined sockets minus
+//    before they connected, and after the storm minus freshly restarted, divided by the sockets.
 //
 // Needs PostgreSQL, Redis and HAProxy (as `npm run cluster`). Prints Markdown for docs/BENCHMARKS.md.
 // Usage: node scripts/build.mjs && node bench/cluster.mjs   (npm run bench:cluster)
@@ -42,6 +43,22 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { io } from 'socket.io-client';
 
 const wallNow = () => performance.timeOrigin + performance.now();
+
+/**
+ * Rows of the storm's memory table: [label, RSS MiB, memory after GC, memory it grew from, sockets].
+ * The per-socket figure is the growth of the live heap plus Buffers after a full collection.
+ */
+function memoryRows(rows) {
+  return rows.map(([label, rss, memory, from, sockets]) => [
+    label,
+    rss.toFixed(0),
+    memory.heap.toFixed(1),
+    memory.external.toFixed(1),
+    from
+      ? (((memory.heap + memory.external - from.heap - from.external) * 1024) / sockets).toFixed(1)
+      : '',
+  ]);
+}
 
 if (!isMainThread) {
   const { mode } = workerData;
@@ -329,11 +346,12 @@ if (!isMainThread) {
     cpuSecondsOfCommand,
     machine,
     machineCpuSeconds,
+    memoryAfterGc,
     percentile,
     rssMiB,
     table,
   } = await import('./support.mjs');
-  const { HAPROXY_BIN, startCluster } = await import('../scripts/lib/cluster.mjs');
+  const { HAPROXY_BIN, freePort, startCluster } = await import('../scripts/lib/cluster.mjs');
   const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
   const { RingMember, inviteMembers, mapLimit, ringWithSenders, subscribedRing } =
     await import('../scripts/lib/ring-driver.mjs');
@@ -624,6 +642,12 @@ if (!isMainThread) {
       const members = rings.flatMap((r) => r.members).slice(0, STORM_SOCKETS);
       const statistics = await analyzeSeeded(cluster.databaseUrl);
       const plain = members.map((m) => ({ token: m.token, ringId: m.ringId }));
+      // The target runs with its inspector open on loopback, to read its memory after a full
+      // collection (memoryAfterGc): restarted once here, so it starts the storm fresh as well.
+      const inspectPort = await freePort();
+      const inspect = [`--inspect=127.0.0.1:${inspectPort}`];
+      await target.stop();
+      await target.start({ nodeArgs: inspect });
       const half = Math.ceil(plain.length / 2);
       const progress = [0, 0];
       const groups = [plain.slice(0, half), plain.slice(half)].map((part, g) => {
@@ -642,12 +666,14 @@ if (!isMainThread) {
       });
       await sleep(2000);
       const rssBefore = rssMiB(target.pid);
+      const memoryBefore = await memoryAfterGc(inspectPort);
       console.error(`Storm: connecting ${plain.length} sockets to ${target.name}…`);
       const connectStarted = Date.now();
       await Promise.all(groups.map((g) => g.ready));
       const connectMs = Date.now() - connectStarted;
       await sleep(3000);
       const rssConnected = rssMiB(target.pid);
+      const memoryConnected = await memoryAfterGc(inspectPort);
       // Messages the clients miss while the instance is down, sent through the other instances.
       const missed = 5;
       const loadBeforeStorm = load();
@@ -667,9 +693,14 @@ if (!isMainThread) {
       const startedAt = wallNow();
       // BENCH_CPU_PROF=dir: the restarted instance writes a CPU profile there when it stops.
       const profileDir = process.env.BENCH_CPU_PROF;
-      await target.start({ nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+      await target.start({
+        nodeArgs: [...inspect, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+      });
       const readyAt = wallNow();
       const rssFresh = rssMiB(target.pid);
+      // Before the CPU figures start (a full collection of a fresh heap: tens of milliseconds,
+      // which the clients' times after ready include).
+      const memoryFresh = await memoryAfterGc(inspectPort);
       // Where the machine's CPU goes from ready until every socket is back.
       const others = cluster.instances.filter((i) => i !== target);
       const cpuNow = () => ({
@@ -686,6 +717,7 @@ if (!isMainThread) {
       const cpuAtBack = cpuNow();
       await sleep(3000);
       const rssAfter = rssMiB(target.pid);
+      const memoryAfter = await memoryAfterGc(inspectPort);
       const results = [];
       for (const g of groups) results.push(await g.collect());
       const clients = results.flatMap((r) => r.clients);
@@ -823,18 +855,19 @@ if (!isMainThread) {
       );
       out.push(
         table(
-          ['Instance memory', 'RSS MiB', 'Per socket KiB'],
           [
-            ['Before the sockets', rssBefore.toFixed(0), ''],
-            [
-              `${plain.length} sockets joined`,
-              rssConnected.toFixed(0),
-              (((rssConnected - rssBefore) * 1024) / plain.length).toFixed(1),
-            ],
-            ['Restarted, before reconnections', rssFresh.toFixed(0), ''],
-            // A fresh process also grows by warming up (JIT, caches): no per-socket figure here.
-            [`${back.length} sockets back`, rssAfter.toFixed(0), ''],
+            'Instance memory',
+            'RSS MiB',
+            'Heap after GC, MiB',
+            'External (Buffers), MiB',
+            'Heap + external per socket, KiB',
           ],
+          memoryRows([
+            ['Before the sockets', rssBefore, memoryBefore],
+            [`${plain.length} sockets joined`, rssConnected, memoryConnected, memoryBefore, plain.length],
+            ['Restarted, before reconnections', rssFresh, memoryFresh],
+            [`${back.length} sockets back`, rssAfter, memoryAfter, memoryFresh, back.length],
+          ]),
         ),
       );
       out.push('');

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import WebSocket from 'ws';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-1' };
@@ -210,6 +211,49 @@ export function machineCpuSeconds() {
 export function rssMiB(pid) {
   const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
   return line ? Number(line[1]) / 1024 : 0;
+}
+
+/**
+ * A Node.js process's memory once its garbage is collected, read through its inspector (started
+ * with `--inspect=127.0.0.1:<port>`): a full collection first, then `process.memoryUsage()` in the
+ * process itself. RSS alone moves with the collector's timing (it once gave a negative growth for
+ * 1,000 sockets); the live heap plus Buffers after a collection is what the sockets hold.
+ * Resolves to MiB: { heap (live JS heap), external (Buffers and other memory outside the heap), rss }.
+ */
+export async function memoryAfterGc(inspectPort) {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json();
+  const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  let nextId = 0;
+  const call = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      const onMessage = (data) => {
+        const message = JSON.parse(data.toString());
+        if (message.id !== id) return;
+        socket.off('message', onMessage);
+        if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+        else resolve(message.result);
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    // Twice: a first collection can leave garbage that finalizers or weak maps free only later.
+    for (let i = 0; i < 2; i++) await call('HeapProfiler.collectGarbage');
+    const { result } = await call('Runtime.evaluate', {
+      expression: 'JSON.stringify(process.memoryUsage())',
+      returnByValue: true,
+    });
+    const usage = JSON.parse(result.value);
+    const mib = (bytes) => bytes / 1024 ** 2;
+    return { heap: mib(usage.heapUsed), external: mib(usage.external), rss: mib(usage.rss) };
+  } finally {
+    socket.close();
+  }
 }
 
 export function machine() {

@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_CONTROL } from '../../src/lib/cache-control';
 import { pickEncoding } from '../../src/lib/content-encoding';
+import { SYNC_COMPRESSION_MAX_BYTES } from '../../src/plugins/compression';
 import { BOOTSTRAP_ELEMENT_ID, PLANS_ELEMENT_ID } from '../../src/plugins/spa';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { listen } from '../socket-client';
@@ -80,6 +81,17 @@ describe('compression and caching', () => {
         );
         app.get('/test/binary', async (_request, reply) =>
           reply.type('application/octet-stream').send(Buffer.from(bigText)),
+        );
+        // Over the synchronous limit: compressed through a stream.
+        app.get('/test/large-json', async () => ({
+          rows: Array.from({ length: 6000 }, (_, i) => ({ i, bigText: csvCell })),
+        }));
+        // 400 characters, 1,200 bytes in UTF-8: over the threshold in bytes, not in characters.
+        app.get('/test/multibyte', async (_request, reply) =>
+          reply.type('text/plain; charset=utf-8').send('€'.repeat(400)),
+        );
+        app.get('/test/vary', async (_request, reply) =>
+          reply.header('Vary', 'Origin').type('text/plain; charset=utf-8').send(bigText),
         );
         app.get('/test/stream-csv', async (_request, reply) =>
           reply
@@ -252,6 +264,42 @@ describe('compression and caching', () => {
       expect(res.rawPayload.length, encoding).toBeLessThan(plain.rawPayload.length);
       expect(JSON.parse(decode(encoding, res.rawPayload).toString()), encoding).toEqual(plain.json());
     }
+  });
+
+  it('says that a compressible answer varies on Accept-Encoding even when sent as it is', async () => {
+    const plain = await get('/api/settings.php');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['vary']).toMatch(/accept-encoding/i);
+
+    const withOrigin = await get('/test/vary', { 'accept-encoding': 'gzip' });
+    expect(withOrigin.headers['content-encoding']).toBe('gzip');
+    expect(withOrigin.headers['vary']).toBe('Origin, Accept-Encoding');
+    expect(decode('gzip', withOrigin.rawPayload).toString()).toBe(bigText);
+  });
+
+  it('compresses answers over the synchronous limit through a stream, whole', async () => {
+    const plain = await get('/test/large-json');
+    expect(plain.rawPayload.length).toBeGreaterThan(SYNC_COMPRESSION_MAX_BYTES);
+    for (const encoding of ['br', 'gzip'] as const) {
+      const res = await get('/test/large-json', { 'accept-encoding': encoding });
+      expect(res.headers['content-encoding'], encoding).toBe(encoding);
+      expect(res.headers['content-length'], encoding).toBeUndefined();
+      expect(res.rawPayload.length, encoding).toBeLessThan(plain.rawPayload.length / 10);
+      expect(JSON.parse(decode(encoding, res.rawPayload).toString()), encoding).toEqual(plain.json());
+    }
+  });
+
+  it('measures the threshold in bytes, not characters', async () => {
+    const res = await get('/test/multibyte', { 'accept-encoding': 'br' });
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(decode('br', res.rawPayload).toString()).toBe('€'.repeat(400));
+  });
+
+  it('sends the answer as it is, with its exact length, to a client that accepts only identity', async () => {
+    const res = await get('/test/large-json', { 'accept-encoding': 'identity' });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+    expect(res.json()).toMatchObject({ rows: expect.any(Array) });
   });
 
   it('leaves JSON answers of 1 KB or less as they are', async () => {
