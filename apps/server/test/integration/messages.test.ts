@@ -516,6 +516,41 @@ describe('Ring chat: messages and conversations', () => {
     ).toBe(404);
   });
 
+  it('leaves out of the unread counts what a member may not read, and lists private conversations in the order they began', async () => {
+    const { members } = await keyedRing(3);
+    const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
+    const list = async (member: E2eeMember) =>
+      ZConversationsResponse.parse((await member.call('GET', CHAT_API_PATHS.list)).json()).conversations;
+    for (let i = 0; i < 2; i++) await alice.send(`avant ${i}`);
+    // Carol joined later, in a Ring that does not share its history: she reads from epoch 2 on.
+    await t.ctx.db
+      .updateTable('ring_members')
+      .set({ first_readable_epoch: 2 })
+      .where('id', '=', carol.memberId)
+      .execute();
+    expect((await list(carol))[0]).toMatchObject({ id: ROOM, lastSeq: 2, unread: 0 });
+    expect((await list(bob))[0]).toMatchObject({ id: ROOM, lastSeq: 2, unread: 2 });
+
+    const dmWith = async (from: E2eeMember, peer: E2eeMember) => {
+      clock.advance(1);
+      return (await from.call('POST', CHAT_API_PATHS.createDm, { peer_user_id: peer.memberId })).json()
+        .conversation_id as string;
+    };
+    const withCarol = await dmWith(alice, carol);
+    const withBob = await dmWith(alice, bob);
+    const bobCarol = await dmWith(carol, bob);
+    expect((await list(alice)).map((c) => [c.id, c.peer?.id ?? null])).toEqual([
+      [ROOM, null],
+      [withCarol, carol.memberId],
+      [withBob, bob.memberId],
+    ]);
+    expect((await list(carol)).map((c) => [c.id, c.peer?.id ?? null])).toEqual([
+      [ROOM, null],
+      [withCarol, alice.memberId],
+      [bobCarol, bob.memberId],
+    ]);
+  });
+
   it('makes messages ephemeral by the Ring’s setting; expired ones are never served, then deleted and announced', async () => {
     const { ringId, members } = await keyedRing(2, { ephemeral_messages: 1, auto_destroy_delay: 10 });
     const [alice, bob] = members as [E2eeMember, E2eeMember];

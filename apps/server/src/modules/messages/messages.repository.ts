@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, QueryCreator } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
@@ -30,6 +30,20 @@ export type MessageView = Pick<
   | 'created_at'
   | 'expires_at'
 > & { sender_username: string | null };
+
+/** A line of the conversations list as conversationSummaries reads it (`unread`: a count). */
+export interface ConversationSummaryRow {
+  id: string;
+  conversation_key: string;
+  kind: 'room' | 'dm';
+  last_seq: number;
+  created_at: string;
+  peer_id: string | null;
+  peer_username: string | null;
+  last_read_seq: number | null;
+  /** A count: a string on PostgreSQL (bigint), never null. */
+  unread: number | string | null;
+}
 
 /** Messages a member may be served: not expired, and of an epoch it may read. */
 function visible(nowIso: string, minEpoch: number) {
@@ -176,24 +190,78 @@ export class MessagesRepository {
     return out;
   }
 
-  /** The member's private conversations in its Ring, with the other participant. */
-  findDmsOf(
+  /**
+   * The conversations list of a member in one statement: the Ring's room (when it exists) and the
+   * member's private conversations with their peer, each with the member's read mark and how many
+   * messages from others it may read past it (unreadCounts' rule). Two branches of a UNION ALL,
+   * each starting from its own index (the room by its key, the private ones from the member's
+   * participations), rather than four statements in two round trips; every reconnecting page asks
+   * for it in its join_ring.
+   */
+  conversationSummaries(
     ringId: string,
     memberId: string,
-  ): Promise<Array<ConversationRow & { peer_id: string; peer_username: string }>> {
-    return this.db
+    roomKey: string,
+    visibleAt: { nowIso: string; minEpoch: number },
+  ): Promise<ConversationSummaryRow[]> {
+    const unread = (eb: ExpressionBuilder<DB & { r: DB['conversation_reads'] }, 'conversations' | 'r'>) =>
+      eb
+        .selectFrom('messages')
+        .select((count) => count.fn.countAll<number | string>().as('n'))
+        .whereRef('messages.conversation_id', '=', 'conversations.id')
+        .where((m) => m('messages.seq', '>', m.fn.coalesce('r.last_read_seq', m.lit(0))))
+        .where((m) =>
+          m.or([m('messages.sender_member_id', 'is', null), m('messages.sender_member_id', '!=', memberId)]),
+        )
+        .where((m) =>
+          m.and([
+            m.or([m('messages.expires_at', 'is', null), m('messages.expires_at', '>', visibleAt.nowIso)]),
+            m('messages.epoch', '>=', visibleAt.minEpoch),
+          ]),
+        )
+        .as('unread');
+    const room = this.db
       .selectFrom('conversations')
-      .innerJoin('conversation_participants as mine', 'mine.conversation_id', 'conversations.id')
+      .leftJoin('conversation_reads as r', (join) =>
+        join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId),
+      )
+      .select([
+        'conversations.id',
+        'conversations.conversation_key',
+        'conversations.kind',
+        'conversations.last_seq',
+        'conversations.created_at',
+        sql<string | null>`null`.as('peer_id'),
+        sql<string | null>`null`.as('peer_username'),
+        'r.last_read_seq',
+        unread,
+      ])
+      .where('conversations.ring_id', '=', ringId)
+      .where('conversations.conversation_key', '=', roomKey);
+    const dms = this.db
+      .selectFrom('conversation_participants as mine')
+      .innerJoin('conversations', 'conversations.id', 'mine.conversation_id')
       .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
       .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
-      .selectAll('conversations')
-      .select(['peer.id as peer_id', 'peer.username as peer_username'])
+      .leftJoin('conversation_reads as r', (join) =>
+        join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId),
+      )
+      .select([
+        'conversations.id',
+        'conversations.conversation_key',
+        'conversations.kind',
+        'conversations.last_seq',
+        'conversations.created_at',
+        'peer.id as peer_id',
+        'peer.username as peer_username',
+        'r.last_read_seq',
+        unread,
+      ])
+      .where('mine.member_id', '=', memberId)
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.kind', '=', 'dm')
-      .where('mine.member_id', '=', memberId)
-      .where('theirs.member_id', '!=', memberId)
-      .orderBy('conversations.created_at')
-      .execute();
+      .where('theirs.member_id', '!=', memberId);
+    return room.unionAll(dms).execute();
   }
 
   findByClientId(

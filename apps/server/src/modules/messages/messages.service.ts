@@ -34,7 +34,7 @@ import {
   parseConversationId,
   type SendRefusal,
 } from './messages.policy';
-import { MessagesRepository, type ConversationRow } from './messages.repository';
+import { MessagesRepository, type ConversationRow, type ConversationSummaryRow } from './messages.repository';
 
 type SendInput = z.output<typeof ZSendMessageRequest>;
 type GetQuery = z.output<typeof ZGetMessagesQuery>;
@@ -307,31 +307,29 @@ export class MessagesService {
   /** GET conversations/list.php: the room and the caller's private conversations, with unread counts. */
   async list(caller: RingMembership): Promise<TConversationSummary[]> {
     const { member, ring } = caller;
-    const [room, dms] = await Promise.all([
-      this.messages.findConversation(ring.id, ROOM_CONVERSATION_ID),
-      this.messages.findDmsOf(ring.id, member.id),
-    ]);
-    const ids = [...(room ? [room.id] : []), ...dms.map((d) => d.id)];
-    const [reads, unread] = await Promise.all([
-      this.messages.readsOf(member.id, ids),
-      this.messages.unreadCounts(
-        ids,
-        member.id,
-        this.ctx.clock.now().toISOString(),
-        firstReadableEpoch(ring, member),
-      ),
-    ]);
-    const summary = (row: ConversationRow | undefined) => ({
-      lastSeq: row?.last_seq ?? 0,
-      lastReadSeq: row ? (reads.get(row.id) ?? 0) : 0,
-      unread: row ? (unread.get(row.id) ?? 0) : 0,
+    const rows = await this.messages.conversationSummaries(ring.id, member.id, ROOM_CONVERSATION_ID, {
+      nowIso: this.ctx.clock.now().toISOString(),
+      minEpoch: firstReadableEpoch(ring, member),
     });
+    const summary = (row: ConversationSummaryRow | undefined) => ({
+      lastSeq: row?.last_seq ?? 0,
+      lastReadSeq: row?.last_read_seq ?? 0,
+      unread: Number(row?.unread ?? 0),
+    });
+    const dms = rows
+      .filter((row) => row.kind === 'dm' && row.peer_id !== null)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     return [
-      { id: ROOM_CONVERSATION_ID, kind: 'room', peer: null, ...summary(room) },
+      {
+        id: ROOM_CONVERSATION_ID,
+        kind: 'room',
+        peer: null,
+        ...summary(rows.find((row) => row.kind === 'room')),
+      },
       ...dms.map((dm) => ({
         id: dm.conversation_key,
         kind: 'dm' as const,
-        peer: { id: dm.peer_id, username: dm.peer_username },
+        peer: { id: dm.peer_id ?? '', username: dm.peer_username ?? '' },
         ...summary(dm),
       })),
     ];
