@@ -1,10 +1,21 @@
 /** The encodings the server writes: brotli, else gzip. */
 export type ContentEncoding = 'br' | 'gzip';
 
+/** Accept-Encoding values already parsed: browsers send a handful (bounded: any client may send any). */
+const PICKED = new Map<string, ContentEncoding | undefined>();
+const PICKED_MAX = 64;
+
 /** The encoding to answer with for an Accept-Encoding header: br, else gzip, else none. */
 export function pickEncoding(header: string | string[] | undefined): ContentEncoding | undefined {
   if (Array.isArray(header)) header = header.join(',');
   if (!header) return undefined;
+  if (PICKED.has(header)) return PICKED.get(header);
+  const picked = parseAcceptEncoding(header);
+  if (PICKED.size < PICKED_MAX) PICKED.set(header, picked);
+  return picked;
+}
+
+function parseAcceptEncoding(header: string): ContentEncoding | undefined {
   const quality = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

@@ -367,4 +367,16 @@ describe('pickEncoding', () => {
     expect(pickEncoding(undefined)).toBeUndefined();
     expect(pickEncoding('deflate')).toBeUndefined();
   });
+
+  it('answers the same for a header met again, refusals included, and past the values it keeps', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(pickEncoding('br;q=0, gzip;q=0')).toBeUndefined();
+      expect(pickEncoding('br;q=0.5, gzip;q=0.9')).toBe('gzip');
+      for (let i = 0; i < 100; i++) {
+        // Brotli from q=0.5 on (ties go to brotli), gzip below.
+        expect(pickEncoding(`gzip;q=0.5, br;q=0.${i % 10}, x-${i}`)).toBe(i % 10 >= 5 ? 'br' : 'gzip');
+        expect(pickEncoding(`br, x-${i}`)).toBe('br');
+      }
+    }
+  });
 });
