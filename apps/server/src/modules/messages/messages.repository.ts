@@ -213,12 +213,7 @@ export class MessagesRepository {
         .where((m) =>
           m.or([m('messages.sender_member_id', 'is', null), m('messages.sender_member_id', '!=', memberId)]),
         )
-        .where((m) =>
-          m.and([
-            m.or([m('messages.expires_at', 'is', null), m('messages.expires_at', '>', visibleAt.nowIso)]),
-            m('messages.epoch', '>=', visibleAt.minEpoch),
-          ]),
-        )
+        .where(visible(visibleAt.nowIso, visibleAt.minEpoch))
         .as('unread');
     const room = this.db
       .selectFrom('conversations')
