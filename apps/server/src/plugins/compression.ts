@@ -90,26 +90,25 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
       const encoding = pickEncoding(request.headers['accept-encoding']);
       if (!encoding) return done(null, payload);
       const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      reply.header('Content-Encoding', encoding);
       if (body.length > SYNC_COMPRESSION_MAX_BYTES) {
-        reply.removeHeader('content-length');
+        reply.header('Content-Encoding', encoding).removeHeader('content-length');
         return done(null, compressing(Readable.from([body]), encoding, reply));
       }
       let compressed: Buffer;
       try {
         compressed = COMPRESS_SYNC[encoding](body);
       } catch (error) {
+        // The error's answer goes out as it is: no encoding header set yet.
         return done(error as Error);
       }
-      reply.header('Content-Length', compressed.length);
+      reply.header('Content-Encoding', encoding).header('Content-Length', compressed.length);
       return done(null, compressed);
     }
     if (!isStream(payload)) return done(null, payload);
     varyOnAcceptEncoding(reply);
     const encoding = pickEncoding(request.headers['accept-encoding']);
     if (!encoding) return done(null, payload);
-    reply.header('Content-Encoding', encoding);
-    reply.removeHeader('content-length');
+    reply.header('Content-Encoding', encoding).removeHeader('content-length');
     done(null, compressing(payload, encoding, reply));
   });
 }
