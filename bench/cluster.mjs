@@ -54,9 +54,7 @@ function memoryRows(rows) {
     rss.toFixed(0),
     memory.heap.toFixed(1),
     memory.external.toFixed(1),
-    from
-      ? (((memory.heap + memory.external - from.heap - from.external) * 1024) / sockets).toFixed(1)
-      : '',
+    from ? (((memory.heap + memory.external - from.heap - from.external) * 1024) / sockets).toFixed(1) : '',
   ]);
 }
 
@@ -852,6 +850,11 @@ if (!isMainThread) {
       );
       out.push(
         `\nThe machine's cores were busy ${((100 * (cpuAtBack.machine.busy - cpuAtReady.machine.busy)) / wall).toFixed(0)} % of that time.\n`,
+      );
+      out.push(
+        "\nThe instance's memory is read after two forced full collections (through its inspector, on " +
+          'loopback); per socket, the growth of its live heap plus Buffers. A freshly started process ' +
+          'also grows by warming up while the sockets come back.\n',
       );
       out.push(
         table(
