@@ -10,7 +10,7 @@ import { buildTestApp, testConfig, type TestApp } from '../build-test-app';
 import { adminToken, bearer, buildAdmin, seededPlanId } from '../factories';
 import { joinedSocket, presenceUpdatesIn, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
-import { createTestDatabase } from '../test-database';
+import { createTestDatabase, type TestDatabase } from '../test-database';
 
 const withRedis = Boolean(process.env.TEST_REDIS_URL);
 
@@ -28,6 +28,8 @@ describe('several instances: readiness, draining, backpressure, presence of dead
   let baseUrl: string;
   const sockets: TestSocket[] = [];
   const apps: TestApp[] = [];
+  /** Databases made here for an app that does not own them: dropped once the apps are closed. */
+  const databases: TestDatabase[] = [];
 
   beforeAll(async () => {
     t = await buildTestApp();
@@ -36,6 +38,10 @@ describe('several instances: readiness, draining, backpressure, presence of dead
   afterAll(async () => {
     for (const socket of sockets) socket.close();
     for (const app of apps) await app.close().catch(() => undefined);
+    for (const database of databases) {
+      await database.handle.close();
+      await database.drop();
+    }
     await t.close();
   });
 
@@ -56,6 +62,7 @@ describe('several instances: readiness, draining, backpressure, presence of dead
 
     // Ring files cannot be written: DATA_DIR/ring-files is a file.
     const database = await createTestDatabase();
+    databases.push(database);
     fs.writeFileSync(path.join(database.dataDir, 'ring-files'), 'not a folder');
     const broken = await buildTestApp({ database, redis: false });
     apps.push(broken);
