@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
+import { sql, type ExpressionBuilder, type JoinBuilder, type QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
@@ -30,6 +30,19 @@ export type MessageView = Pick<
   | 'created_at'
   | 'expires_at'
 > & { sender_username: string | null };
+
+/** A conversations query joined with the member's read marks (`r`). */
+type WithReadMark = DB & { r: DB['conversation_reads'] };
+
+/** The columns both branches of conversationSummaries read, besides the peer and the count. */
+const SUMMARY_COLUMNS = [
+  'conversations.id',
+  'conversations.conversation_key',
+  'conversations.kind',
+  'conversations.last_seq',
+  'conversations.created_at',
+  'r.last_read_seq',
+] as const;
 
 /** A line of the conversations list as conversationSummaries reads it (`unread`: a count). */
 export interface ConversationSummaryRow {
@@ -204,7 +217,7 @@ export class MessagesRepository {
     roomKey: string,
     visibleAt: { nowIso: string; minEpoch: number },
   ): Promise<ConversationSummaryRow[]> {
-    const unread = (eb: ExpressionBuilder<DB & { r: DB['conversation_reads'] }, 'conversations' | 'r'>) =>
+    const unread = (eb: ExpressionBuilder<WithReadMark, 'conversations' | 'r'>) =>
       eb
         .selectFrom('messages')
         .select((count) => count.fn.countAll<number | string>().as('n'))
@@ -215,20 +228,16 @@ export class MessagesRepository {
         )
         .where(visible(visibleAt.nowIso, visibleAt.minEpoch))
         .as('unread');
+    // The member's read mark in each conversation, if it has one.
+    const readMark = (join: JoinBuilder<WithReadMark, 'conversations' | 'r'>) =>
+      join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId);
     const room = this.db
       .selectFrom('conversations')
-      .leftJoin('conversation_reads as r', (join) =>
-        join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId),
-      )
+      .leftJoin('conversation_reads as r', readMark)
       .select([
-        'conversations.id',
-        'conversations.conversation_key',
-        'conversations.kind',
-        'conversations.last_seq',
-        'conversations.created_at',
+        ...SUMMARY_COLUMNS,
         sql<string | null>`null`.as('peer_id'),
         sql<string | null>`null`.as('peer_username'),
-        'r.last_read_seq',
         unread,
       ])
       .where('conversations.ring_id', '=', ringId)
@@ -238,20 +247,8 @@ export class MessagesRepository {
       .innerJoin('conversations', 'conversations.id', 'mine.conversation_id')
       .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
       .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
-      .leftJoin('conversation_reads as r', (join) =>
-        join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId),
-      )
-      .select([
-        'conversations.id',
-        'conversations.conversation_key',
-        'conversations.kind',
-        'conversations.last_seq',
-        'conversations.created_at',
-        'peer.id as peer_id',
-        'peer.username as peer_username',
-        'r.last_read_seq',
-        unread,
-      ])
+      .leftJoin('conversation_reads as r', readMark)
+      .select([...SUMMARY_COLUMNS, 'peer.id as peer_id', 'peer.username as peer_username', unread])
       .where('mine.member_id', '=', memberId)
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.kind', '=', 'dm')
