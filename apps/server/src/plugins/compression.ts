@@ -79,37 +79,37 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (payload === null || payload === undefined || !isCompressible(reply)) return done(null, payload);
-    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
-      // A string's length in characters is at most its length in bytes: measured only when short.
-      if (
-        payload.length < COMPRESSION_THRESHOLD_BYTES &&
-        Buffer.byteLength(payload) < COMPRESSION_THRESHOLD_BYTES
-      )
-        return done(null, payload);
-      varyOnAcceptEncoding(reply);
-      const encoding = pickEncoding(request.headers['accept-encoding']);
-      if (!encoding) return done(null, payload);
-      const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      if (body.length > SYNC_COMPRESSION_MAX_BYTES) {
-        reply.header('Content-Encoding', encoding).removeHeader('content-length');
-        return done(null, compressing(Readable.from([body]), encoding, reply));
-      }
-      let compressed: Buffer;
-      try {
-        compressed = COMPRESS_SYNC[encoding](body);
-      } catch (error) {
-        // The error's answer goes out as it is: no encoding header set yet.
-        return done(error as Error);
-      }
-      reply.header('Content-Encoding', encoding).header('Content-Length', compressed.length);
-      return done(null, compressed);
-    }
-    if (!isStream(payload)) return done(null, payload);
+    const inMemory = typeof payload === 'string' || Buffer.isBuffer(payload);
+    const streamed = isStream(payload);
+    if (!inMemory && !streamed) return done(null, payload);
+    // A string's length in characters is at most its length in bytes: measured only when short.
+    if (
+      inMemory &&
+      payload.length < COMPRESSION_THRESHOLD_BYTES &&
+      Buffer.byteLength(payload) < COMPRESSION_THRESHOLD_BYTES
+    )
+      return done(null, payload);
     varyOnAcceptEncoding(reply);
     const encoding = pickEncoding(request.headers['accept-encoding']);
     if (!encoding) return done(null, payload);
-    reply.header('Content-Encoding', encoding).removeHeader('content-length');
-    done(null, compressing(payload, encoding, reply));
+    if (streamed) {
+      reply.header('Content-Encoding', encoding).removeHeader('content-length');
+      return done(null, compressing(payload, encoding, reply));
+    }
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (body.length > SYNC_COMPRESSION_MAX_BYTES) {
+      reply.header('Content-Encoding', encoding).removeHeader('content-length');
+      return done(null, compressing(Readable.from([body]), encoding, reply));
+    }
+    let compressed: Buffer;
+    try {
+      compressed = COMPRESS_SYNC[encoding](body);
+    } catch (error) {
+      // The error's answer goes out as it is: no encoding header set yet.
+      return done(error as Error);
+    }
+    reply.header('Content-Encoding', encoding).header('Content-Length', compressed.length);
+    return done(null, compressed);
   });
 }
 
