@@ -120,6 +120,52 @@ const pageAfterByKey = precompiledQuery(
       .orderBy('messages.seq', 'asc')
       .limit(limit),
 );
+/**
+ * MessagesRepository.conversationSummaries' statement, built and compiled once (every reconnecting
+ * page asks for it: Kysely's query tree cost more than the statement, and PostgreSQL plans it once
+ * per connection).
+ */
+const summariesOf = precompiledQuery(
+  (db: Database, ringId: string, memberId: string, roomKey: string, nowIso: string, minEpoch: number) => {
+    const unread = (eb: ExpressionBuilder<WithReadMark, 'conversations' | 'r'>) =>
+      eb
+        .selectFrom('messages')
+        .select((count) => count.fn.countAll<number | string>().as('n'))
+        .whereRef('messages.conversation_id', '=', 'conversations.id')
+        .where((m) => m('messages.seq', '>', m.fn.coalesce('r.last_read_seq', m.lit(0))))
+        .where((m) =>
+          m.or([m('messages.sender_member_id', 'is', null), m('messages.sender_member_id', '!=', memberId)]),
+        )
+        .where(visible(nowIso, minEpoch))
+        .as('unread');
+    // The member's read mark in each conversation, if it has one.
+    const readMark = (join: JoinBuilder<WithReadMark, 'conversations' | 'r'>) =>
+      join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId);
+    const room = db
+      .selectFrom('conversations')
+      .leftJoin('conversation_reads as r', readMark)
+      .select([
+        ...SUMMARY_COLUMNS,
+        sql<string | null>`null`.as('peer_id'),
+        sql<string | null>`null`.as('peer_username'),
+        unread,
+      ])
+      .where('conversations.ring_id', '=', ringId)
+      .where('conversations.conversation_key', '=', roomKey);
+    const dms = db
+      .selectFrom('conversation_participants as mine')
+      .innerJoin('conversations', 'conversations.id', 'mine.conversation_id')
+      .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
+      .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
+      .leftJoin('conversation_reads as r', readMark)
+      .select([...SUMMARY_COLUMNS, 'peer.id as peer_id', 'peer.username as peer_username', unread])
+      .where('mine.member_id', '=', memberId)
+      .where('conversations.ring_id', '=', ringId)
+      .where('conversations.kind', '=', 'dm')
+      .where('theirs.member_id', '!=', memberId);
+    return room.unionAll(dms);
+  },
+);
 const conversationByKey = precompiledQuery((db: Database, ringId: string, key: string) =>
   db
     .selectFrom('conversations')
@@ -217,43 +263,7 @@ export class MessagesRepository {
     roomKey: string,
     visibleAt: { nowIso: string; minEpoch: number },
   ): Promise<ConversationSummaryRow[]> {
-    const unread = (eb: ExpressionBuilder<WithReadMark, 'conversations' | 'r'>) =>
-      eb
-        .selectFrom('messages')
-        .select((count) => count.fn.countAll<number | string>().as('n'))
-        .whereRef('messages.conversation_id', '=', 'conversations.id')
-        .where((m) => m('messages.seq', '>', m.fn.coalesce('r.last_read_seq', m.lit(0))))
-        .where((m) =>
-          m.or([m('messages.sender_member_id', 'is', null), m('messages.sender_member_id', '!=', memberId)]),
-        )
-        .where(visible(visibleAt.nowIso, visibleAt.minEpoch))
-        .as('unread');
-    // The member's read mark in each conversation, if it has one.
-    const readMark = (join: JoinBuilder<WithReadMark, 'conversations' | 'r'>) =>
-      join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId);
-    const room = this.db
-      .selectFrom('conversations')
-      .leftJoin('conversation_reads as r', readMark)
-      .select([
-        ...SUMMARY_COLUMNS,
-        sql<string | null>`null`.as('peer_id'),
-        sql<string | null>`null`.as('peer_username'),
-        unread,
-      ])
-      .where('conversations.ring_id', '=', ringId)
-      .where('conversations.conversation_key', '=', roomKey);
-    const dms = this.db
-      .selectFrom('conversation_participants as mine')
-      .innerJoin('conversations', 'conversations.id', 'mine.conversation_id')
-      .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
-      .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
-      .leftJoin('conversation_reads as r', readMark)
-      .select([...SUMMARY_COLUMNS, 'peer.id as peer_id', 'peer.username as peer_username', unread])
-      .where('mine.member_id', '=', memberId)
-      .where('conversations.ring_id', '=', ringId)
-      .where('conversations.kind', '=', 'dm')
-      .where('theirs.member_id', '!=', memberId);
-    return room.unionAll(dms).execute();
+    return summariesOf(this.db, ringId, memberId, roomKey, visibleAt.nowIso, visibleAt.minEpoch);
   }
 
   findByClientId(
