@@ -341,7 +341,8 @@ if (!isMainThread) {
   const {
     BENCH_ADMIN,
     cpuSeconds,
-    cpuSecondsOfCommand,
+    commandCpuSnapshot,
+    commandCpuUsed,
     machine,
     machineCpuSeconds,
     memoryAfterGc,
@@ -705,8 +706,8 @@ if (!isMainThread) {
         instance: cpuSeconds(target.pid),
         others: others.reduce((sum, i) => sum + cpuSeconds(i.pid), 0),
         generator: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-        postgres: cpuSecondsOfCommand('postgres'),
-        redis: cpuSecondsOfCommand('redis-server'),
+        postgres: commandCpuSnapshot('postgres'),
+        redis: commandCpuSnapshot('redis-server'),
         machine: machineCpuSeconds(),
       });
       const cpuAtReady = cpuNow();
@@ -829,7 +830,10 @@ if (!isMainThread) {
           .join(', ')}.`,
       );
       out.push('');
-      const used = (key) => cpuAtBack[key] - cpuAtReady[key];
+      const used = (key) =>
+        typeof cpuAtBack[key] === 'number'
+          ? cpuAtBack[key] - cpuAtReady[key]
+          : commandCpuUsed(cpuAtReady[key], cpuAtBack[key]);
       const wall = cpuAtBack.machine.total - cpuAtReady.machine.total;
       out.push(
         table(

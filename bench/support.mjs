@@ -176,21 +176,40 @@ export function cpuSeconds(pid, { mainThread = false } = {}) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU seconds used so far by the processes whose command name is `name` (e.g. postgres), alive now. */
-export function cpuSecondsOfCommand(name) {
-  let total = 0;
+/**
+ * The CPU time of the processes whose command name is `name` (e.g. postgres), for
+ * commandCpuUsed: each live one's own (user + system), by process id, and what their children that
+ * have exited used (`cutime` + `cstime`, added to a process when it reaps them).
+ */
+export function commandCpuSnapshot(name) {
+  const own = new Map();
+  let reaped = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
+      own.set(entry, (Number(fields[11]) + Number(fields[12])) / 100);
+      reaped += (Number(fields[13]) + Number(fields[14])) / 100;
     } catch {
       // Gone meanwhile.
     }
   }
-  return total;
+  return { own, reaped };
+}
+
+/**
+ * CPU seconds those processes used between two snapshots, the ones that ended meanwhile included:
+ * a PostgreSQL backend whose connection closes takes its time out of the live processes' sum (a
+ * plain difference of sums could go down), and puts its whole life's time into its parent's
+ * reaped time; what it had used before the first snapshot is taken back out.
+ */
+export function commandCpuUsed(before, after) {
+  let used = after.reaped - before.reaped;
+  for (const [pid, seconds] of after.own) used += seconds - (before.own.get(pid) ?? 0);
+  for (const [pid, seconds] of before.own) if (!after.own.has(pid)) used -= seconds;
+  return used;
 }
 
 /** CPU seconds of the whole machine so far (/proc/stat, every core): busy and in all. */
