@@ -4,7 +4,12 @@
 // Ring). Requests carry a browser's Accept-Encoding. Rounds alternate server and peer; medians.
 // Usage: node scripts/build.mjs && node bench/rest-overhead.mjs
 //   BENCH_REQUESTS (4000), BENCH_CONCURRENCY (50), BENCH_ROUNDS (3), BENCH_ONLY (plans | get),
-//   BENCH_CPU_PROF=dir (writes a CPU profile of the server there)
+//   BENCH_CPU_PROF=dir (writes a CPU profile of the server there),
+//   BENCH_CANDIDATE=path of another build's main.js (a copy of apps/server/dist kept inside the
+//   repository, e.g. apps/server/dist-candidate, so that its packages resolve): that build runs
+//   too, on a copy of the same data, its rounds alternating with the server's and the peer's, and
+//   each round's figures are printed side by side. This machine's speed drifts by up to a factor
+//   of two within minutes, so two builds are compared round by round, never run against run.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -99,10 +104,13 @@ async function startPeer(sqliteFile, ringId) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+const CANDIDATE = process.env.BENCH_CANDIDATE ? path.resolve(process.env.BENCH_CANDIDATE) : undefined;
 const e2ee = await loadE2ee();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-rest-'));
+const candidateDir = `${dataDir}-candidate`;
 const server = await startServer({ dataDir, execArgv: profileArgs('server') });
 let peer;
+let candidate;
 try {
   const { ringId, owner, senders } = await ringWithSenders(server.url, e2ee, {
     admin: BENCH_ADMIN,
@@ -121,6 +129,12 @@ try {
     });
   });
   peer = await startPeer(path.join(dataDir, 'securering.sqlite'), ringId);
+  if (CANDIDATE) {
+    // SQLite serves one instance per file: the candidate gets a copy of the data (same Ring,
+    // members, messages and sessions), without the server's instance lock.
+    fs.cpSync(dataDir, candidateDir, { recursive: true, filter: (from) => !from.endsWith('.lock') });
+    candidate = await startServer({ dataDir: candidateDir, main: CANDIDATE });
+  }
 
   const browser = { 'accept-encoding': 'gzip, deflate, br', accept: 'application/json' };
   const historyPath = `/api/messages/get.php?conversation_id=room%3Ageneral&limit=${HISTORY_LIMIT}`;
@@ -134,15 +148,13 @@ try {
   ];
   const rows = [];
   const verdicts = [];
+  const candidateRounds = [];
   const only = process.env.BENCH_ONLY; // 'plans' or 'get' to run one scenario (profiling)
   for (const s of scenarios.filter((x) => !only || x.path.includes(only))) {
     const sample = await fetch(`${server.url}${s.path}`, { headers: s.headers });
     const bytes = (await sample.arrayBuffer()).byteLength;
-    const runs = { server: [], peer: [] };
-    const sides = [
-      ['server', server],
-      ['peer', peer],
-    ];
+    const runs = { server: [], candidate: [], peer: [] };
+    const sides = [['server', server], ...(candidate ? [['candidate', candidate]] : []), ['peer', peer]];
     for (const [, side] of sides) await load(`${side.url}${s.path}`, s.headers, 500, CONCURRENCY, side.pid); // warm-up
     for (let round = 0; round < ROUNDS; round++)
       for (const [who, side] of sides)
@@ -151,17 +163,22 @@ try {
     const ratio = pick('server', 'rps') / pick('peer', 'rps');
     const ok = ratio >= BUDGET.ratio && pick('server', 'p99') <= BUDGET.p99Ms;
     verdicts.push(ok);
-    for (const who of ['server', 'peer'])
+    if (candidate) candidateRounds.push([s.name, runs]);
+    for (const who of sides.map(([name]) => name))
       rows.push([
         s.name,
-        who === 'server' ? 'SecureRing' : 'peer',
+        { server: 'SecureRing', candidate: 'SecureRing (candidate)', peer: 'peer' }[who],
         String(bytes),
         pick(who, 'rps').toFixed(0),
         pick(who, 'p50').toFixed(1),
         pick(who, 'p99').toFixed(1),
         pick(who, 'cpuUs').toFixed(0),
         pick(who, 'loopUs').toFixed(0),
-        who === 'server' ? `${(ratio * 100).toFixed(0)} % ${ok ? '✓' : '✗'}` : '',
+        who === 'server'
+          ? `${(ratio * 100).toFixed(0)} % ${ok ? '✓' : '✗'}`
+          : who === 'candidate'
+            ? `${((pick('candidate', 'rps') / pick('peer', 'rps')) * 100).toFixed(0)} %`
+            : '',
       ]);
   }
   console.log(`# REST overhead — ${machine()}\n`);
@@ -185,9 +202,34 @@ try {
       rows,
     ),
   );
+  for (const [name, runs] of candidateRounds) {
+    console.log(`\n${name}, round by round (the candidate: ${path.relative(ROOT, CANDIDATE)}):\n`);
+    console.log(
+      table(
+        [
+          'Round',
+          'Req/s vs peer, server / candidate',
+          'p99 ms, server / candidate / peer',
+          'Event loop µs/req, server / candidate / peer',
+        ],
+        runs.server.map((own, i) => {
+          const [other, base] = [runs.candidate[i], runs.peer[i]];
+          const pct = (r) => `${((r.rps / base.rps) * 100).toFixed(0)} %`;
+          return [
+            String(i + 1),
+            `${pct(own)} / ${pct(other)}`,
+            [own, other, base].map((r) => r.p99.toFixed(1)).join(' / '),
+            [own, other, base].map((r) => r.loopUs.toFixed(0)).join(' / '),
+          ];
+        }),
+      ),
+    );
+  }
   if (verdicts.includes(false)) process.exitCode = 1;
 } finally {
   await peer?.stop();
+  await candidate?.stop();
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(candidateDir, { recursive: true, force: true });
 }

@@ -24,14 +24,20 @@ async function freePort() {
 }
 
 /**
- * Starts `apps/server/dist/main.js` with IP rate limits off (a benchmark is one IP sending
- * thousands of requests) and waits for /healthz.
+ * Starts `apps/server/dist/main.js` (or `main`, another build's) with IP rate limits off (a
+ * benchmark is one IP sending thousands of requests) and waits for /healthz.
  */
-export async function startServer({ dataDir, databaseUrl = '', execArgv = [], env = {} }) {
+export async function startServer({
+  dataDir,
+  databaseUrl = '',
+  execArgv = [],
+  env = {},
+  main = path.join(ROOT, 'apps/server/dist/main.js'),
+}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child = spawn(process.execPath, [...execArgv, path.join(ROOT, 'apps/server/dist/main.js')], {
+  const child = spawn(process.execPath, [...execArgv, main], {
     cwd: ROOT,
     env: {
       ...process.env,
