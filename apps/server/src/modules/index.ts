@@ -84,7 +84,7 @@ export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
   const calls = new CallService(ctx);
   return [
     presenceFeature(ctx, calls),
-    callsFeature(ctx, bind, calls),
+    callsFeature(bind, calls),
     ringKeysSocketFeature(ctx, bind),
     ringStreamSocketFeature(ctx, bind),
     messagesSocketFeature(ctx),

@@ -7,7 +7,7 @@ import {
   type TCallEvent,
   type TRtcRelay,
 } from '@securering/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RingsTable } from '../../src/db/schema';
 import { CALL_CONFIG_PER_SESSION_PER_MIN } from '../../src/modules/calls/calls.routes';
 import { CALL_EVENT_LIMITS } from '../../src/modules/calls/calls.feature';
@@ -560,6 +560,28 @@ describe('calls', () => {
     c.socket.close();
     await expect.poll(() => a.of<TCallEvent>('call_cancel').length, { timeout: 2000, interval: 20 }).toBe(1);
     expect(a.of<TCallEvent>('call_cancel')[0]).toMatchObject({ callId: ringing.callId, reason: 'peer_lost' });
+  });
+
+  it('asks the other instances whether a lost socket was the last one only for a member in a call', async () => {
+    const { ring } = await ringSetup();
+    const a = await member(ring.id);
+    const b = await member(ring.id);
+    const service = new CallService(t.ctx);
+    const asked = vi.spyOn(t.ctx.realtime, 'isMemberConnected');
+    try {
+      // In no call: one query, no request to the instances (a mass disconnect sends none).
+      await service.socketLost(a.id);
+      expect(asked).not.toHaveBeenCalled();
+
+      // In a call, still connected (another tab): asked, and the call goes on.
+      const callId = await acceptedCall(a, b, ring.id);
+      await service.socketLost(a.id);
+      expect(asked).toHaveBeenCalledWith(a.id);
+      expect((await callRow(callId)).status).toBe('accepted');
+      expect(b.of('call_hangup')).toEqual([]);
+    } finally {
+      asked.mockRestore();
+    }
   });
 
   it('shows both members in_call once connected and online again after the hang-up (events, state, info)', async () => {

@@ -1,5 +1,4 @@
 import { ZCallAction, ZCallInvite, ZRtcSignal } from '@securering/contract';
-import type { AppContext } from '../../app-context';
 import { AppError } from '../../lib/app-error';
 import type { SocketFeature } from '../../realtime/realtime-server';
 import type { SocketAck, SocketEventBinder } from '../../realtime/socket-events';
@@ -35,7 +34,7 @@ async function answer(ack: SocketAck, run: () => Promise<object | void>): Promis
  * schema, own Ring, joined socket, rate limit, fresh membership) and then the call service, which
  * checks the member takes part in the call. A member whose last socket goes ends its calls.
  */
-export function callsFeature(ctx: AppContext, bind: SocketEventBinder, calls: CallService): SocketFeature {
+export function callsFeature(bind: SocketEventBinder, calls: CallService): SocketFeature {
   return {
     onConnection(socket) {
       bind(
@@ -72,9 +71,7 @@ export function callsFeature(ctx: AppContext, bind: SocketEventBinder, calls: Ca
         );
     },
     async onDisconnect(socket) {
-      // Another tab or the call popup may still be open: only the member's last socket ends its calls.
-      if (await ctx.realtime.isMemberConnected(socket.data.memberId)) return;
-      await calls.memberLost(socket.data.memberId);
+      await calls.socketLost(socket.data.memberId);
     },
   };
 }

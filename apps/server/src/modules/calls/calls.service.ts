@@ -211,10 +211,19 @@ export class CallService {
     });
   }
 
-  /** A member's last socket is gone: its calls end and the other member is told (reason peer_lost). */
-  async memberLost(memberId: string): Promise<void> {
-    for (const call of await this.calls.findActiveOf([memberId]))
-      await this.endByServer(call, 'peer_lost', memberId);
+  /**
+   * One of a member's sockets is gone: if it was the member's last one on any instance, its calls
+   * end and the other member is told (reason peer_lost). The member's calls are read first (one
+   * indexed query; most members are in none) and the instances asked only then: a mass disconnect
+   * (an instance draining, a network cut) would otherwise send every instance one request per
+   * socket. A call read here that changes meanwhile is left as it is (the end is a compare-and-set).
+   */
+  async socketLost(memberId: string): Promise<void> {
+    const active = await this.calls.findActiveOf([memberId]);
+    if (active.length === 0) return;
+    // Another tab or the call popup may still be open: only the member's last socket ends its calls.
+    if (await this.ctx.realtime.isMemberConnected(memberId)) return;
+    for (const call of active) await this.endByServer(call, 'peer_lost', memberId);
   }
 
   /** The ringing timeout of a call: still ringing, it is cancelled for both (reason timeout). */
