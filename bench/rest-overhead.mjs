@@ -131,8 +131,12 @@ try {
   peer = await startPeer(path.join(dataDir, 'securering.sqlite'), ringId);
   if (CANDIDATE) {
     // SQLite serves one instance per file: the candidate gets a copy of the data (same Ring,
-    // members, messages and sessions), without the server's instance lock.
-    fs.cpSync(dataDir, candidateDir, { recursive: true, filter: (from) => !from.endsWith('.lock') });
+    // members, messages and sessions), without the server's instance lock and without the shared
+    // memory index of its write-ahead log (SQLite rebuilds it from the log when it opens the copy).
+    fs.cpSync(dataDir, candidateDir, {
+      recursive: true,
+      filter: (from) => !from.endsWith('.lock') && !from.endsWith('-shm'),
+    });
     candidate = await startServer({ dataDir: candidateDir, main: CANDIDATE });
   }
 
