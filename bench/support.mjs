@@ -177,9 +177,22 @@ export async function measure(count, concurrency, send) {
  * thread's only (a Node.js server's event loop, without the thread pool's work).
  */
 export function cpuSeconds(pid, { mainThread = false } = {}) {
-  const file = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
-  const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return procStat(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`).cpu;
+}
+
+/**
+ * A /proc `stat` file read: the command name, the CPU seconds (user + system) used so far, and
+ * those of the children it has reaped (`cutime` + `cstime`). The command name is in parentheses
+ * and may itself hold spaces or parentheses: the fields are counted after its last `)`.
+ */
+function procStat(file) {
+  const stat = fs.readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    cpu: (Number(fields[11]) + Number(fields[12])) / 100,
+    reapedCpu: (Number(fields[13]) + Number(fields[14])) / 100,
+  };
 }
 
 /**
@@ -193,11 +206,10 @@ export function commandCpuSnapshot(name) {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      own.set(entry, (Number(fields[11]) + Number(fields[12])) / 100);
-      reaped += (Number(fields[13]) + Number(fields[14])) / 100;
+      const { command, cpu, reapedCpu } = procStat(`/proc/${entry}/stat`);
+      if (command !== name) continue;
+      own.set(entry, cpu);
+      reaped += reapedCpu;
     } catch {
       // Gone meanwhile.
     }
