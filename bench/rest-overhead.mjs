@@ -164,7 +164,9 @@ try {
       for (const [who, side] of sides)
         runs[who].push(await load(`${side.url}${s.path}`, s.headers, REQUESTS, CONCURRENCY, side.pid));
     const pick = (who, key) => median(runs[who].map((r) => r[key]));
-    const ratio = pick('server', 'rps') / pick('peer', 'rps');
+    /** Requests per second of one side against the peer's (medians). */
+    const vsPeer = (who) => pick(who, 'rps') / pick('peer', 'rps');
+    const ratio = vsPeer('server');
     const ok = ratio >= BUDGET.ratio && pick('server', 'p99') <= BUDGET.p99Ms;
     verdicts.push(ok);
     if (candidate) candidateRounds.push([s.name, runs]);
@@ -181,7 +183,7 @@ try {
         who === 'server'
           ? `${(ratio * 100).toFixed(0)} % ${ok ? '✓' : '✗'}`
           : who === 'candidate'
-            ? `${((pick('candidate', 'rps') / pick('peer', 'rps')) * 100).toFixed(0)} %`
+            ? `${(vsPeer('candidate') * 100).toFixed(0)} %`
             : '',
       ]);
   }
