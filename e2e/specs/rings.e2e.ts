@@ -29,6 +29,8 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
   async function acceptInvite(page: Page, url: string, username: string, password: string, email?: string) {
     await page.goto(url);
     await page.getByRole('heading', { name: 'Rejoindre un Ring' }).waitFor();
+    // The invitation's prefill (Ring name, username, email) has arrived: typing cannot race it.
+    await page.getByText(/Vous avez été invité à rejoindre «/).waitFor();
     await page.getByLabel('Nom d’utilisateur').fill(username);
     if (email) await page.getByLabel('Email (facultatif)').fill(email);
     await page.getByLabel('Mot de passe', { exact: true }).fill(password);
@@ -145,8 +147,23 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
     await screenshot(alice, 'ring-accept-invite-done');
 
     const bob = await visitor();
+    // The invitation's prefill arrives while bob is already in the (empty) username field: it
+    // leaves that field alone, so what he types is not mixed with the prefilled name.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await bob.route('**/api/rings/invite-info.php*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await bob.goto(`${suite.server.url}/accept-invite?invite=${bobCode}`);
     expect(await bob.getByLabel('Code d’invitation').inputValue()).toBe(bobCode);
+    await bob.getByLabel('Nom d’utilisateur').focus();
+    release();
+    await bob
+      .getByText('Vous avez été invité à rejoindre «\u202fÉquipe Alpha\u202f»', { exact: false })
+      .waitFor();
+    expect(await bob.getByLabel('Nom d’utilisateur').inputValue()).toBe('');
+    await bob.unroute('**/api/rings/invite-info.php*');
     await bob.getByLabel('Nom d’utilisateur').fill('bob');
     await bob.getByLabel('Mot de passe', { exact: true }).fill('court');
     await bob.getByLabel('Confirmer le mot de passe').fill('court');

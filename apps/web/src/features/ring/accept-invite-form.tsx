@@ -66,11 +66,14 @@ export function AcceptInviteForm({ initialCode }: { initialCode: string }) {
     })
       .then(({ data }) => {
         setRingName(data.ring_name);
-        // What the person typed meanwhile wins over the prefill.
+        // What the person typed meanwhile wins over the prefill, and so does the field they are in
+        // (text appearing under the cursor would end up mixed with what they type next).
+        const focused = document.activeElement?.id;
+        const keeps = (value: string, id: string) => value !== '' || focused === id;
         setValues((v) => ({
           ...v,
-          username: v.username || data.username,
-          email: v.email || (data.email ?? ''),
+          username: keeps(v.username, 'invite-username') ? v.username : data.username,
+          email: keeps(v.email, 'invite-email') ? v.email : (data.email ?? ''),
         }));
       })
       // An unknown or used code prefills nothing; submitting says why.
