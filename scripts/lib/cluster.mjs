@@ -5,50 +5,20 @@
 // (e2e/specs/cluster.e2e.ts) and the cluster benchmarks (bench/cluster.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import S3rver from 's3rver';
+import { freePort } from './free-port.mjs';
+
+export { freePort };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const HAPROXY_BIN = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
 /** How long a stopping instance answers 503 on /readyz before it closes (above HAProxy's 2 × 500 ms). */
 export const CLUSTER_DRAIN_MS = 1500;
-
-/** The first port of the kernel's ephemeral range (outgoing connections), 32768 if unreadable. */
-function ephemeralPortsStart() {
-  try {
-    const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    return Number(low) > 20_100 ? Number(low) : 32_768;
-  } catch {
-    return 32_768;
-  }
-}
-
-function canListen(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port free to listen on, below the kernel's ephemeral range: a port the kernel hands out (port
- * 0) may be taken by an outgoing connection — the instances' own, to PostgreSQL or Redis — before
- * the process it was picked for binds it (seen once: HAProxy's stats port, "Address already in use").
- */
-export async function freePort() {
-  const end = ephemeralPortsStart();
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * (end - 20_000));
-    if (await canListen(port)) return port;
-  }
-  throw new Error('no free port below the ephemeral range');
-}
 
 /**
  * HAProxy's configuration for the instances. Plain HTTP is balanced round-robin and checked on

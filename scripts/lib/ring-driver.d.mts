@@ -24,7 +24,12 @@ export declare function api(
   path: string,
   options?: ApiOptions,
 ): Promise<{ status: number; json: Json }>;
-export declare function apiOk(base: string, method: string, path: string, options?: ApiOptions): Promise<Json>;
+export declare function apiOk(
+  base: string,
+  method: string,
+  path: string,
+  options?: ApiOptions,
+): Promise<Json>;
 export declare function mapLimit<T, R>(
   items: readonly T[],
   limit: number,
@@ -51,7 +56,12 @@ export declare class RingMember {
   token: string;
   readonly username: string;
   readonly epochKeys: Map<number, EpochKey>;
-  call(method: string, path: string, body?: unknown, options?: ApiOptions): Promise<{ status: number; json: Json }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: ApiOptions,
+  ): Promise<{ status: number; json: Json }>;
   publishKeys(): Promise<void>;
   rotate(): Promise<number>;
   loadKeys(): Promise<void>;
