@@ -1,8 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { io } from 'socket.io-client';
 import { adminLogin, saveSettings } from '../support/api';
-import { startServer, type StartOptions } from '../support/server';
+import { runServerToExit, startServer, type StartOptions } from '../support/server';
 
 async function readSetting(url: string, category: string, key: string): Promise<string> {
   const res = await fetch(`${url}/api/settings.php?category=${category}`);
@@ -86,5 +89,83 @@ describe('[OPS] operator contract of the built server', () => {
     socket.close();
     expect(server.exitCode()).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  describe('[OPS] the data directory (issue 23)', () => {
+    const scratch: string[] = [];
+    const newScratch = () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-datadir-'));
+      scratch.push(dir);
+      return dir;
+    };
+    afterAll(() => {
+      for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** The one line an expected refusal prints: no stack trace, exit code 1. */
+    function expectOneLineRefusal(run: { code: number | null; stderr: string }, dir: string, reason: RegExp) {
+      expect(run.code).toBe(1);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(
+        `Échec du démarrage : Dossier de données inutilisable (DATA_DIR) : ${dir} — `,
+      );
+      expect(lines[0]).toMatch(reason);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+
+    it('[OPS] starts on a DATA_DIR that does not exist yet (nested), made owner-only', async () => {
+      const base = newScratch();
+      const dataDir = path.join(base, 'srv', 'securering');
+      const server = await startServer({ dataDir });
+      try {
+        expect((await fetch(`${server.url}/`)).status).toBe(200);
+        expect((await fetch(`${server.url}/api/settings.php`)).status).toBe(200);
+        for (const dir of [path.join(base, 'srv'), dataDir])
+          expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+        expect(fs.existsSync(path.join(dataDir, 'securering.sqlite'))).toBe(true);
+      } finally {
+        await server.stop();
+      }
+      expect(server.exitCode()).toBe(0);
+    });
+
+    it('[OPS] refuses a file in the place of DATA_DIR with one French line and exit code 1', async () => {
+      const file = path.join(newScratch(), 'data');
+      fs.writeFileSync(file, 'pas un dossier');
+      const run = await runServerToExit({ dataDir: file });
+      expectOneLineRefusal(run, file, /un fichier existe à sa place, pas un dossier\.$/);
+      expect(fs.readFileSync(file, 'utf8')).toBe('pas un dossier');
+    });
+
+    it('[OPS] refuses a DATA_DIR it may not create or write, as an unprivileged user', async () => {
+      // Root ignores permission bits: run the server as « nobody » then; else as ourselves.
+      const asRoot = process.getuid?.() === 0;
+      const user = asRoot ? { uid: 65534, gid: 65534 } : {};
+      const parent = newScratch();
+      const existing = path.join(parent, 'existing');
+      fs.mkdirSync(existing);
+      // Readable and traversable by anyone, writable by nobody but root.
+      fs.chmodSync(parent, 0o555);
+      fs.chmodSync(existing, 0o555);
+      try {
+        const absent = path.join(parent, 'data');
+        expectOneLineRefusal(
+          await runServerToExit({ dataDir: absent, ...user }),
+          absent,
+          /création impossible, permission refusée\.$/,
+        );
+        expect(fs.existsSync(absent)).toBe(false);
+        expectOneLineRefusal(
+          await runServerToExit({ dataDir: existing, ...user }),
+          existing,
+          /écriture impossible, permission refusée\.$/,
+        );
+        expect(fs.readdirSync(existing)).toEqual([]);
+      } finally {
+        fs.chmodSync(parent, 0o700);
+        fs.chmodSync(existing, 0o700);
+      }
+    });
   });
 });

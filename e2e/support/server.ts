@@ -29,6 +29,61 @@ export interface StartOptions {
   dataDir?: string;
 }
 
+/** The built server as `npm start` runs it, on `port` with `dataDir`, and `env` on top. */
+function spawnServer(options: {
+  port: number;
+  dataDir: string;
+  env: Record<string, string>;
+  uid?: number;
+  gid?: number;
+}): ChildProcess {
+  const url = `http://127.0.0.1:${options.port}`;
+  return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'apps/server/dist/main.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      DATA_DIR: options.dataDir,
+      PUBLIC_URL: url,
+      ADMIN_USERNAME: E2E_ADMIN.username,
+      ADMIN_PASSWORD: E2E_ADMIN.password,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      LOG_LEVEL: 'info',
+      // Off, as with `npm start`: specs that pay with the test provider ask for PAYMENT_TEST_MODE=1.
+      PAYMENT_TEST_MODE: '',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+  });
+}
+
+/**
+ * Starts the built server expecting it to refuse: resolves with its exit code and what it wrote
+ * on stdout and stderr once it exits (killed, and rejected, if it is still running after 30 s).
+ * `uid`/`gid` run it as another user (root only).
+ */
+export async function runServerToExit(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+  uid?: number;
+  gid?: number;
+}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnServer({ port: await freePort(), env: options.env ?? {}, ...options });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // 'close' comes after the output streams have ended, so nothing written is missed.
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
 /**
  * Starts the built server (`apps/server/dist/main.js`) on a free port with a temporary DATA_DIR,
  * exactly as `npm start` runs it, and waits for /healthz.
@@ -39,30 +94,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'securering-e2e-'));
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--enable-source-maps', path.join(ROOT, 'apps/server/dist/main.js')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        PUBLIC_URL: url,
-        ADMIN_USERNAME: E2E_ADMIN.username,
-        ADMIN_PASSWORD: E2E_ADMIN.password,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'info',
-        // Off, as with `npm start`: specs that pay with the test provider ask for PAYMENT_TEST_MODE=1.
-        PAYMENT_TEST_MODE: '',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawnServer({ port, dataDir, env });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 

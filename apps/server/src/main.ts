@@ -5,7 +5,8 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { checkPlannerStatistics } from './db/planner-statistics';
-import { acquireSqliteLock } from './lib/sqlite-lock';
+import { DataDirError, prepareDataDir } from './lib/data-dir';
+import { SqliteInUseError, acquireSqliteLock } from './lib/sqlite-lock';
 import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
 
@@ -20,6 +21,8 @@ const LISTEN_BACKLOG = 4096;
 /** config → database → migrate → seed → listen, then graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the lock, the database, uploads, backups or Ring files: a fresh clone has no ./data.
+  prepareDataDir(config.dataDir);
   // SQLite serves one instance: a second process on the same file is refused (docs/OPERATIONS.md).
   if (!config.databaseUrl) acquireSqliteLock(storagePaths.sqliteFile(config));
   const database = openDatabase({
@@ -111,8 +114,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `Échec du démarrage : ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // Expected refusals (an unusable DATA_DIR, a SQLite file already served) are one line for the
+  // operator; anything else keeps its stack for a bug report.
+  const expected = error instanceof DataDirError || error instanceof SqliteInUseError;
+  const text =
+    error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error);
+  process.stderr.write(`Échec du démarrage : ${text}\n`);
   process.exit(1);
 });

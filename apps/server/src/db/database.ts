@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema';
+import { PRIVATE_DIR_MODE } from '../lib/data-dir';
 import { preparingPool } from './prepared-statements';
 
 export type Database = Kysely<DB>;
@@ -127,7 +128,7 @@ export function withStatementCache(
 }
 
 function openSqlite(file: string, options: DatabaseOptions = {}): DatabaseHandle {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');

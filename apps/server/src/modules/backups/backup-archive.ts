@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { BACKUP_MESSAGES } from '@securering/contract';
 import yauzl from 'yauzl';
+import { ensurePrivateDir } from '../../lib/data-dir';
 import {
   BACKUP_LIMITS,
   ZBackupManifest,
@@ -232,13 +233,13 @@ export class BackupArchive {
   async extractFiles(target: string): Promise<number> {
     const root = path.resolve(target);
     for (const name of ['ring-files', 'uploads'])
-      await fs.promises.mkdir(path.join(root, name), { recursive: true });
+      await ensurePrivateDir(path.join(root, name));
     let count = 0;
     for (const file of this.files) {
       const destination = path.resolve(root, file.root, ...file.relative.split('/'));
       const base = path.join(root, file.root) + path.sep;
       if (!destination.startsWith(base)) throw unsafe(`escapes its folder: ${file.relative}`);
-      await fs.promises.mkdir(path.dirname(destination), { recursive: true });
+      await ensurePrivateDir(path.dirname(destination));
       try {
         const stream = await this.zip.openReadStreamPromise(file.entry);
         await pipeline(

@@ -16,6 +16,7 @@ import yazl from 'yazl';
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
+import { ensurePrivateDir } from '../../lib/data-dir';
 import { storagePaths } from '../../lib/storage-paths';
 import type { AdminRow } from '../admins/admin.repository';
 import type { RequestMeta } from '../sessions/session.service';
@@ -138,7 +139,7 @@ export class BackupService {
 
   private async newWorkDir(kind: string): Promise<string> {
     const dir = path.join(this.workRoot, `${kind}-${newId()}`);
-    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensurePrivateDir(dir);
     return dir;
   }
 
@@ -175,7 +176,7 @@ export class BackupService {
 
   /** Backups on disk, newest first. */
   async list(): Promise<TBackupInfo[]> {
-    await fs.promises.mkdir(this.backupsDir, { recursive: true });
+    await ensurePrivateDir(this.backupsDir);
     const entries = await fs.promises.readdir(this.backupsDir, { withFileTypes: true });
     const backups: TBackupInfo[] = [];
     for (const entry of entries) {
@@ -230,7 +231,7 @@ export class BackupService {
 
   async create(actor: AdminRow, meta: RequestMeta): Promise<TBackupInfo> {
     const created = await this.exclusive(async () => {
-      await fs.promises.mkdir(this.backupsDir, { recursive: true });
+      await ensurePrivateDir(this.backupsDir);
       const work = await this.newWorkDir('create');
       const temp = path.join(this.backupsDir, `.create-${newId()}.part`);
       try {
@@ -317,7 +318,7 @@ export class BackupService {
     dir: string,
     secrets: SecretExport,
   ): Promise<{ migrations: string[]; tables: Record<string, number> }> {
-    await fs.promises.mkdir(dir, { recursive: true });
+    await ensurePrivateDir(dir);
     const migrations = await this.repo.appliedMigrations();
     const nowIso = this.ctx.clock.now().toISOString();
     const builder = this.ctx.db.transaction();
@@ -397,7 +398,7 @@ export class BackupService {
       upload.stream.resume();
       throw badRequest(BACKUP_MESSAGES.zipOnly);
     }
-    await fs.promises.mkdir(this.backupsDir, { recursive: true });
+    await ensurePrivateDir(this.backupsDir);
     const temp = path.join(this.backupsDir, `.upload-${newId()}.part`);
     let filename: string;
     try {
@@ -697,11 +698,11 @@ export class BackupService {
    * renamed (a mount point) has its content replaced instead.
    */
   private async swapFolders(staged: string, aside: string, roots: readonly FileRoot[]): Promise<void> {
-    await fs.promises.mkdir(aside, { recursive: true });
+    await ensurePrivateDir(aside);
     for (const root of roots) {
       const live = this.liveFolder(root);
       const restored = path.join(staged, root);
-      await fs.promises.mkdir(path.dirname(live), { recursive: true });
+      await ensurePrivateDir(path.dirname(live));
       try {
         const exists = await fs.promises.lstat(live).then(
           () => true,
@@ -712,7 +713,7 @@ export class BackupService {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EXDEV' && code !== 'EBUSY' && code !== 'EPERM') throw error;
-        await fs.promises.mkdir(live, { recursive: true });
+        await ensurePrivateDir(live);
         for (const child of await fs.promises.readdir(live))
           await fs.promises.rm(path.join(live, child), { recursive: true, force: true });
         await fs.promises.cp(restored, live, { recursive: true });

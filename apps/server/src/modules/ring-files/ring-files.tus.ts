@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, notFound, parseInput } from '../../lib/app-error';
 import { HOUR_MS } from '../../lib/clock';
+import { ensurePrivateDir } from '../../lib/data-dir';
 import { storagePaths } from '../../lib/storage-paths';
 import { ringCaller, type RingCaller } from '../../plugins/auth';
 import { RingFilesRepository } from './ring-files.repository';
@@ -153,7 +154,7 @@ export async function ringFilesTusRoutes(
   preHandler: preHandlerHookHandler[],
 ): Promise<void> {
   const directory = storagePaths.tusUploads(ctx.config);
-  await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(directory);
   const datastore = new RawBodyFileStore({ directory });
   const callers = new WeakMap<IncomingMessage, RingCaller>();
   /** Reservations made by a creation request, to release if that request fails. */

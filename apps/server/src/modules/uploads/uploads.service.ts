@@ -5,6 +5,7 @@ import { SITE_UPLOAD_MESSAGES, type SiteImageType } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import type { AdminsTable } from '../../db/schema';
 import { badRequest } from '../../lib/app-error';
+import { ensurePrivateDir } from '../../lib/data-dir';
 import { storagePaths } from '../../lib/storage-paths';
 import type { RequestMeta } from '../sessions/session.service';
 import { UPLOAD_NAME_RE, contentTypeOf, detectImageFormat } from './image-format';
@@ -42,7 +43,7 @@ export class UploadsService {
     const url = `/uploads/${name}`;
     const previous = await this.ctx.settings.getValue('general', type);
 
-    await fs.mkdir(this.dir, { recursive: true });
+    await ensurePrivateDir(this.dir);
     const filePath = path.join(this.dir, name);
     await fs.writeFile(filePath, content, { flag: 'wx' });
     try {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ensurePrivateDir } from '../../lib/data-dir';
 import {
   ByteLimiter,
   StorageNotFoundError,
@@ -37,13 +38,13 @@ export class LocalStorageProvider implements StorageProvider {
   }
 
   private async newTemp(): Promise<string> {
-    await fs.promises.mkdir(this.tempDir, { recursive: true, mode: 0o700 });
+    await ensurePrivateDir(this.tempDir);
     return path.join(this.tempDir, `${randomUUID()}.part`);
   }
 
   /** Renames into place; across file systems (a mount point in between) copies then removes. */
   private async place(source: string, target: string): Promise<void> {
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await ensurePrivateDir(path.dirname(target));
     try {
       await fs.promises.rename(source, target);
     } catch (error) {
@@ -149,7 +150,7 @@ export class LocalStorageProvider implements StorageProvider {
   }
 
   async checkReachable(): Promise<void> {
-    await fs.promises.mkdir(this.root, { recursive: true });
+    await ensurePrivateDir(this.root);
     await fs.promises.access(this.root, fs.constants.W_OK);
   }
 
