@@ -630,10 +630,12 @@ if (!isMainThread) {
             prefix: `t${i + 1}m`,
             concurrency: 3,
           });
-          // As in browsers, every member has published its keys and holds the Ring's epoch: each
+          // As in browsers, every member has published its keys, was admitted and holds the Ring's epoch: each
           // join's key nudge then reads the member and its epochs, and finds nothing lacking.
           await owner.publishKeys();
+          await owner.startLog();
           await mapLimit(invited, 2, (member) => member.publishKeys());
+          await owner.admit(invited);
           await owner.rotate();
           return { owner, members: [owner, ...invited] };
         },

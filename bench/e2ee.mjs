@@ -1,6 +1,6 @@
 // Cost of the end-to-end encryption in a real browser: packages/e2ee bundled with esbuild, served
 // from http://127.0.0.1 (a secure context, as WebCrypto requires) and driven in headless Chromium.
-// Usage: node bench/e2ee.mjs   (BENCH_MESSAGES, BENCH_MEMBERS, BENCH_FILE_MB; CHROMIUM_PATH)
+// Usage: node bench/e2ee.mjs   (BENCH_MESSAGES, BENCH_MEMBERS, BENCH_FILE_MB, BENCH_LOG_LINKS; CHROMIUM_PATH)
 import http from 'node:http';
 import os from 'node:os';
 import { build } from 'esbuild';
@@ -10,6 +10,7 @@ import { ROOT, percentile, table } from './support.mjs';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 2000);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 300);
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 64);
+const LOG_LINKS = Number(process.env.BENCH_LOG_LINKS ?? 1000);
 const RUNS = 3;
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -21,7 +22,7 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const BUDGET = { unlockMs: 1500, rotationMs: 2000, messageMs: 2 };
+const BUDGET = { unlockMs: 1500, rotationMs: 2000, messageMs: 2, logVerifyMs: 200, admissionMs: 2000 };
 
 /** The package as one browser script exposing its API as globalThis.e2ee. */
 async function bundle() {
@@ -96,6 +97,161 @@ async function rotationTimes({ members, runs, level }) {
     );
     times.push(performance.now() - start);
     if (shares.length !== members) throw new Error('missing shares');
+  }
+  return times;
+}
+
+/**
+ * A Ring's membership log of `links` links (genesis, admissions by the owner and by Ring admins,
+ * key changes, deactivations and reactivations), made and verified link by link as browsers do.
+ * Returns the links (to verify in a fresh page) and the members' count.
+ */
+async function buildMembershipLog({ links }) {
+  const { generateIdentity, exportPublicIdentity, createGenesis, createLink, verifyMembershipLog } =
+    globalThis.e2ee;
+  const person = async (id) => {
+    const identity = await generateIdentity();
+    const keys = await exportPublicIdentity(identity);
+    return {
+      id,
+      keys,
+      signer: { memberId: id, signingKey: identity.signing.privateKey, ed25519: keys.ed25519 },
+    };
+  };
+  const owner = await person('owner');
+  const chain = [
+    await createGenesis({
+      ringId: 'ring-1',
+      owner: { id: 'owner', username: 'Propriétaire', keys: owner.keys },
+      level: 'standard',
+      signer: owner.signer,
+    }),
+  ];
+  let state = await verifyMembershipLog(chain, { ringId: 'ring-1' });
+  const admins = [owner];
+  const members = [];
+  const append = async (change, by) => {
+    const link = await createLink(state, change, by.signer);
+    chain.push(link);
+    state = await verifyMembershipLog([link], { ringId: 'ring-1', from: state });
+  };
+  for (let i = 0; chain.length < links; i++) {
+    const step = i % 10;
+    if (step === 9 && members.length > 2) {
+      // A key change signed by the member's old key.
+      const target = members[i % members.length];
+      if (state.members.get(target.id).status !== 'active') continue;
+      const fresh = await person(target.id);
+      await append({ type: 'key_change', body: { memberId: target.id, keys: fresh.keys } }, target);
+      Object.assign(target, { keys: fresh.keys, signer: fresh.signer });
+    } else if (step === 8 && members.length > 4) {
+      const target = members[(i * 7) % members.length];
+      const active = state.members.get(target.id).status === 'active';
+      await append({ type: active ? 'deactivate' : 'reactivate', body: { memberId: target.id } }, owner);
+    } else {
+      const newcomer = await person(`m-${i}`);
+      const role = i % 25 === 0 ? 'admin' : 'member';
+      const by = role === 'admin' ? owner : admins[i % admins.length];
+      await append(
+        {
+          type: 'admit',
+          body: {
+            member: { id: newcomer.id, username: `membre ${i}`, keys: newcomer.keys },
+            role,
+            invitation: newcomer.id,
+            shareHistory: false,
+            shareFiles: false,
+          },
+        },
+        by,
+      );
+      (role === 'admin' ? admins : members).push(newcomer);
+    }
+  }
+  return { links: chain, members: state.members.size };
+}
+
+/** Verifies a whole log (a fresh page: no key imported yet), then again (keys imported). */
+async function logVerifyTimes({ links, runs }) {
+  const { verifyMembershipLog } = globalThis.e2ee;
+  const times = [];
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    const state = await verifyMembershipLog(links, { ringId: 'ring-1' });
+    times.push(performance.now() - start);
+    if (state.head.seq !== links.length - 1) throw new Error('log not verified to its head');
+  }
+  return times;
+}
+
+/**
+ * Admitting one member in a Ring of `members` members, as the admitter's browser does it: the
+ * admission link signed and verified, then the new epoch it starts wrapped (HPKE + signature, bound
+ * to the log head) for every member and the newcomer.
+ */
+async function admissionTimes({ members, runs }) {
+  const {
+    generateIdentity,
+    exportPublicIdentity,
+    createGenesis,
+    createLink,
+    verifyMembershipLog,
+    activeLogMembers,
+    generateEpochKey,
+    wrapEpochKeyFor,
+  } = globalThis.e2ee;
+  const identity = await generateIdentity();
+  const keys = await exportPublicIdentity(identity);
+  const signer = { memberId: 'owner', signingKey: identity.signing.privateKey, ed25519: keys.ed25519 };
+  const genesis = await createGenesis({
+    ringId: 'ring-1',
+    owner: { id: 'owner', username: 'Propriétaire', keys },
+    level: 'standard',
+    signer,
+  });
+  let state = await verifyMembershipLog([genesis], { ringId: 'ring-1' });
+  const newcomer = async (id) => ({ id, keys: await exportPublicIdentity(await generateIdentity()) });
+  const admit = async (person) => {
+    const link = await createLink(
+      state,
+      {
+        type: 'admit',
+        body: {
+          member: { id: person.id, username: person.id, keys: person.keys },
+          role: 'member',
+          invitation: person.id,
+          shareHistory: false,
+          shareFiles: false,
+        },
+      },
+      signer,
+    );
+    state = await verifyMembershipLog([link], { ringId: 'ring-1', from: state });
+  };
+  for (let i = 1; i < members; i++) await admit(await newcomer(`m-${i}`));
+  const times = [];
+  for (let run = 0; run < runs; run++) {
+    const person = await newcomer(`new-${run}`);
+    const start = performance.now();
+    await admit(person);
+    const key = await generateEpochKey({
+      ringId: 'ring-1',
+      epoch: run + 2,
+      level: state.level,
+      logSeq: state.head.seq,
+    });
+    const shares = await Promise.all(
+      activeLogMembers(state).map((m) =>
+        wrapEpochKeyFor(
+          key,
+          { memberId: m.id, x25519PublicB64: m.keys.x25519 },
+          { memberId: 'owner', signingPrivateKey: identity.signing.privateKey },
+          state.head,
+        ),
+      ),
+    );
+    times.push(performance.now() - start);
+    if (shares.length !== members + run + 1) throw new Error('missing shares');
   }
   return times;
 }
@@ -234,6 +390,30 @@ async function main() {
         ]);
       }
     }
+    // The signed membership log (issue 24): made in one page, verified in a fresh one, as a
+    // browser opening the room verifies the whole chain before using any key.
+    const log = await page.evaluate(buildMembershipLog, { links: LOG_LINKS });
+    const fresh = await browser.newPage();
+    await fresh.goto(url);
+    await fresh.waitForFunction(() => globalThis.e2ee !== undefined);
+    const verifyTimes = await fresh.evaluate(logVerifyTimes, { links: log.links, runs: RUNS });
+    await fresh.close();
+    const verifyName = `Verify a membership log of ${LOG_LINKS} links (${log.members} members), fresh page`;
+    rows.push([
+      verifyName,
+      `${ms(verifyTimes[0])} ms (again: ${ms(median(verifyTimes.slice(1)))} ms)`,
+      '≤ 200 ms',
+      check(verifyName, verifyTimes[0], BUDGET.logVerifyMs),
+    ]);
+    const admitTimes = await page.evaluate(admissionTimes, { members: MEMBERS, runs: RUNS });
+    const admitName = `Admit one member in a ${MEMBERS}-member Ring (signed link + new epoch for ${MEMBERS + 1})`;
+    rows.push([
+      admitName,
+      `${ms(median(admitTimes))} ms (max ${ms(Math.max(...admitTimes))})`,
+      '≤ 2,000 ms',
+      check(admitName, Math.max(...admitTimes), BUDGET.admissionMs),
+    ]);
+
     const { encryptMs, decryptMs } = await page.evaluate(fileThroughput, { megabytes: FILE_MB });
     rows.push([
       `File stream encryption (${FILE_MB} MiB, 64 KiB chunks)`,

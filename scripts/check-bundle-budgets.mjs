@@ -25,7 +25,8 @@ const KB = 1024;
  * initial JS (entry + route chunk + their static imports) and, for an area that loads its main
  * screen lazily (the customer dashboard after sign-in, the Ring room), the chunks it fetches for
  * that screen too: the `includeLazy` dynamic imports reachable from the route, minus `excludeLazy`
- * (the Ring's call and file chunks, loaded when a call starts or a file is opened).
+ * (the Ring's call and file chunks, loaded when a call starts or a file is opened, and the
+ * admission dialogs, loaded when a member opens one).
  */
 export const AREAS = [
   { name: 'Accueil (/)', route: 'src/features/home/home-page.tsx', budget: 120 * KB },
@@ -40,7 +41,8 @@ export const AREAS = [
     name: 'Salle Ring (/ring)',
     route: 'src/features/ring/ring-page.tsx',
     includeLazy: /^src\/features\/ring\//,
-    excludeLazy: /\/(?:calls?|files?)[-/.]/i,
+    // Calls, files and the admission dialogs (opened when a member admits or refuses someone).
+    excludeLazy: /\/(?:calls?|files?)[-/.]|\/admission-dialogs\./i,
     budget: 250 * KB,
   },
   // Not budgeted, shown for information: the subscription page and the back office.

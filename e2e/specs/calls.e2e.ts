@@ -7,6 +7,8 @@ import {
   startTurnServer,
   type RunningTurnServer,
 } from '../../apps/server/test/turn-server';
+import { apiJson as api, type RingLogin } from '../support/api';
+import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
@@ -29,29 +31,6 @@ const KNOBS = {
 };
 
 type TestSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
-interface RingLogin {
-  token: string;
-  user: { id: string; username: string };
-  ring: { id: string; name: string };
-}
-
-async function api<T = Record<string, unknown>>(
-  baseUrl: string,
-  method: string,
-  route: string,
-  body?: unknown,
-  token?: string,
-): Promise<T> {
-  const res = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return (await res.json()) as T;
-}
 
 /**
  * Records every `data-call-state` a page of the context shows, from its first paint. A popup's
@@ -266,27 +245,8 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
   async function openRoom(login: RingLogin, phrase: string): Promise<Page> {
     const page = await suite.page();
     errors.push(trackPageErrors(page));
-    const context = page.context();
-    await context.addInitScript(recordCallStates);
-    const cookie = (name: string, value: string) => ({
-      name,
-      value: encodeURIComponent(value),
-      url: suite.server.url,
-    });
-    await context.addCookies([
-      cookie('secureChat_token', login.token),
-      cookie('secureChat_user', JSON.stringify(login.user)),
-      cookie('secureChat_ring', JSON.stringify(login.ring)),
-    ]);
-    await page.goto(`${suite.server.url}/ring`);
-    await page.locator('h1', { hasText: RING }).waitFor();
-    const dialog = page.getByRole('dialog', { name: 'Phrase secrète' });
-    await dialog.waitFor();
-    await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
-    const confirm = dialog.getByLabel('Confirmer la phrase secrète');
-    if (await confirm.count()) await confirm.fill(phrase);
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
-    await page.locator('[data-e2ee-state="active"], [data-e2ee-state="waiting_keys"]').first().waitFor();
+    await page.context().addInitScript(recordCallStates);
+    await openUnlockedRoom(page, suite.server.url, login, phrase);
     await setKnob(page, KNOBS.expose, true);
     return page;
   }
@@ -328,6 +288,9 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
     alice = await openRoom(logins.owner, PHRASES.owner);
     bob = await openRoom(logins.bob, PHRASES.bob);
     carol = await openRoom(logins.carol, PHRASES.carol);
+    // The owner admits both in the room (issue 24): calls verify peers by the membership log.
+    await admitInRoom(alice, 'bob');
+    await admitInRoom(alice, 'carol');
     // Everyone sees everyone's keys (the call popups verify the peer's signature with them).
     for (const page of [alice, bob, carol]) {
       for (const name of [OWNER_NAME, 'bob', 'carol'])

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { admitInRoom } from '../support/room';
 import { adminLogin, saveSettings } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -246,6 +247,9 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     watchErrors(carol, 'carol');
     await acceptInvite(carol, suite.server.url, codes.carol, 'carol');
     await choosePassphrase(carol, CAROL_PHRASE);
+    // The owner admits both newcomers in the room (issue 24) after comparing their numbers.
+    await admitInRoom(owner, 'bob', { newcomer: bob });
+    await admitInRoom(owner, 'carol', { newcomer: carol });
     await waitForState(bob, 'active');
     await waitForState(carol, 'active');
 

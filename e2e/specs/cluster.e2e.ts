@@ -496,11 +496,16 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         if (await confirm.count()) await confirm.fill('la grappe tient bon sous la charge');
         await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
         await page.locator('[data-e2ee-state="active"]').first().waitFor({ timeout: 30_000 });
-        // The owner's browser created epoch 1 with a share for Bob, who published his keys first.
+        // Bob published his keys first and waits for admission: the owner admits him in the room,
+        // and its browser creates the epoch that reaches him.
+        await page.getByRole('button', { name: `Admettre ${bob!.username}` }).click();
+        const admission = page.getByRole('dialog', { name: `Admettre ${bob!.username}` });
+        await admission.getByRole('button', { name: 'Admettre', exact: true }).click();
+        await admission.waitFor({ state: 'detached' });
         await waitUntil(
-          async () => (await bob!.loadKeys(), bob!.epochKeys.has(1)),
+          async () => (await bob!.loadKeys(), bob!.epochKeys.size > 0),
           20_000,
-          'bob holds epoch 1',
+          'bob holds the epoch his admission started',
         );
 
         const log = page.getByRole('log', { name: 'Messages' });

@@ -65,7 +65,7 @@ async function safetyNumberOf(page: Page, username: string): Promise<string> {
   return (await number.textContent())!.trim();
 }
 
-describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and member deactivation', () => {
+describe('[E2EE] personal passphrases, admission in the room, safety numbers and member deactivation', () => {
   const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });
   let dashboard: Page;
   let ownerRoom: Page;
@@ -121,7 +121,7 @@ describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and
     await ownerRoom.getByText('AES-256', { exact: true }).waitFor();
   });
 
-  it('[E2EE] an invited member waits for the key, then gets it from the owner without any message', async () => {
+  it('[E2EE] an invited member waits for admission; once the owner admits it, it gets the key without any message', async () => {
     bob = await suite.page();
     errors.push(trackPageErrors(bob));
     await recordStates(bob);
@@ -133,6 +133,29 @@ describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and
     await roomTitle(bob).waitFor();
 
     await choosePassphrase(bob, BOB_PHRASE);
+    // Bob waits: his room says so and explains, and he reads nothing until a member admits him.
+    await waitForState(bob, 'waiting_keys');
+    await state(bob).getByText('En attente d’admission').waitFor();
+    await bob
+      .getByRole('status')
+      .filter({ hasText: 'Le propriétaire ou un admin du Ring doit vous admettre' })
+      .waitFor();
+    await ownerRoom.getByRole('button', { name: 'Admettre bob' }).waitFor({ timeout: 15_000 });
+    await screenshot(bob, 'e2ee-waiting-admission');
+    await screenshot(ownerRoom, 'e2ee-admission-request');
+    await bob.waitForTimeout(1500);
+    expect(await state(bob).getAttribute('data-e2ee-state')).toBe('waiting_keys');
+
+    await ownerRoom.getByRole('button', { name: 'Admettre bob' }).click();
+    const admission = ownerRoom.getByRole('dialog', { name: 'Admettre bob' });
+    await admission.waitFor();
+    // The number to compare is the one bob's own browser shows.
+    expect((await admission.getByTestId('admission-safety-number').textContent())!.trim()).toBe(
+      await safetyNumberOf(bob, 'bob'),
+    );
+    await screenshot(ownerRoom, 'e2ee-admission-dialog');
+    await admission.getByRole('button', { name: 'Admettre', exact: true }).click();
+    await admission.waitFor({ state: 'detached' });
     await waitForState(bob, 'active');
     const seen = await statesOf(bob);
     expect(seen.indexOf('waiting_keys')).toBeGreaterThan(seen.indexOf('locked'));
@@ -160,10 +183,13 @@ describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and
     await popup.close();
   });
 
-  it('[E2EE] a member’s new keys show as a changed safety number, and get the key only once confirmed', async () => {
+  it('[E2EE] a member who forgot its passphrase resets its keys: they get the key only once an admin confirms them', async () => {
     const before = await safetyNumberOf(ownerRoom, 'bob');
-    const bobRow = bob.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: 'bob' });
-    await bobRow.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
+    // Forgotten passphrase: the reset starts from the locked room (nothing can sign for the old key).
+    await bob.reload();
+    await roomTitle(bob).waitFor();
+    const unlock = bob.getByRole('dialog', { name: 'Phrase secrète' });
+    await unlock.getByRole('button', { name: /Phrase secrète oubliée/ }).click();
     const reset = bob.getByRole('dialog', { name: 'Réinitialiser mes clés' });
     await reset.getByText(/ne redevient lisible que si un membre vous le partage/).waitFor();
     await reset.getByLabel('Phrase secrète', { exact: true }).fill(BOB_NEW_PHRASE);
@@ -179,6 +205,7 @@ describe('[E2EE] personal passphrases, automatic key sharing, safety numbers and
     expect(await state(bob).getAttribute('data-e2ee-state')).toBe('waiting_keys');
     await screenshot(bob, 'e2ee-waiting-keys');
 
+    await bob.getByText('Nouvelles clés à confirmer').waitFor();
     await ownerRoom.getByRole('button', { name: 'Confirmer la nouvelle clé de bob' }).click();
     await waitForState(bob, 'active');
     expect(await ownerRoom.getByText('Le numéro de sécurité de bob a changé').count()).toBe(0);

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { Download, Locator, Page } from 'playwright-core';
 import { RING_FILES_MESSAGES } from '@securering/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { admitInRoom } from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
@@ -296,6 +297,7 @@ describe('[FILES] the encrypted Ring file space', () => {
     await bob.getByRole('button', { name: 'Rejoindre le Ring' }).click();
     await roomTitle(bob).waitFor();
     await choosePassphrase(bob, BOB_PHRASE);
+    await admitInRoom(owner, 'bob', { newcomer: bob });
     await waitForState(bob, 'active');
 
     await openFilesTab(owner);

@@ -25,3 +25,29 @@ export async function saveSettings(
   });
   if (!res.ok) throw new Error(`saveSettings ${category}: ${res.status} ${await res.text()}`);
 }
+
+/** One JSON call of the public API (the body parsed, whatever the status). */
+export async function apiJson<T = Record<string, unknown>>(
+  baseUrl: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  token?: string,
+): Promise<T> {
+  const res = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return (await res.json()) as T;
+}
+
+/** A Ring session as login.php and accept-invite.php answer it. */
+export interface RingLogin {
+  token: string;
+  user: { id: string; username: string };
+  ring: { id: string; name: string };
+}

@@ -1,6 +1,6 @@
 // Types of ring-driver.mjs for the TypeScript tests that import it (e2e/specs/cluster.e2e.ts).
 import type * as E2eeModule from '../../packages/e2ee/src/index';
-import type { EpochKey } from '../../packages/e2ee/src/index';
+import type { EpochKey, MembershipState } from '../../packages/e2ee/src/index';
 
 /** The @securering/e2ee module (the TypeScript package or its bundle). */
 export type E2ee = typeof E2eeModule;
@@ -63,6 +63,11 @@ export declare class RingMember {
     options?: ApiOptions,
   ): Promise<{ status: number; json: Json }>;
   publishKeys(): Promise<void>;
+  /** The Ring's membership log as this member verified it. */
+  log: MembershipState | undefined;
+  syncLog(): Promise<MembershipState | undefined>;
+  startLog(): Promise<void>;
+  admit(members: readonly RingMember[]): Promise<void>;
   rotate(): Promise<number>;
   loadKeys(): Promise<void>;
   encrypt(text: string, clientMessageId?: string, conversationId?: string): Promise<string>;

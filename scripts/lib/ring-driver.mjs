@@ -87,6 +87,7 @@ export class RingMember {
     const { e2ee } = this;
     this.identity = await e2ee.generateIdentity();
     const publicKeys = await e2ee.exportPublicIdentity(this.identity);
+    this.publicKeys = publicKeys;
     const record = await e2ee.sealIdentity(this.identity, PASSPHRASE, {
       memberId: this.memberId,
       iterations: e2ee.LEGACY_KDF_ITERATIONS,
@@ -97,20 +98,88 @@ export class RingMember {
     });
   }
 
-  /** Creates the next epoch, shared with every member that published keys (the first is epoch 1). */
+  // ---- the signed membership log (issue 24) ----
+
+  /** Reads the log's links after the head it verified, and verifies them. */
+  async syncLog() {
+    const after = this.log?.head.seq ?? -1;
+    const json = await apiOk(this.base, 'GET', `/api/rings/keys/log.php?after=${after}`, {
+      token: this.token,
+    });
+    if (json.links.length > 0)
+      this.log = await this.e2ee.verifyMembershipLog(json.links, {
+        ringId: this.ringId,
+        ...(this.log ? { from: this.log } : {}),
+      });
+    return this.log;
+  }
+
+  signer() {
+    return {
+      memberId: this.memberId,
+      signingKey: this.identity.signing.privateKey,
+      ed25519: this.publicKeys.ed25519,
+    };
+  }
+
+  /** The owner starts the Ring's log (genesis), after publishing its keys. */
+  async startLog() {
+    const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
+    const link = await this.e2ee.createGenesis({
+      ringId: this.ringId,
+      owner: { id: this.memberId, username: info.user.username, keys: this.publicKeys },
+      level: info.ring.encryptionLevel,
+      signer: this.signer(),
+    });
+    await apiOk(this.base, 'POST', '/api/rings/keys/log.php', { token: this.token, body: { link } });
+    await this.syncLog();
+  }
+
+  /** Admits members who published keys (as the owner does in the room after comparing numbers). */
+  async admit(members) {
+    for (const member of members) {
+      const log = await this.syncLog();
+      const link = await this.e2ee.createLink(
+        log,
+        {
+          type: 'admit',
+          body: {
+            member: { id: member.memberId, username: member.username, keys: member.publicKeys },
+            role: 'member',
+            invitation: member.memberId,
+            shareHistory: false,
+            shareFiles: false,
+          },
+        },
+        this.signer(),
+      );
+      await apiOk(this.base, 'POST', '/api/rings/keys/log.php', { token: this.token, body: { link } });
+    }
+    await this.syncLog();
+  }
+
+  /** Creates the next epoch at the log's head, for every member the log admitted (the first is epoch 1). */
   async rotate() {
     const { e2ee } = this;
+    const log = await this.syncLog();
     const state = await apiOk(this.base, 'GET', '/api/rings/keys/state.php', { token: this.token });
     const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
     const epoch = state.currentEpoch + 1;
-    const key = await e2ee.generateEpochKey({ ringId: this.ringId, epoch, level: state.level });
-    const recipients = info.users.filter((u) => u.keys);
+    const key = await e2ee.generateEpochKey({
+      ringId: this.ringId,
+      epoch,
+      level: log.level,
+      logSeq: log.head.seq,
+    });
+    const admitted = new Set(e2ee.activeLogMembers(log).map((m) => m.id));
+    const recipients = info.users.filter((u) => u.keys && admitted.has(u.id));
     const shares = await Promise.all(
       recipients.map((u) =>
         e2ee.wrapEpochKeyFor(
           key,
           { memberId: u.id, x25519PublicB64: u.keys.publicKeys.x25519 },
           { memberId: this.memberId, signingPrivateKey: this.identity.signing.privateKey },
+          log.head,
         ),
       ),
     );
@@ -118,7 +187,7 @@ export class RingMember {
       token: this.token,
       body: {
         epoch,
-        level: state.level,
+        level: log.level,
         shares,
         withheld: [],
         keyVersions: Object.fromEntries(recipients.map((u) => [u.id, u.keys.keyVersion])),
@@ -271,15 +340,20 @@ export async function inviteMembers(
 }
 
 /**
- * A Ring of `members` invited members plus the owner, where the owner and the first `senders`
- * members hold the key of epoch 1. Resolves { ringId, owner, members, senders }.
+ * A Ring of `members` invited members plus the owner, who starts the membership log and admits
+ * them all (each publishes keys first); the owner and the first `senders` members open the key of
+ * epoch 1. Resolves { ringId, owner, members, senders }.
  */
 export async function ringWithSenders(base, e2ee, { admin, members, senders = 1, concurrency = 4 }) {
   const { customerToken, ringId, owner } = await subscribedRing(base, e2ee, { admin });
   const invited = await inviteMembers(base, e2ee, { customerToken, ringId, count: members, concurrency });
   const keyed = invited.slice(0, Math.max(0, senders - 1));
   await owner.publishKeys();
-  for (const member of keyed) await member.publishKeys();
+  await owner.startLog();
+  // Every member publishes keys and is admitted (only admitted members are served the Ring's
+  // messages); the senders then open the epoch's key.
+  await mapLimit(invited, concurrency, (member) => member.publishKeys());
+  await owner.admit(invited);
   await owner.rotate();
   for (const member of keyed) await member.loadKeys();
   return { ringId, customerToken, owner, members: invited, senders: [owner, ...keyed] };

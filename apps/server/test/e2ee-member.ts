@@ -10,6 +10,9 @@ import {
 } from '@securering/contract';
 import {
   LEGACY_KDF_ITERATIONS,
+  activeLogMembers,
+  createGenesis,
+  createLink,
   decryptMessage,
   encryptMessage,
   exportPublicIdentity,
@@ -17,11 +20,15 @@ import {
   generateIdentity,
   importVerifyKey,
   sealIdentity,
+  mayAdmit,
   unwrapEpochKey,
+  verifyMembershipLog,
   wrapEpochKeyFor,
   type EpochKey,
   type EpochKeyShare,
   type Identity,
+  type MembershipChange,
+  type MembershipState,
 } from '@securering/e2ee';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
@@ -40,6 +47,13 @@ export class E2eeMember {
   record!: TMemberKeyRecord;
   keyVersion = 0;
   readonly epochKeys = new Map<number, EpochKey>();
+  /** The Ring's membership log as this member verified it (undefined before its genesis). */
+  log: MembershipState | undefined;
+  /**
+   * Who admits this member as soon as it publishes keys (the fixtures' owner), as a person in the
+   * room would after comparing safety numbers; undefined: nobody, it waits.
+   */
+  sponsor: E2eeMember | undefined;
 
   constructor(
     readonly app: FastifyInstance,
@@ -71,15 +85,30 @@ export class E2eeMember {
     });
   }
 
-  /** First unlock: creates and publishes identity keys. */
-  async publish(options: { reset?: boolean } = {}): Promise<LightMyRequestResponse> {
+  /**
+   * First unlock: creates and publishes identity keys; then its sponsor admits it (or, after a
+   * reset, confirms its new keys in the log) unless `admit: false`.
+   */
+  async publish(options: { reset?: boolean; admit?: boolean } = {}): Promise<LightMyRequestResponse> {
     if (!this.identity || options.reset) await this.newIdentity();
     const res = await this.call('POST', KEY_API_PATHS.saveMemberKey, {
       key: this.record,
       publicKeys: this.publicKeys,
       ...(options.reset ? { reset: true } : {}),
     });
-    if (res.statusCode === 200) this.keyVersion = res.json().keyVersion as number;
+    if (res.statusCode !== 200) return res;
+    this.keyVersion = res.json().keyVersion as number;
+    if (this.sponsor && options.admit !== false) {
+      const log = await this.sponsor.syncLog();
+      const known = log?.members.get(this.memberId);
+      const admitted = known
+        ? await this.sponsor.appendChange({
+            type: 'key_change',
+            body: { memberId: this.memberId, keys: this.publicKeys },
+          })
+        : await this.sponsor.admit(this.memberId);
+      expect(admitted.statusCode, admitted.body).toBe(200);
+    }
     return res;
   }
 
@@ -122,31 +151,143 @@ export class E2eeMember {
       key,
       { memberId: recipient.memberId, x25519PublicB64: recipient.x25519 },
       { memberId: this.memberId, signingPrivateKey: this.identity.signing.privateKey },
+      this.log?.head,
     );
   }
 
+  // ---- the signed membership log (issue 24) ----------------------------------------------------
+
+  /** Reads the links after the head it verified and verifies them; undefined while there is none. */
+  async syncLog(): Promise<MembershipState | undefined> {
+    const after = this.log?.head.seq ?? -1;
+    const res = await this.call('GET', `${KEY_API_PATHS.log}?after=${after}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const links = res.json().links as unknown[];
+    if (links.length > 0)
+      this.log = await verifyMembershipLog(links, {
+        ringId: this.ringId,
+        ...(this.log ? { from: this.log } : {}),
+      });
+    return this.log;
+  }
+
+  private signer() {
+    return {
+      memberId: this.memberId,
+      signingKey: this.identity.signing.privateKey,
+      ed25519: this.publicKeys.ed25519,
+    };
+  }
+
+  /** Posts a link it made; the answer as it came. */
+  async postLink(link: unknown): Promise<LightMyRequestResponse> {
+    return this.call('POST', KEY_API_PATHS.log, { link });
+  }
+
+  /** The owner starts the log: genesis with its published keys and the Ring's level. */
+  async startLog(): Promise<LightMyRequestResponse> {
+    const info = await this.members();
+    const link = await createGenesis({
+      ringId: this.ringId,
+      owner: { id: this.memberId, username: info.user.username, keys: this.publicKeys },
+      level: info.ring.encryptionLevel,
+      signer: this.signer(),
+    });
+    const res = await this.postLink(link);
+    if (res.statusCode === 200) await this.syncLog();
+    return res;
+  }
+
+  /** Signs and appends one change after the head it verified (read again first). */
+  async appendChange(
+    change: Exclude<MembershipChange, { type: 'genesis' }>,
+  ): Promise<LightMyRequestResponse> {
+    const log = await this.syncLog();
+    if (!log) throw new Error('no membership log yet');
+    const res = await this.postLink(await createLink(log, change, this.signer()));
+    if (res.statusCode === 200) await this.syncLog();
+    return res;
+  }
+
+  /** Admits a member who published keys (the keys and name the server lists for it). */
+  async admit(
+    memberId: string,
+    options: { role?: 'admin' | 'member'; shareHistory?: boolean; shareFiles?: boolean } = {},
+  ): Promise<LightMyRequestResponse> {
+    const info = await this.members();
+    const user = info.users.find((u) => u.id === memberId);
+    if (!user?.keys) throw new Error(`${memberId} has no published keys`);
+    return this.appendChange({
+      type: 'admit',
+      body: {
+        member: { id: memberId, username: user.username, keys: user.keys.publicKeys },
+        role: options.role ?? (user.role === 'admin' ? 'admin' : 'member'),
+        invitation: memberId,
+        shareHistory: options.shareHistory ?? false,
+        shareFiles: options.shareFiles ?? true,
+      },
+    });
+  }
+
   /**
-   * Creates the next epoch for every active member with published keys, as the client does when a
-   * rotation is due. Returns the answer; on success the new key is kept.
+   * What the fixtures do for the members they create: the owner starts the log if there is none,
+   * and a member who may admit admits every member waiting with published keys.
    */
-  async rotate(options: { skip?: string[]; withheld?: string[] } = {}): Promise<LightMyRequestResponse> {
+  async admitWaiting(): Promise<void> {
+    const info = await this.members();
+    let log = await this.syncLog();
+    if (!log && info.user.role === 'owner') {
+      const res = await this.startLog();
+      expect(res.statusCode, res.body).toBe(200);
+      log = this.log;
+    }
+    if (!log || !mayAdmit(log, this.memberId)) return;
+    for (const user of info.users) {
+      if (!user.keys || log.members.has(user.id) || log.refused.has(user.id)) continue;
+      const res = await this.admit(user.id);
+      expect(res.statusCode, res.body).toBe(200);
+      log = this.log!;
+    }
+  }
+
+  /**
+   * Creates the next epoch for every member the log admitted whose published keys are the log's,
+   * as the client does when a rotation is due (admitting waiting members first unless told not
+   * to). Returns the answer; on success the new key is kept.
+   */
+  async rotate(
+    options: { skip?: string[]; withheld?: string[]; admitWaiting?: boolean } = {},
+  ): Promise<LightMyRequestResponse> {
+    if (options.admitWaiting !== false) await this.admitWaiting();
+    const log = await this.syncLog();
     const state = await this.loadKeys();
     const info = await this.members();
     const epoch = state.currentEpoch + 1;
+    const held = [...this.epochKeys.values()].at(-1);
     const key = await generateEpochKey({
       ringId: this.ringId,
       epoch,
-      level: state.level,
-      namesKey: this.epochKeys.get(state.currentEpoch)?.namesKey,
+      level: log?.level ?? state.level,
+      namesKey: (this.epochKeys.get(state.currentEpoch) ?? held)?.namesKey,
+      ...(log ? { logSeq: log.head.seq } : {}),
     });
     const skip = new Set([...(options.skip ?? []), ...(options.withheld ?? [])]);
-    const recipients = info.users.filter((u) => u.keys && !skip.has(u.id));
+    const admitted = new Map(log ? activeLogMembers(log).map((m) => [m.id, m.keys]) : []);
+    const recipients = info.users.filter((u) => {
+      const logKeys = admitted.get(u.id);
+      return (
+        u.keys &&
+        !skip.has(u.id) &&
+        logKeys?.x25519 === u.keys.publicKeys.x25519 &&
+        logKeys.ed25519 === u.keys.publicKeys.ed25519
+      );
+    });
     const shares = await Promise.all(
       recipients.map((u) => this.wrapFor(key, { memberId: u.id, x25519: u.keys!.publicKeys.x25519 })),
     );
     const res = await this.call('POST', KEY_API_PATHS.rotate, {
       epoch,
-      level: state.level,
+      level: key.level,
       shares,
       withheld: options.withheld ?? [],
       keyVersions: Object.fromEntries(recipients.map((u) => [u.id, u.keys!.keyVersion])),
@@ -157,6 +298,7 @@ export class E2eeMember {
 
   /** Shares every key it holds with the members the server says lack them. */
   async shareAll(): Promise<LightMyRequestResponse | undefined> {
+    await this.syncLog();
     const state = await this.loadKeys();
     const shares: EpochKeyShare[] = [];
     const keyVersions: Record<string, number> = {};

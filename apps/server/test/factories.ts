@@ -182,10 +182,24 @@ export async function buildRing(
     rotation_due: 0,
     share_history: 0,
     key_revision: 0,
+    log_head_seq: -1,
+    log_head_hash: '',
+    log_level: null,
     ...ringOverrides,
   };
-  // The key revision is the database's default (0): the migrations test fills an older schema.
-  const { key_revision: _default, ...columns } = ring;
+  // Columns added after the migrations test's filled schema are left to their database defaults
+  // (the key revision 0; no membership log yet) unless a test sets them.
+  const {
+    key_revision: _revision,
+    log_head_seq: _seq,
+    log_head_hash: _hash,
+    log_level: _level,
+    ...base
+  } = ring;
+  const columns = {
+    ...base,
+    ...pick(ringOverrides, ['log_head_seq', 'log_head_hash', 'log_level']),
+  };
   await ctx.db
     .insertInto('rings')
     .values(columns as RingsTable)
@@ -219,10 +233,29 @@ export async function buildRingMember(
     created_at: now,
     updated_at: now,
     first_readable_epoch: 0,
+    admitted_seq: null,
+    log_x25519: null,
+    log_ed25519: null,
+    refused_at: null,
     ...rest,
   };
-  await ctx.db.insertInto('ring_members').values(member).execute();
+  // The membership-log columns (migration 20261128-002) are left to their defaults unless set.
+  const { admitted_seq: _admitted, log_x25519: _x, log_ed25519: _ed, refused_at: _refused, ...base } = member;
+  await ctx.db
+    .insertInto('ring_members')
+    .values({
+      ...base,
+      ...pick(rest, ['admitted_seq', 'log_x25519', 'log_ed25519', 'refused_at']),
+    } as RingMembersTable)
+    .execute();
   return { ...member, password };
+}
+
+/** The given keys of `source` that it sets (not undefined). */
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
 }
 
 export async function ringToken(ctx: AppContext, memberId: string): Promise<string> {

@@ -11,7 +11,11 @@ import { bearer, buildCustomer, buildRing, buildRingMember, ringToken } from './
 import { connectSocket, type TestSocket } from './socket-client';
 import type { RingsTable } from '../src/db/schema';
 
-/** A subscribed customer's Ring with its owner and members, each able to act like a browser. */
+/**
+ * A subscribed customer's Ring with its owner and members, each able to act like a browser. The
+ * owner has published keys and started the Ring's membership log, and admits each member as soon
+ * as it publishes keys (`admit: false` on publish to keep one waiting).
+ */
 export async function ringWithMembers(
   t: TestApp,
   count: number,
@@ -26,10 +30,16 @@ export async function ringWithMembers(
     password_hash: null,
   });
   const owner = new E2eeMember(t.app, ownerRow.id, ring.id, await ringToken(t.ctx, ownerRow.id));
+  const published = await owner.publish();
+  if (published.statusCode !== 200) throw new Error(`owner publish: ${published.body}`);
+  const started = await owner.startLog();
+  if (started.statusCode !== 200) throw new Error(`genesis: ${started.body}`);
   const members: E2eeMember[] = [];
   for (let i = 0; i < count; i++) {
     const row = await buildRingMember(t.ctx, ring.id);
-    members.push(new E2eeMember(t.app, row.id, ring.id, await ringToken(t.ctx, row.id)));
+    const member = new E2eeMember(t.app, row.id, ring.id, await ringToken(t.ctx, row.id));
+    member.sponsor = owner;
+    members.push(member);
   }
   return { customerId: customer.id, ringId: ring.id, owner, members };
 }

@@ -156,12 +156,13 @@ export interface TMessagesDeleted {
 
 /**
  * The Ring's key state changed: a new epoch (`rotated`), shares for the receiver (`shared`), a
- * member published or reset its keys (`member_keys`), or a nudge to a key holder: some member
- * lacks keys it holds (`needed`). Clients read GET /api/rings/keys/state.php again.
+ * member published or reset its keys (`member_keys`), a nudge to a key holder: some member lacks
+ * keys it holds (`needed`), or a link was added to the signed membership log (`membership`).
+ * Clients read GET /api/rings/keys/state.php (and the log) again.
  */
 export interface TKeysChanged {
   ringId: string;
-  reason: 'rotated' | 'shared' | 'member_keys' | 'needed' | 'rotation_due';
+  reason: 'rotated' | 'shared' | 'member_keys' | 'needed' | 'rotation_due' | 'membership';
   epoch?: number;
   memberId?: string;
 }

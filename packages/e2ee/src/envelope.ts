@@ -198,8 +198,14 @@ export function parseEnvelope(text: string): ParsedEnvelope {
 export interface MessageKeyLookups {
   /** The Ring's key for that epoch, or undefined when this member does not have it (yet). */
   epochKey(epoch: number): EpochKey | undefined | Promise<EpochKey | undefined>;
-  /** The sender's Ed25519 public key, or undefined when unknown. */
-  senderVerifyKey(senderId: string): CryptoKey | undefined | Promise<CryptoKey | undefined>;
+  /**
+   * The sender's Ed25519 public key, or undefined when unknown. The (not yet verified) header says
+   * under which epoch it was sent, so a caller can pick the key that was the sender's then.
+   */
+  senderVerifyKey(
+    senderId: string,
+    header: MessageHeader,
+  ): CryptoKey | undefined | Promise<CryptoKey | undefined>;
 }
 
 /**
@@ -223,7 +229,7 @@ export async function decryptMessage(
   if (header.ringId !== expected.ringId || header.conversationId !== expected.conversationId) {
     throw new E2eeError('unverifiable', 'message moved from another Ring or conversation');
   }
-  const verifyKey = await lookups.senderVerifyKey(header.senderId);
+  const verifyKey = await lookups.senderVerifyKey(header.senderId, header);
   if (!verifyKey) throw new E2eeError('missing_key', 'sender key unknown');
   const epochKey = await lookups.epochKey(header.epoch);
   if (!epochKey) throw new E2eeError('missing_key', `epoch ${header.epoch} key unknown`);

@@ -19,6 +19,7 @@ const KEY_256_BYTES = 32;
 const HPKE_ENC_BYTES = 32;
 const AEAD_TAG_BYTES = 16;
 const SHARE_DOMAIN = 'securering/epoch-key-share/v1';
+const SHARE_DOMAIN_V2 = 'securering/epoch-key-share/v2';
 const SHARE_FIELDS = [
   'v',
   'ringId',
@@ -30,6 +31,7 @@ const SHARE_FIELDS = [
   'ct',
   'sig',
 ] as const;
+const SHARE_FIELDS_V2 = [...SHARE_FIELDS, 'logSeq', 'logHash', 'epochLogSeq'] as const;
 
 // RFC 9180 base mode: DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM.
 const hpke = new CipherSuite({
@@ -59,10 +61,31 @@ export interface EpochKey {
    * may encrypt. Such a key is never wrapped for anyone.
    */
   readonly conversationId?: string;
+  /**
+   * Seq of the Ring's membership log head when this epoch was created (membership-log.ts), as its
+   * creator signed it in every share; undefined for an epoch from before the log (share v1), which
+   * is readable but never used to send again.
+   */
+  readonly logSeq?: number;
 }
 
-/** One epoch key encrypted (HPKE) for one member and signed (Ed25519) by the member who sent it. */
-export interface EpochKeyShare {
+/**
+ * One epoch key encrypted (HPKE) for one member and signed (Ed25519) by the member who sent it.
+ * Version 2 binds the Ring's membership log: `logSeq`/`logHash` name the log head the sender
+ * signed at (its key must be its current one there, the recipient a member there), and
+ * `epochLogSeq` the head when the epoch was created. Version 1 (before the log) has neither.
+ */
+export type EpochKeyShare = EpochKeyShareV1 | EpochKeyShareV2;
+
+export interface EpochKeyShareV2 extends Omit<EpochKeyShareV1, 'v'> {
+  v: 2;
+  logSeq: number;
+  /** Hex SHA-256 of the log link at `logSeq`. */
+  logHash: string;
+  epochLogSeq: number;
+}
+
+export interface EpochKeyShareV1 {
   v: 1;
   ringId: string;
   epoch: number;
@@ -118,8 +141,11 @@ export async function generateEpochKey(options: {
   epoch: number;
   level: SecurityLevel;
   namesKey?: Uint8Array;
+  /** The membership log head's seq now (the epoch's creation point). */
+  logSeq?: number;
 }): Promise<EpochKey> {
-  const { ringId, epoch, level, namesKey } = options;
+  const { ringId, epoch, level, namesKey, logSeq } = options;
+  if (logSeq !== undefined && !isLogSeq(logSeq)) throw new E2eeError('invalid_format', 'logSeq');
   assertWireId(ringId, 'ringId');
   if (!isEpochNumber(epoch)) throw new E2eeError('invalid_format', 'epoch must be an integer ≥ 1');
   if (!isSecurityLevel(level)) throw new E2eeError('invalid_format', 'unknown security level');
@@ -132,42 +158,67 @@ export async function generateEpochKey(options: {
     namesKey ?? randomBytes(KEY_256_BYTES),
     doubleLayer ? randomBytes(KEY_256_BYTES) : new Uint8Array(0),
   );
-  return epochKeyFromMaterial({ ringId, epoch, level }, material);
+  const key = await epochKeyFromMaterial({ ringId, epoch, level }, material);
+  return logSeq === undefined ? key : { ...key, logSeq };
 }
 
-function shareContext(share: Omit<EpochKeyShare, 'enc' | 'ct' | 'sig'>): Bytes {
-  return encodeFields(
-    SHARE_DOMAIN,
+function isLogSeq(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 1e9;
+}
+
+type ShareHeader = Omit<EpochKeyShareV1, 'enc' | 'ct' | 'sig'> | Omit<EpochKeyShareV2, 'enc' | 'ct' | 'sig'>;
+
+function shareDomain(share: ShareHeader): string {
+  return share.v === 2 ? SHARE_DOMAIN_V2 : SHARE_DOMAIN;
+}
+
+function shareContext(share: ShareHeader): Bytes {
+  const base = [
+    shareDomain(share),
     share.ringId,
     String(share.epoch),
     share.level,
     share.recipientMemberId,
     share.senderMemberId,
-  );
+  ];
+  if (share.v === 1) return encodeFields(...base);
+  return encodeFields(...base, String(share.logSeq), share.logHash, String(share.epochLogSeq));
 }
 
 /**
  * Encrypts an epoch key for one member (HPKE to their X25519 key, the canonical context as info
- * and associated data) and signs the result with the sender's Ed25519 key.
+ * and associated data) and signs the result with the sender's Ed25519 key. With `log` (the
+ * membership log head the sender verified) the share is version 2 and binds it, and the epoch's
+ * creation point (`epochKey.logSeq`, required then); without, version 1.
  */
 export async function wrapEpochKeyFor(
   epochKey: EpochKey,
   recipient: { memberId: string; x25519PublicB64: string },
   sender: { memberId: string; signingPrivateKey: CryptoKey },
+  log?: { seq: number; hash: string },
 ): Promise<EpochKeyShare> {
   assertWireId(recipient.memberId, 'recipient.memberId');
   assertWireId(sender.memberId, 'sender.memberId');
   if (epochKey.conversationId !== undefined) {
     throw new E2eeError('invalid_format', 'a private conversation key is never shared');
   }
-  const header = {
-    v: 1 as const,
+  const base = {
     ringId: epochKey.ringId,
     epoch: epochKey.epoch,
     level: epochKey.level,
     recipientMemberId: recipient.memberId,
     senderMemberId: sender.memberId,
   };
+  let header: ShareHeader;
+  if (log) {
+    if (!isLogSeq(log.seq) || !/^[0-9a-f]{64}$/.test(log.hash))
+      throw new E2eeError('invalid_format', 'membership log head');
+    if (epochKey.logSeq === undefined || epochKey.logSeq > log.seq)
+      throw new E2eeError('invalid_format', 'an epoch from before the membership log is not shared with it');
+    header = { v: 2, ...base, logSeq: log.seq, logHash: log.hash, epochLogSeq: epochKey.logSeq };
+  } else {
+    header = { v: 1, ...base };
+  }
   const context = shareContext(header);
   const recipientPublicKey = await importAgreementPublicKey(recipient.x25519PublicB64);
   const { enc, ct } = await hpke
@@ -180,16 +231,17 @@ export async function wrapEpochKeyFor(
   const ctBytes = new Uint8Array(ct);
   const sig = await signDetached(
     sender.signingPrivateKey,
-    SHARE_DOMAIN,
+    shareDomain(header),
     encodeFields(context, encBytes, ctBytes),
   );
-  return { ...header, enc: toBase64(encBytes), ct: toBase64(ctBytes), sig: toBase64(sig) };
+  return { ...header, enc: toBase64(encBytes), ct: toBase64(ctBytes), sig: toBase64(sig) } as EpochKeyShare;
 }
 
 function readShare(value: unknown): { share: EpochKeyShare; enc: Bytes; ct: Bytes; sig: Bytes } {
-  assertExactKeys(value, SHARE_FIELDS, 'epoch key share');
+  const version = (value as { v?: unknown } | null)?.v;
+  assertExactKeys(value, version === 2 ? SHARE_FIELDS_V2 : SHARE_FIELDS, 'epoch key share');
   const { v, ringId, epoch, level, recipientMemberId, senderMemberId } = value;
-  if (v !== 1) throw new E2eeError('invalid_format', 'epoch key share: unknown version');
+  if (v !== 1 && v !== 2) throw new E2eeError('invalid_format', 'epoch key share: unknown version');
   assertWireId(ringId, 'ringId');
   assertWireId(recipientMemberId, 'recipientMemberId');
   assertWireId(senderMemberId, 'senderMemberId');
@@ -198,8 +250,7 @@ function readShare(value: unknown): { share: EpochKeyShare; enc: Bytes; ct: Byte
   const enc = readBase64Field(value.enc, 'enc', HPKE_ENC_BYTES);
   const ct = readBase64Field(value.ct, 'ct', materialBytes(level) + AEAD_TAG_BYTES);
   const sig = readBase64Field(value.sig, 'sig', SIGNATURE_BYTES);
-  const share: EpochKeyShare = {
-    v,
+  const common = {
     ringId,
     epoch,
     level,
@@ -209,7 +260,13 @@ function readShare(value: unknown): { share: EpochKeyShare; enc: Bytes; ct: Byte
     ct: toBase64(ct),
     sig: toBase64(sig),
   };
-  return { share, enc, ct, sig };
+  if (v === 1) return { share: { v, ...common }, enc, ct, sig };
+  const { logSeq, logHash, epochLogSeq } = value;
+  if (!isLogSeq(logSeq) || !isLogSeq(epochLogSeq) || epochLogSeq > logSeq)
+    throw new E2eeError('invalid_format', 'epoch key share: log position');
+  if (typeof logHash !== 'string' || !/^[0-9a-f]{64}$/.test(logHash))
+    throw new E2eeError('invalid_format', 'epoch key share: logHash');
+  return { share: { v, ...common, logSeq, logHash, epochLogSeq }, enc, ct, sig };
 }
 
 /**
@@ -236,7 +293,7 @@ export async function unwrapEpochKey(
   }
   const context = shareContext(parsed);
   const verifyKey = await importVerifyKey(senderEd25519PublicB64);
-  if (!(await verifyDetached(verifyKey, SHARE_DOMAIN, encodeFields(context, enc, ct), sig))) {
+  if (!(await verifyDetached(verifyKey, shareDomain(parsed), encodeFields(context, enc, ct), sig))) {
     throw new E2eeError('unverifiable', 'epoch key share signature does not verify');
   }
   let material: Bytes;
@@ -247,5 +304,9 @@ export async function unwrapEpochKey(
   } catch {
     throw new E2eeError('unverifiable', 'epoch key share does not open with my key');
   }
-  return epochKeyFromMaterial({ ringId: parsed.ringId, epoch: parsed.epoch, level: parsed.level }, material);
+  const key = await epochKeyFromMaterial(
+    { ringId: parsed.ringId, epoch: parsed.epoch, level: parsed.level },
+    material,
+  );
+  return parsed.v === 2 ? { ...key, logSeq: parsed.epochLogSeq } : key;
 }

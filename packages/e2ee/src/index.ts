@@ -50,6 +50,8 @@ export {
 export {
   type EpochKey,
   type EpochKeyShare,
+  type EpochKeyShareV1,
+  type EpochKeyShareV2,
   generateEpochKey,
   parseEpochKeyShare,
   unwrapEpochKey,
@@ -89,3 +91,28 @@ export {
 } from './file-stream';
 export { MAX_NAME_LENGTH, decryptName, decryptPath, encryptName, encryptPath } from './names';
 export { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
+export {
+  type FormerKeys,
+  type LinkSigner,
+  type LogMember,
+  type LoggedIdentity,
+  MEMBERSHIP_LINK_TYPES,
+  type MemberRole,
+  type MembershipChange,
+  type MembershipLink,
+  type MembershipLinkType,
+  type MembershipState,
+  activeLogMembers,
+  createGenesis,
+  createLink,
+  deserializeMembershipState,
+  hashLink,
+  lastReadersChange,
+  mayAdmit,
+  parseMembershipLink,
+  sameIdentityKeys,
+  serializeMembershipState,
+  signingKeysAt,
+  signingKeysFrom,
+  verifyMembershipLog,
+} from './membership-log';

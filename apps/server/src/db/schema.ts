@@ -221,6 +221,11 @@ export interface RingsTable {
   share_history: Flag;
   /** Raised with every change the members' key states depend on (migration 20261128-001). */
   key_revision: number;
+  /** Head of the signed membership log: seq (-1 before the genesis) and hash (migration 20261128-002). */
+  log_head_seq: number;
+  log_head_hash: string;
+  /** The level the owner signed in the log (null before the genesis). */
+  log_level: 'basic' | 'standard' | 'high' | 'military' | null;
 }
 
 export interface RingMembersTable {
@@ -244,6 +249,13 @@ export interface RingMembersTable {
   updated_at: string;
   /** The first key epoch this member may read: the one current when it joined or the next after a reactivation. */
   first_readable_epoch: number;
+  /** Seq of the membership log link that admitted it (genesis for the owner); null: not admitted. */
+  admitted_seq: number | null;
+  /** The member's keys as the verified membership log names them (null before its admission). */
+  log_x25519: string | null;
+  log_ed25519: string | null;
+  /** Set when a member refused the newcomer in the room: it never signs in again. */
+  refused_at: string | null;
 }
 
 export interface MemberKeysTable {
@@ -270,6 +282,19 @@ export interface RingEpochsTable {
   epoch: number;
   level: 'basic' | 'standard' | 'high' | 'military';
   created_by_member_id: string | null;
+  created_at: string;
+  /** The membership log head when the epoch was created (null: before the log). */
+  log_seq: number | null;
+}
+
+/** One link of a Ring's signed membership log, as its author signed it (JSON in `link`). */
+export interface RingMembershipLinksTable {
+  ring_id: string;
+  seq: number;
+  hash: string;
+  type: string;
+  author_member_id: string;
+  link: string;
   created_at: string;
 }
 
@@ -467,6 +492,7 @@ export interface DB {
   ring_members: RingMembersTable;
   member_keys: MemberKeysTable;
   ring_epochs: RingEpochsTable;
+  ring_membership_links: RingMembershipLinksTable;
   epoch_key_shares: EpochKeySharesTable;
   conversations: ConversationsTable;
   conversation_participants: ConversationParticipantsTable;

@@ -28,6 +28,7 @@ import { planRoutes } from './plans/plans.routes';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
 import { webhookRoutes } from './subscriptions/webhooks.routes';
 import { messagesRoutes } from './messages/messages.routes';
+import { membershipLogRoutes } from './membership-log/membership-log.routes';
 import { ringKeysRoutes } from './ring-keys/ring-keys.routes';
 import { messagesSocketFeature } from './messages/messages.socket';
 import { ringKeysSocketFeature } from './ring-keys/ring-keys.socket';
@@ -69,6 +70,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   ringFilesRoutes,
   adminRealtimeRoutes,
   ringKeysRoutes,
+  membershipLogRoutes,
   messagesRoutes,
   callsRoutes,
 ];

@@ -116,7 +116,8 @@ describe('member deactivation and the next epoch', () => {
     expect((await alice.state()).rotationDue).toBe(true);
     expect((await alice.members()).ring.e2ee).toEqual({ currentEpoch: 1, rotationDue: true });
     // A new epoch that still reaches Carol is refused: she is no longer an active member.
-    const next = await generateEpochKey({ ringId, epoch: 2, level: 'standard' });
+    await alice.syncLog();
+    const next = await generateEpochKey({ ringId, epoch: 2, level: 'standard', logSeq: alice.log!.head.seq });
     const withCarol = await Promise.all(
       [owner, alice, carol].map((m) =>
         alice.wrapFor(next, { memberId: m.memberId, x25519: m.publicKeys.x25519 }),

@@ -681,7 +681,7 @@ describe('Ring chat: messages and conversations', () => {
       });
       try {
         const secondUrl = await listen(second.app);
-        const { members } = await keyedRing(3);
+        const { owner, members } = await keyedRing(3);
         const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
         // Bob and Carol are connected to the second instance; Alice sends through the first.
         const [bobSocket, carolSocket] = await Promise.all([
@@ -707,14 +707,16 @@ describe('Ring chat: messages and conversations', () => {
         const erinRow = await buildRingMember(t.ctx, alice.ringId);
         const erin = new E2eeMember(t.app, erinRow.id, alice.ringId, await ringToken(t.ctx, erinRow.id));
         await erin.publish();
+        // Admitted with the history: she may receive the epoch the holders have.
+        expect((await owner.admit(erin.memberId, { shareHistory: true })).statusCode).toBe(200);
         const erinSocket = await joinedSocket(t, baseUrl, erin);
         sockets.push(erinSocket.socket);
         const asked = () =>
           [bobSocket, carolSocket].flatMap((s) =>
             s.keys.filter((k) => k.reason === 'needed' && k.memberId === erin.memberId),
           ).length;
-        // Nudged twice already, each time to both holders: when Erin published her keys, and when
-        // her socket joined. Both pairs come through Redis, in either order: wait for all four.
+        // Nudged twice already, each time to both holders: when Erin was admitted, and when her
+        // socket joined. Both pairs come through Redis, in either order: wait for all four.
         await expect.poll(asked, { timeout: 5000 }).toBe(4);
         const before = asked();
         expect(await erinSocket.socket.emitWithAck('request_keys', { ringId: erin.ringId })).toEqual({

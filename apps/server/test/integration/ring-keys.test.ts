@@ -10,6 +10,7 @@ import { LEGACY_KDF_ITERATIONS, fingerprint, generateEpochKey, upgradeRecord } f
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { type E2eeMember, TEST_PASSPHRASE } from '../e2ee-member';
+import { NOTHING_READABLE } from '../../src/modules/ring-keys/ring-keys.policy';
 import { adminToken, bearer } from '../factories';
 import { joinedSocket, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
@@ -106,7 +107,7 @@ describe('Ring keys: records, epochs, shares', () => {
   });
 
   it('upgrades a record with the same keys, and needs a reset for new keys (which drops the shares)', async () => {
-    const { ringId, members } = await ringWithMembers(t, 2);
+    const { ringId, owner, members } = await ringWithMembers(t, 2);
     const [alice, bob] = members as [E2eeMember, E2eeMember];
     await alice.publish();
     await bob.publish();
@@ -159,7 +160,15 @@ describe('Ring keys: records, epochs, shares', () => {
           aliceSocket.keys.filter((k) => k.reason === 'member_keys' && k.memberId === bob.memberId).length,
       )
       .toBe(1);
-    // Alice sees Bob pending at his new key version and shares the epoch again.
+    // His new keys are not in the membership log yet: nobody may wrap a key to them.
+    expect((await alice.state()).pending).toEqual([]);
+    // Once a member who may confirm it signs the key change, Alice sees Bob pending at his new
+    // key version and shares the epoch again.
+    const confirmed = await owner.appendChange({
+      type: 'key_change',
+      body: { memberId: bob.memberId, keys: bob.publicKeys },
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
     const pending = (await alice.state()).pending;
     expect(pending).toEqual([
       { memberId: bob.memberId, keyVersion: 2, publicKeys: bob.publicKeys, epochs: [1] },
@@ -266,7 +275,13 @@ describe('Ring keys: records, epochs, shares', () => {
     const state = await alice.state();
     const info = await alice.members();
     const key = alice.epochKeys.get(1)!;
-    const next = await generateEpochKey({ ringId, epoch: 2, level: 'standard', namesKey: key.namesKey });
+    const next = await generateEpochKey({
+      ringId,
+      epoch: 2,
+      level: 'standard',
+      namesKey: key.namesKey,
+      logSeq: alice.log!.head.seq,
+    });
     const recipients = info.users.filter((u) => u.keys);
     const shares = await Promise.all(
       recipients.map((u) => alice.wrapFor(next, { memberId: u.id, x25519: u.keys!.publicKeys.x25519 })),
@@ -323,21 +338,27 @@ describe('Ring keys: records, epochs, shares', () => {
   });
 
   it('shares keys only with members who may read them, from holders only, once each', async () => {
-    const { ringId, customerId, members } = await ringWithMembers(t, 4);
+    const { ringId, customerId, owner: ownerMember, members } = await ringWithMembers(t, 4);
     const [alice, bob, carol, dave] = members as [E2eeMember, E2eeMember, E2eeMember, E2eeMember];
     const { members: strangers } = await ringWithMembers(t, 1);
     const stranger = strangers[0]!;
     await stranger.publish();
     await alice.publish();
     expect((await alice.rotate()).statusCode).toBe(200);
-    // Dave joined later: he reads from epoch 2 on.
-    await t.ctx.db
-      .updateTable('ring_members')
-      .set({ first_readable_epoch: 2 })
-      .where('id', '=', dave.memberId)
-      .execute();
-    await bob.publish();
+    // Bob and Dave are admitted after epoch 1: Bob with the history (« Partager l'historique »
+    // ticked), Dave without — he reads from the epoch his admission starts.
+    await bob.publish({ admit: false });
+    expect((await ownerMember.admit(bob.memberId, { shareHistory: true })).statusCode).toBe(200);
     await dave.publish();
+    expect(
+      (
+        await t.ctx.db
+          .selectFrom('ring_members')
+          .select('first_readable_epoch')
+          .where('id', '=', dave.memberId)
+          .executeTakeFirstOrThrow()
+      ).first_readable_epoch,
+    ).toBe(2);
 
     const state = await alice.loadKeys();
     expect(state.pending).toEqual([
@@ -376,7 +397,9 @@ describe('Ring keys: records, epochs, shares', () => {
     });
     expect(notHolder.statusCode).toBe(403);
     expect(notHolder.json().error).toBe(E2EE_MESSAGES.notKeyHolder);
-    expect((await sharesOf(ringId)).map((s) => s.recipient_member_id)).toEqual([alice.memberId]);
+    expect((await sharesOf(ringId)).map((s) => s.recipient_member_id).sort()).toEqual(
+      [ownerMember.memberId, alice.memberId].sort(),
+    );
 
     const bobSocket = await joinedSocket(t, baseUrl, bob);
     sockets.push(bobSocket.socket);
@@ -395,7 +418,8 @@ describe('Ring keys: records, epochs, shares', () => {
     expect(bob.epochKeys.has(1)).toBe(true);
     expect((await alice.state()).pending).toEqual([]);
 
-    // The owner shares the history: Dave may now receive epoch 1.
+    // The customer account turns the history setting on (H1: a stolen customer password): it
+    // only offers the box in the admission dialog; Dave, admitted without it, still gets nothing.
     const owner = bearer((await t.ctx.sessions.issue('customer', customerId)).token);
     const setting = await t.app.inject({
       method: 'PUT',
@@ -405,18 +429,18 @@ describe('Ring keys: records, epochs, shares', () => {
     });
     expect(setting.statusCode, setting.body).toBe(200);
     expect(setting.json().data.shareHistory).toBe(true);
-    expect((await alice.state()).pending.map((p) => p.memberId)).toEqual([dave.memberId]);
+    expect((await alice.state()).pending).toEqual([]);
     const history = await alice.call('POST', KEY_API_PATHS.share, {
       shares: [toDave],
       keyVersions: { [dave.memberId]: 1 },
     });
-    expect(history.json()).toEqual({ success: true, stored: 1 });
-    expect((await dave.loadKeys()).firstReadableEpoch).toBe(0);
-    expect(dave.epochKeys.has(1)).toBe(true);
+    expect(history.statusCode).toBe(403);
+    expect((await dave.loadKeys()).firstReadableEpoch).toBe(2);
+    expect(dave.epochKeys.has(1)).toBe(false);
   });
 
-  it('nudges up to two online holders when a member lacks keys: on join and on request_keys', async () => {
-    const { members } = await ringWithMembers(t, 5);
+  it('nudges up to two online holders when a member lacks keys: on admission, join and request_keys', async () => {
+    const { owner, members } = await ringWithMembers(t, 5);
     const [alice, bob, carol, dave, erin] = members as E2eeMember[] as [
       E2eeMember,
       E2eeMember,
@@ -431,8 +455,16 @@ describe('Ring keys: records, epochs, shares', () => {
     const needed = () =>
       online.map((o) => o.keys.filter((k) => k.reason === 'needed' && k.memberId === erin.memberId).length);
 
-    // Erin publishes keys: two of the three holders are asked, never Dave (who holds nothing).
-    await erin.publish();
+    // Erin publishes keys: nobody is asked while she waits for admission (she may receive nothing).
+    await erin.publish({ admit: false });
+    // Not admitted: nothing readable (not even ciphertext) whatever the invitation said.
+    expect((await erin.call('GET', '/api/rings/keys/state.php')).json().firstReadableEpoch).toBe(
+      NOTHING_READABLE,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(needed().reduce((a, b) => a + b, 0)).toBe(0);
+    // Admitted with the history: two of the online holders are asked, never Dave (who holds nothing).
+    expect((await owner.admit(erin.memberId, { shareHistory: true })).statusCode).toBe(200);
     await expect.poll(() => needed().reduce((a, b) => a + b, 0)).toBe(2);
     expect(needed()[3]).toBe(0);
 
@@ -524,10 +556,12 @@ describe('Ring keys: records, epochs, shares', () => {
   });
 
   it('moves the key revision with every change key states depend on, and answers it at join_ring when asked', async () => {
-    const { ringId, customerId, members } = await ringWithMembers(t, 3);
+    const { ringId, customerId, owner: ownerMember, members } = await ringWithMembers(t, 3);
     const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
     const owner = bearer((await t.ctx.sessions.issue('customer', customerId)).token);
     const revision = async () => (await alice.state()).keyRevision;
+    const admitWithHistory = (member: E2eeMember) =>
+      ownerMember.admit(member.memberId, { shareHistory: true });
     /** Runs `change`, then expects the revision to have moved (or not). */
     const after = async (change: () => Promise<unknown>, moves: boolean) => {
       const before = await revision();
@@ -553,9 +587,11 @@ describe('Ring keys: records, epochs, shares', () => {
 
     await after(() => alice.publish(), true);
     await after(() => alice.rotate(), true);
-    await after(() => bob.publish(), true);
+    await after(() => bob.publish({ admit: false }), true);
+    await after(() => admitWithHistory(bob), true);
     await after(() => alice.shareAll(), true);
-    await after(() => carol.publish(), true);
+    await after(() => carol.publish({ admit: false }), true);
+    await after(() => admitWithHistory(carol), true);
     await after(() => alice.shareAll(), true);
     // Nothing to share any more, a message, a setting outside keys: no change.
     await after(() => alice.shareAll(), false);

@@ -110,7 +110,8 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     const url = await listen(slow.app);
     const { owner, members } = await ringWithMembers(slow, 2);
     const [steady, stalled] = members as [(typeof members)[0], (typeof members)[0]];
-    await owner.publish();
+    // Both publish keys and are admitted: only admitted members are served the Ring's messages.
+    for (const member of members) await member.publish();
     expect((await owner.rotate()).statusCode).toBe(200);
     expect((await owner.send('avant')).statusCode).toBe(200);
     const healthy = await joinedSocket(slow, url, steady);

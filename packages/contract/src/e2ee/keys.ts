@@ -32,6 +32,7 @@ export const E2EE_MESSAGES = {
   levelMismatch: 'Le niveau de chiffrement ne correspond pas à celui du Ring.',
   shareNotAllowed: 'Ce membre ne peut pas recevoir cette clé du Ring.',
   keysPublished: 'Clés publiées',
+  notAdmitted: 'Un membre du Ring doit d’abord vous admettre.',
 } as const;
 
 /**
@@ -39,13 +40,15 @@ export const E2EE_MESSAGES = {
  * `epoch_stale` (send: encrypt again under `currentEpoch`), `rotation_required` (send: create the
  * next epoch first), `epoch_conflict` (rotate: another rotation won, read the state again),
  * `members_changed` (rotate/share: the active members or their key versions changed since the
- * state was read; read it again and retry).
+ * state was read; read it again and retry), `log_head_moved` (log.php: another link was appended
+ * first; read the log again).
  */
 export const E2EE_ERROR_CODES = [
   'epoch_stale',
   'rotation_required',
   'epoch_conflict',
   'members_changed',
+  'log_head_moved',
 ] as const;
 export type TE2eeErrorCode = (typeof E2EE_ERROR_CODES)[number];
 
@@ -56,6 +59,8 @@ export const KEY_API_PATHS = {
   state: '/api/rings/keys/state.php',
   rotate: '/api/rings/keys/rotate.php',
   share: '/api/rings/keys/share.php',
+  /** GET: the Ring's signed membership log (after a seq); POST: appends one link. */
+  log: '/api/rings/keys/log.php',
 } as const;
 
 const b64 = (minBytes: number, maxBytes: number) =>
@@ -103,9 +108,7 @@ export const ZSaveMemberKeyResponse = successOf({
   fingerprint: z.string(),
 });
 
-/** An epoch key wrapped to one member (HPKE) and signed by its sender (the e2ee share format). */
-export const ZEpochKeyShare = z.object({
-  v: z.literal(1),
+const shareFields = {
   ringId: z.string().min(1).max(64),
   epoch: z.number().int().min(1).max(1_000_000_000),
   level: z.enum(ENCRYPTION_LEVELS),
@@ -114,7 +117,25 @@ export const ZEpochKeyShare = z.object({
   enc: b64(32, 32),
   ct: b64(16, 512),
   sig: b64(64, 64),
-});
+};
+const zLogSeq = z.number().int().min(0).max(1_000_000_000);
+const zLinkHash = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * An epoch key wrapped to one member (HPKE) and signed by its sender (the e2ee share format).
+ * Version 2 binds the membership log: the head the sender signed at (`logSeq`, `logHash`) and the
+ * epoch's creation point (`epochLogSeq`); version 1 shares (before the log) are still read.
+ */
+export const ZEpochKeyShare = z.discriminatedUnion('v', [
+  z.object({ v: z.literal(1), ...shareFields }),
+  z.object({
+    v: z.literal(2),
+    ...shareFields,
+    logSeq: zLogSeq,
+    logHash: zLinkHash,
+    epochLogSeq: zLogSeq,
+  }),
+]);
 export type TEpochKeyShare = z.infer<typeof ZEpochKeyShare>;
 
 /**
@@ -163,6 +184,8 @@ export const ZKeyStateResponse = successOf({
    * A state read past a change may carry the revision before it (then read again), never after.
    */
   keyRevision: z.number().int().nonnegative(),
+  /** Seq of the membership log's head (-1: no log yet; the owner's browser starts it). */
+  logHeadSeq: z.number().int().min(-1),
 });
 export type TKeyStateResponse = z.infer<typeof ZKeyStateResponse>;
 
@@ -200,3 +223,49 @@ export const ZMemberPublicKeysView = z
   .object({ publicKeys: ZPublicKeys, fingerprint: z.string(), keyVersion: z.number().int() })
   .nullable();
 export type TMemberPublicKeysView = z.infer<typeof ZMemberPublicKeysView>;
+
+// ---- the signed membership log (issue 24) ---------------------------------------------------------
+
+/**
+ * A membership log link as stored and served. The server checks it with the e2ee package's
+ * verifier (exact fields, signature, chain, who may make it) before storing it; browsers verify
+ * the chain again themselves and trust nothing else about membership.
+ */
+export const ZMembershipLink = z
+  .object({
+    v: z.literal(1),
+    ringId: z.string().min(1).max(128),
+    seq: zLogSeq,
+    prev: z.string().max(64),
+    type: z.enum(['genesis', 'admit', 'refuse', 'deactivate', 'reactivate', 'role', 'key_change', 'level']),
+    author: z.string().min(1).max(128),
+    authorKey: b64(32, 32),
+    at: z.string().max(40),
+    body: z.record(z.string(), z.unknown()),
+    sig: b64(64, 64),
+  })
+  .strict();
+export type TMembershipLink = z.infer<typeof ZMembershipLink>;
+
+/** GET /api/rings/keys/log.php?after=N — links with seq > N (all of them without `after`). */
+export const ZMembershipLogQuery = z.object({
+  after: z.coerce.number().int().min(-1).max(1_000_000_000).default(-1),
+});
+export const ZMembershipLogResponse = successOf({
+  links: z.array(ZMembershipLink),
+  /** Seq of the last link (-1: no log yet). */
+  headSeq: z.number().int().min(-1),
+});
+export type TMembershipLogResponse = z.infer<typeof ZMembershipLogResponse>;
+
+/** POST /api/rings/keys/log.php — appends one link after the current head (409 when it moved). */
+export const ZAppendMembershipLinkRequest = z.object({ link: ZMembershipLink });
+export const ZAppendMembershipLinkResponse = successOf({ seq: z.number().int(), hash: zLinkHash });
+
+export const MEMBERSHIP_LOG_MESSAGES = {
+  invalidLink: 'Changement de membres invalide\u202f: signature ou droits non vérifiés.',
+  headMoved: 'Le journal des membres vient de changer\u202f: rechargez-le.',
+  memberMismatch: 'Ce changement ne correspond pas au membre tel que le serveur le connaît.',
+  notWaiting: 'Ce membre n’attend pas d’admission.',
+  refused: 'Votre accès à ce Ring a été refusé.',
+} as const;

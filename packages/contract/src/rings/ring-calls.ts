@@ -25,6 +25,8 @@ export const RING_MESSAGES = {
   userReactivated: 'Utilisateur réactivé',
   cannotDeactivateOwner: 'Le propriétaire du Ring ne peut pas être désactivé',
   cannotDeactivateInvitation: 'Une invitation non utilisée ne se désactive pas\u202f: supprimez-la.',
+  cannotReactivateRefused:
+    'Un membre du Ring a refusé l’admission de cet utilisateur\u202f: envoyez-lui une nouvelle invitation.',
   invalidUserStatus: 'Statut invalide',
   encryptionNotInPlan: 'Ce niveau de chiffrement n’est pas inclus dans votre plan',
   ephemeralNotInPlan: 'Les messages éphémères ne sont pas inclus dans votre plan',
@@ -248,6 +250,8 @@ export const ZRingRoomUser = z.object({
   isCurrentUser: z.boolean(),
   /** Published public keys and safety number; null until the member first unlocks. */
   keys: ZMemberPublicKeysView,
+  /** When the member accepted its invitation (shown to whoever admits it). */
+  joinedAt: z.string().nullable(),
 });
 export type TRingRoomUser = z.infer<typeof ZRingRoomUser>;
 

@@ -45,6 +45,12 @@ export const ZRingUser = z.object({
   isUsed: z.boolean(),
   lastSeen: z.string().nullable(),
   createdAt: z.string(),
+  /**
+   * Where the member stands in the Ring's signed membership log (issue 24): `waiting` (accepted
+   * its invitation, no member admitted it yet in the room), `admitted`, `refused` (a member refused
+   * it: it cannot be reactivated); null for an unused invitation.
+   */
+  admission: z.enum(['waiting', 'admitted', 'refused']).nullable(),
 });
 export type TRingUser = z.infer<typeof ZRingUser>;
 

@@ -8,6 +8,7 @@ import * as honestStarterFeatures from './20261124-010-honest-starter-features';
 import * as defaultLegalTexts from './20261124-011-default-legal-texts';
 import * as hotQueryIndexes from './20261124-020-hot-query-indexes';
 import * as ringKeyRevision from './20261128-001-ring-key-revision';
+import * as membershipLog from './20261128-002-membership-log';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261124-011-default-legal-texts': defaultLegalTexts,
   '20261124-020-hot-query-indexes': hotQueryIndexes,
   '20261128-001-ring-key-revision': ringKeyRevision,
+  '20261128-002-membership-log': membershipLog,
 };

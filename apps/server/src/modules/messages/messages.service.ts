@@ -221,7 +221,7 @@ export class MessagesService {
       before: query.before,
       limit: query.limit,
       nowIso: this.ctx.clock.now().toISOString(),
-      minEpoch: firstReadableEpoch(caller.ring, caller.member),
+      minEpoch: firstReadableEpoch(caller.member),
     });
     return {
       messages: rows.map((row) => toMessage(row, target, caller.member.id)),
@@ -239,7 +239,7 @@ export class MessagesService {
    */
   async missedSince(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
     const nowIso = this.ctx.clock.now().toISOString();
-    const minEpoch = firstReadableEpoch(caller.ring, caller.member);
+    const minEpoch = firstReadableEpoch(caller.member);
     const answers = await Promise.all(
       items.map(async ({ conversationId, since }): Promise<TJoinMissed | undefined> => {
         if (conversationId === ROOM_CONVERSATION_ID) {
@@ -309,7 +309,7 @@ export class MessagesService {
     const { member, ring } = caller;
     const rows = await this.messages.conversationSummaries(ring.id, member.id, ROOM_CONVERSATION_ID, {
       nowIso: this.ctx.clock.now().toISOString(),
-      minEpoch: firstReadableEpoch(ring, member),
+      minEpoch: firstReadableEpoch(member),
     });
     const summary = (row: ConversationSummaryRow | undefined) => ({
       lastSeq: row?.last_seq ?? 0,
@@ -340,7 +340,7 @@ export class MessagesService {
     caller: RingMembership,
     input: ReadInput,
   ): Promise<{ conversation_id: string; lastReadSeq: number; unread: number }> {
-    const { member, ring } = caller;
+    const { member } = caller;
     const target = await this.resolve(caller, input.conversation_id);
     if (!target.row) return { conversation_id: target.id, lastReadSeq: 0, unread: 0 };
     const seq = Math.min(input.seq, target.row.last_seq);
@@ -348,7 +348,7 @@ export class MessagesService {
     if (seq > 0) await this.messages.markRead(target.row.id, member.id, seq, nowIso);
     const [reads, unread] = await Promise.all([
       this.messages.readsOf(member.id, [target.row.id]),
-      this.messages.unreadCounts([target.row.id], member.id, nowIso, firstReadableEpoch(ring, member)),
+      this.messages.unreadCounts([target.row.id], member.id, nowIso, firstReadableEpoch(member)),
     ]);
     return {
       conversation_id: target.id,

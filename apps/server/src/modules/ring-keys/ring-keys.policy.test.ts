@@ -1,5 +1,5 @@
 import { E2EE_MESSAGES } from '@securering/contract';
-import type { EpochKeyShare } from '@securering/e2ee';
+import type { EpochKeyShare, EpochKeyShareV2 } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
   checkRotation,
@@ -8,6 +8,7 @@ import {
   firstReadableEpoch,
   isRotationDue,
   mayReadEpoch,
+  NOTHING_READABLE,
   neededEpochs,
   pickKeyHolders,
   type RingEpochState,
@@ -27,8 +28,11 @@ const ring = (overrides: Partial<RingEpochState> = {}): RingEpochState => ({
   ...overrides,
 });
 
-const share = (overrides: Partial<EpochKeyShare> = {}): EpochKeyShare => ({
-  v: 1,
+const HEAD = { seq: 7, hash: 'a'.repeat(64) };
+
+/** A version 2 share bound to the log head HEAD (what a browser sends now). */
+const share = (overrides: Partial<EpochKeyShareV2> = {}): EpochKeyShare => ({
+  v: 2,
   ringId: 'ring',
   epoch: 4,
   level: 'standard',
@@ -37,6 +41,9 @@ const share = (overrides: Partial<EpochKeyShare> = {}): EpochKeyShare => ({
   enc: 'e',
   ct: 'c',
   sig: 's',
+  logSeq: HEAD.seq,
+  logHash: HEAD.hash,
+  epochLogSeq: HEAD.seq,
   ...overrides,
 });
 
@@ -65,12 +72,16 @@ describe('isRotationDue', () => {
 });
 
 describe('readable epochs', () => {
-  it('starts at the member’s first readable epoch, or at 0 when the Ring shares its history', () => {
-    expect(firstReadableEpoch({ share_history: 0 }, { first_readable_epoch: 5 })).toBe(5);
-    expect(firstReadableEpoch({ share_history: 1 }, { first_readable_epoch: 5 })).toBe(0);
-    expect(mayReadEpoch({ share_history: 0 }, { first_readable_epoch: 5 }, 4)).toBe(false);
-    expect(mayReadEpoch({ share_history: 0 }, { first_readable_epoch: 5 }, 5)).toBe(true);
-    expect(mayReadEpoch({ share_history: 1 }, { first_readable_epoch: 5 }, 1)).toBe(true);
+  it('starts at the first readable epoch the member’s admission set (0 when the history was shared)', () => {
+    expect(firstReadableEpoch({ first_readable_epoch: 5, admitted_seq: 3 })).toBe(5);
+    expect(mayReadEpoch({ first_readable_epoch: 5, admitted_seq: 3 }, 4)).toBe(false);
+    expect(mayReadEpoch({ first_readable_epoch: 5, admitted_seq: 3 }, 5)).toBe(true);
+    expect(mayReadEpoch({ first_readable_epoch: 0, admitted_seq: 3 }, 1)).toBe(true);
+  });
+
+  it('gives a member nobody admitted nothing to read, whatever its first readable epoch says', () => {
+    expect(firstReadableEpoch({ first_readable_epoch: 0, admitted_seq: null })).toBe(NOTHING_READABLE);
+    expect(mayReadEpoch({ first_readable_epoch: 0, admitted_seq: null }, 1_000_000)).toBe(false);
   });
 
   it('lists the readable epochs a member lacks', () => {
@@ -121,26 +132,44 @@ describe('checkRotation', () => {
     shares: ['alice', 'bob', 'carol'].map((id) => share({ recipientMemberId: id })),
     withheld: [],
     keyVersions: { alice: 1, bob: 2, carol: 1 },
+    logHead: HEAD,
     ...overrides,
   });
 
-  it('accepts exactly one share per active member with keys, at their key versions', () => {
+  it('accepts exactly one share per admitted member with the log’s keys, at their key versions', () => {
     expect(checkRotation(request(), members)).toEqual({ ok: true });
   });
 
-  it('accepts withheld members instead of a share, never the caller', () => {
+  it('withholds only members who cannot receive the key, never one who can, nor the caller (M2)', () => {
+    // Dave's key change is not confirmed in the log: he is outside the keyed set, and may be named.
+    const dave = request({ withheld: ['dave'] });
+    expect(checkRotation(dave, members)).toEqual({ ok: true });
+    // Carol can receive the key: withholding her would cut her off (a member bricking the Ring).
     const withheld = request({
       shares: ['alice', 'bob'].map((id) => share({ recipientMemberId: id })),
       withheld: ['carol'],
     });
-    expect(checkRotation(withheld, members)).toEqual({ ok: true });
+    expect(checkRotation(withheld, members)).toMatchObject({ status: 409, code: 'members_changed' });
     expect(checkRotation(request({ withheld: ['alice'] }), members)).toMatchObject({ status: 400 });
     // A member both withheld and given a share is contradictory.
     expect(checkRotation(request({ withheld: ['bob'] }), members)).toMatchObject({ status: 400 });
   });
 
+  it('refuses shares not bound to the log head: version 1, another seq, hash or creation point', () => {
+    const v1 = { ...share({ recipientMemberId: 'bob' }), v: 1 } as unknown as EpochKeyShare;
+    for (const odd of [
+      v1,
+      share({ recipientMemberId: 'bob', logSeq: 6 }),
+      share({ recipientMemberId: 'bob', logHash: 'b'.repeat(64) }),
+      share({ recipientMemberId: 'bob', epochLogSeq: 6 }),
+    ])
+      expect(
+        checkRotation(request({ shares: [share(), odd, share({ recipientMemberId: 'carol' })] }), members),
+      ).toMatchObject({ status: 400, error: E2EE_MESSAGES.shareInvalid });
+  });
+
   it('refuses shares for another Ring, epoch, level or sender, and duplicates', () => {
-    const bad = (changes: Partial<EpochKeyShare>) =>
+    const bad = (changes: Partial<EpochKeyShareV2>) =>
       request({
         shares: [
           share({ recipientMemberId: 'alice' }),
@@ -192,20 +221,26 @@ describe('checkRotation', () => {
 describe('checkShares', () => {
   const context = (overrides: Partial<ShareContext> = {}): ShareContext => ({
     epochs: new Map([
-      [1, 'standard'],
-      [2, 'standard'],
-      [3, 'high'],
+      [1, { level: 'standard', logSeq: null }],
+      [2, { level: 'standard', logSeq: 3 }],
+      [3, { level: 'high', logSeq: 5 }],
     ]),
-    held: new Set([2, 3]),
+    logHeadSeq: HEAD.seq,
+    held: new Set([1, 2, 3]),
     members: new Map([
-      ['bob', { key_version: 2, first_readable_epoch: 2 }],
-      ['carol', { key_version: 1, first_readable_epoch: 3 }],
+      ['bob', { key_version: 2, first_readable_epoch: 2, admitted_seq: 1 }],
+      ['carol', { key_version: 1, first_readable_epoch: 3, admitted_seq: 1 }],
     ]),
-    shareHistory: 0,
     ...overrides,
   });
-  const mine = (overrides: Partial<EpochKeyShare>) =>
-    share({ senderMemberId: 'alice', epoch: 2, recipientMemberId: 'bob', ...overrides });
+  const mine = (overrides: Partial<EpochKeyShareV2>) =>
+    share({
+      senderMemberId: 'alice',
+      epoch: 2,
+      recipientMemberId: 'bob',
+      epochLogSeq: overrides.epoch === 3 ? 5 : 3,
+      ...overrides,
+    });
   const check = (shares: EpochKeyShare[], ctx = context(), keyVersions = { bob: 2, carol: 1 }) =>
     checkShares({ ringId: 'ring', callerId: 'alice', shares, keyVersions }, ctx);
 
@@ -220,9 +255,26 @@ describe('checkShares', () => {
   });
 
   it('refuses epochs the caller does not hold, unknown epochs and wrong levels', () => {
-    expect(check([mine({ epoch: 1 })])).toMatchObject({ status: 403, error: E2EE_MESSAGES.notKeyHolder });
+    expect(check([mine({})], context({ held: new Set([3]) }))).toMatchObject({
+      status: 403,
+      error: E2EE_MESSAGES.notKeyHolder,
+    });
     expect(check([mine({ epoch: 9 })])).toMatchObject({ status: 400, error: E2EE_MESSAGES.epochUnknown });
     expect(check([mine({ epoch: 3, level: 'standard' })])).toMatchObject({ status: 400 });
+  });
+
+  it('refuses an epoch from before the log, a wrong creation point, a log position past the head', () => {
+    expect(
+      check(
+        [mine({ epoch: 1, epochLogSeq: 0 })],
+        context({
+          members: new Map([['bob', { key_version: 2, first_readable_epoch: 0, admitted_seq: 1 }]]),
+        }),
+      ),
+    ).toMatchObject({ status: 400 });
+    expect(check([mine({ epochLogSeq: 2 })])).toMatchObject({ status: 400 });
+    expect(check([mine({ logSeq: HEAD.seq + 1 })])).toMatchObject({ status: 400 });
+    expect(check([{ ...mine({}), v: 1 } as unknown as EpochKeyShare])).toMatchObject({ status: 400 });
   });
 
   it('refuses another sender or Ring', () => {
@@ -235,11 +287,12 @@ describe('checkShares', () => {
       status: 403,
       error: E2EE_MESSAGES.shareNotAllowed,
     });
-    // Carol reads from epoch 3: epoch 2 is history, shared only when the Ring shares it.
+    // Carol reads from epoch 3: epoch 2 is history, shared only when her admission shared it.
     expect(check([mine({ recipientMemberId: 'carol' })])).toMatchObject({ status: 403 });
-    expect(check([mine({ recipientMemberId: 'carol' })], context({ shareHistory: 1 }))).toMatchObject({
-      ok: true,
+    const historyShared = context({
+      members: new Map([['carol', { key_version: 1, first_readable_epoch: 0, admitted_seq: 1 }]]),
     });
+    expect(check([mine({ recipientMemberId: 'carol' })], historyShared)).toMatchObject({ ok: true });
     expect(check([mine({})], context(), { bob: 1, carol: 1 })).toMatchObject({
       status: 409,
       code: 'members_changed',

@@ -48,23 +48,28 @@ export function isRotationDue(
 }
 
 /**
- * The first epoch a member may read: the one current when it joined (the next one after a
- * reactivation), or every epoch (0) when the owner shares the history with new members.
+ * The first epoch a member may read, as its admission in the membership log set it: the epoch the
+ * admission started (the next one after a reactivation), or every epoch (0) when the member who
+ * admitted it ticked « Partager l'historique ». The Ring's history setting only decides whether
+ * that box is offered: it never opens the history by itself (issue 24, H1).
  */
-export function firstReadableEpoch(
-  ring: { share_history: 0 | 1 },
-  member: { first_readable_epoch: number },
-): number {
-  return ring.share_history === 1 ? 0 : member.first_readable_epoch;
+export function firstReadableEpoch(member: ReadableEpochs): number {
+  return member.admitted_seq === null ? NOTHING_READABLE : member.first_readable_epoch;
 }
 
-export function mayReadEpoch(
-  ring: { share_history: 0 | 1 },
-  member: { first_readable_epoch: number },
-  epoch: number,
-): boolean {
-  return epoch >= firstReadableEpoch(ring, member);
+export function mayReadEpoch(member: ReadableEpochs, epoch: number): boolean {
+  return epoch >= firstReadableEpoch(member);
 }
+
+/** What decides which epochs a member may read. */
+export interface ReadableEpochs {
+  first_readable_epoch: number;
+  /** Null while no member admitted it in the log: it may read nothing, not even ciphertext. */
+  admitted_seq: number | null;
+}
+
+/** The first readable epoch of a member nobody admitted yet: past every epoch there will be. */
+export const NOTHING_READABLE = 2_147_483_647;
 
 /** How a save-member-key call changes what is stored. */
 export type KeySaveDecision =
@@ -96,14 +101,28 @@ export interface RotationRequest {
   shares: EpochKeyShare[];
   withheld: string[];
   keyVersions: Record<string, number>;
+  /** The membership log's head: every share binds it, and the epoch is created there. */
+  logHead: { seq: number; hash: string };
+}
+
+/** A version 2 share bound to the log head `head` (as a new epoch's shares must be). */
+function boundToHead(share: EpochKeyShare, head: { seq: number; hash: string }): boolean {
+  return (
+    share.v === 2 &&
+    share.logSeq === head.seq &&
+    share.logHash === head.hash &&
+    share.epochLogSeq === head.seq
+  );
 }
 
 /**
- * A new epoch reaches exactly every active member with published keys: one share each (the
- * caller's own included), for this Ring, epoch and level, sent by the caller, wrapped to the key
- * version the member has now — except members the caller withholds (an unconfirmed key change),
- * who receive it later from someone else. A member set that differs from the current one answers
- * 409 `members_changed` (the caller read it before a change and must read it again).
+ * A new epoch reaches exactly every member the log admitted whose published keys are the log's
+ * (`members`): one share each (the caller's own included), for this Ring, epoch and level, sent by
+ * the caller, bound to the log head, wrapped to the key version the member has now. `withheld`
+ * may name only members outside that set (a key change not yet confirmed in the log, a member not
+ * admitted): withholding a member who can receive the key is refused, so no one member can cut
+ * the others off (issue 24, M2). A member set that differs from the current one answers 409
+ * `members_changed` (the caller read it before a change and must read it again).
  */
 export function checkRotation(
   request: RotationRequest,
@@ -116,6 +135,7 @@ export function checkRotation(
       share.epoch !== request.epoch ||
       share.level !== request.level ||
       share.senderMemberId !== request.callerId ||
+      !boundToHead(share, request.logHead) ||
       recipients.has(share.recipientMemberId)
     )
       return refuse(400, E2EE_MESSAGES.shareInvalid);
@@ -128,11 +148,10 @@ export function checkRotation(
   if (!recipients.has(request.callerId)) return refuse(400, E2EE_MESSAGES.rotationIncomplete);
 
   const current = new Map(members.map((m) => [m.id, m.key_version]));
-  for (const id of [...recipients, ...withheld])
+  for (const id of recipients)
     if (!current.has(id)) return refuse(409, E2EE_MESSAGES.rotationIncomplete, 'members_changed');
   for (const id of current.keys())
-    if (!recipients.has(id) && !withheld.has(id))
-      return refuse(409, E2EE_MESSAGES.rotationIncomplete, 'members_changed');
+    if (!recipients.has(id)) return refuse(409, E2EE_MESSAGES.rotationIncomplete, 'members_changed');
   for (const id of recipients)
     if (request.keyVersions[id] !== current.get(id))
       return refuse(409, E2EE_MESSAGES.membersChanged, 'members_changed');
@@ -148,19 +167,21 @@ export interface ShareRequest {
 }
 
 export interface ShareContext {
-  /** The Ring's epochs and their levels. */
-  epochs: ReadonlyMap<number, SecurityLevel>;
+  /** The Ring's epochs: their levels and the log seq each was created at (null before the log). */
+  epochs: ReadonlyMap<number, { level: SecurityLevel; logSeq: number | null }>;
+  /** Seq of the membership log's head. */
+  logHeadSeq: number;
   /** Epochs whose key the caller holds. */
   held: ReadonlySet<number>;
   /** Active members with published keys. */
-  members: ReadonlyMap<string, { key_version: number; first_readable_epoch: number }>;
-  shareHistory: 0 | 1;
+  members: ReadonlyMap<string, { key_version: number } & ReadableEpochs>;
 }
 
 /**
  * Sharing existing epoch keys: only keys the caller holds (signed by the caller, for this Ring
- * and the epoch's level), only to active members with published keys who may read that epoch,
- * wrapped to their current key version. Duplicates in the request count once.
+ * and the epoch's level, version 2 bound to a log position up to the head and to the epoch's own
+ * creation point), only to admitted members with the log's keys who may read that epoch, wrapped
+ * to their current key version. Duplicates in the request count once.
  */
 export function checkShares(
   request: ShareRequest,
@@ -171,13 +192,19 @@ export function checkShares(
   for (const share of request.shares) {
     if (share.ringId !== request.ringId || share.senderMemberId !== request.callerId)
       return refuse(400, E2EE_MESSAGES.shareInvalid);
-    const level = context.epochs.get(share.epoch);
-    if (!level) return refuse(400, E2EE_MESSAGES.epochUnknown);
-    if (level !== share.level) return refuse(400, E2EE_MESSAGES.shareInvalid);
+    const epoch = context.epochs.get(share.epoch);
+    if (!epoch) return refuse(400, E2EE_MESSAGES.epochUnknown);
+    if (epoch.level !== share.level) return refuse(400, E2EE_MESSAGES.shareInvalid);
+    if (
+      share.v !== 2 ||
+      epoch.logSeq === null ||
+      share.epochLogSeq !== epoch.logSeq ||
+      share.logSeq > context.logHeadSeq
+    )
+      return refuse(400, E2EE_MESSAGES.shareInvalid);
     if (!context.held.has(share.epoch)) return refuse(403, E2EE_MESSAGES.notKeyHolder);
     const member = context.members.get(share.recipientMemberId);
-    if (!member || !mayReadEpoch({ share_history: context.shareHistory }, member, share.epoch))
-      return refuse(403, E2EE_MESSAGES.shareNotAllowed);
+    if (!member || !mayReadEpoch(member, share.epoch)) return refuse(403, E2EE_MESSAGES.shareNotAllowed);
     if (request.keyVersions[share.recipientMemberId] !== member.key_version)
       return refuse(409, E2EE_MESSAGES.membersChanged, 'members_changed');
     const key = `${share.epoch}:${share.recipientMemberId}`;

@@ -11,6 +11,7 @@ export type EpochKeyShareRow = EpochKeySharesTable;
 export interface KeyedMember {
   id: string;
   first_readable_epoch: number;
+  admitted_seq: number | null;
   key_version: number;
   public_x25519: string;
   public_ed25519: string;
@@ -22,17 +23,25 @@ export interface KeyedMember {
  */
 export const raisedKeyRevision = (eb: ExpressionBuilder<DB, 'rings'>) => eb('key_revision', '+', 1);
 
-/** Active members with published keys, joined with those keys. */
+/**
+ * Active members admitted in the Ring's signed membership log whose published keys are the ones the
+ * log names, joined with those keys: the only members epoch keys go to (issue 24). A member not
+ * admitted yet, or whose published keys changed without a key-change link, receives nothing.
+ */
 function activeKeyedMemberRows(db: Database) {
   return db
     .selectFrom('ring_members')
     .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
     .where('ring_members.status', '=', 'active')
-    .where('member_keys.key_version', '>', 0);
+    .where('ring_members.admitted_seq', 'is not', null)
+    .where('member_keys.key_version', '>', 0)
+    .whereRef('member_keys.public_x25519', '=', 'ring_members.log_x25519')
+    .whereRef('member_keys.public_ed25519', '=', 'ring_members.log_ed25519');
 }
 const KEYED_MEMBER_COLUMNS = [
   'ring_members.id',
   'ring_members.first_readable_epoch',
+  'ring_members.admitted_seq',
   'member_keys.key_version',
   'member_keys.public_x25519',
   'member_keys.public_ed25519',
@@ -42,7 +51,7 @@ const KEYED_MEMBER_COLUMNS = [
  * What a key nudge at every socket join reads, in one query: for an active member of the Ring with
  * published keys, the Ring's epochs (oldest first; one row with a null epoch when it has none), each
  * with whether the member holds a share of it for its current key version, and what the member
- * may read (its first readable epoch, the Ring's history setting). No row: not such a member.
+ * may read (its first readable epoch). No row: not such a member.
  */
 const keyNeedsOf = precompiledQuery((db: Database, ringId: string, memberId: string) =>
   activeKeyedMemberRows(db)
@@ -50,7 +59,7 @@ const keyNeedsOf = precompiledQuery((db: Database, ringId: string, memberId: str
     .leftJoin('ring_epochs', 'ring_epochs.ring_id', 'rings.id')
     .select((eb) => [
       'ring_members.first_readable_epoch',
-      'rings.share_history',
+      'ring_members.admitted_seq',
       'ring_epochs.epoch',
       eb
         .exists(
@@ -72,7 +81,7 @@ const keyNeedsOf = precompiledQuery((db: Database, ringId: string, memberId: str
 /** What a member with published keys may read of its Ring's epochs and which it holds (keyNeedsOf). */
 export interface KeyNeeds {
   first_readable_epoch: number;
-  share_history: 0 | 1;
+  admitted_seq: number | null;
   epochs: Array<{ epoch: number; held: boolean }>;
 }
 
@@ -157,7 +166,7 @@ export class RingKeysRepository {
     if (!first) return undefined;
     return {
       first_readable_epoch: first.first_readable_epoch,
-      share_history: first.share_history,
+      admitted_seq: first.admitted_seq,
       epochs: rows
         .filter((row): row is typeof row & { epoch: number } => row.epoch !== null)
         // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
@@ -222,19 +231,18 @@ export class RingKeysRepository {
   }
 
   /**
-   * The other active members with published keys who lack a valid share (for their current key
-   * version) of some of `epochs`, those they may read — `shareHistory` off, only epochs from their
-   * first readable one: one row per member and epoch lacking, by member id then epoch. Only what is
+   * The other active admitted members with published keys who lack a valid share (for their
+   * current key version) of some of `epochs`, those they may read (from their first readable one,
+   * which their admission set): one row per member and epoch lacking, by member id then epoch. Only what is
    * missing leaves the database: in a Ring where everyone holds the keys, nothing.
    */
   lackingShares(
     ringId: string,
     exceptMemberId: string,
     epochs: readonly number[],
-    shareHistory: boolean,
   ): Promise<Array<KeyedMember & { epoch: number }>> {
     if (epochs.length === 0) return Promise.resolve([]);
-    let query = activeKeyedMemberRows(this.db)
+    return activeKeyedMemberRows(this.db)
       .innerJoin('ring_epochs', 'ring_epochs.ring_id', 'ring_members.ring_id')
       .select([...KEYED_MEMBER_COLUMNS, 'ring_epochs.epoch'])
       .where('ring_members.ring_id', '=', ringId)
@@ -251,9 +259,27 @@ export class RingKeysRepository {
               .whereRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
           ),
         ),
-      );
-    if (!shareHistory) query = query.whereRef('ring_epochs.epoch', '>=', 'ring_members.first_readable_epoch');
-    return query.orderBy('ring_members.id').orderBy('ring_epochs.epoch').execute();
+      )
+      .whereRef('ring_epochs.epoch', '>=', 'ring_members.first_readable_epoch')
+      .orderBy('ring_members.id')
+      .orderBy('ring_epochs.epoch')
+      .execute();
+  }
+
+  /** Whether an active keyed member (activeKeyedMemberRows) holds a valid share of `epoch`. */
+  async epochHasHolder(ringId: string, epoch: number, trx: Database = this.db): Promise<boolean> {
+    const row = await activeKeyedMemberRows(trx)
+      .innerJoin('epoch_key_shares', (join) =>
+        join
+          .onRef('epoch_key_shares.recipient_member_id', '=', 'ring_members.id')
+          .onRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
+      )
+      .select('ring_members.id')
+      .where('ring_members.ring_id', '=', ringId)
+      .where('epoch_key_shares.epoch', '=', epoch)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /**

@@ -17,15 +17,19 @@ import { RingKeysService } from './ring-keys.service';
 /** Key writes (publish, rotate, share) one member may make per minute. */
 export const KEY_WRITES_PER_MINUTE = 60;
 
-export async function ringKeysRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = new RingKeysService(ctx);
-  const preHandler = requireRingMember(ctx);
-
-  async function limitWrites(request: FastifyRequest): Promise<void> {
+/** The pre-handler that counts a member's key writes (publish, rotate, share, log appends). */
+export function limitKeyWrites(ctx: AppContext) {
+  return async function limitWrites(request: FastifyRequest): Promise<void> {
     const { member } = ringCaller(request);
     const budget = await ctx.rateLimiter.hit(`key-writes:${member.id}`, KEY_WRITES_PER_MINUTE, MINUTE_MS);
     if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
-  }
+  };
+}
+
+export async function ringKeysRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const service = new RingKeysService(ctx);
+  const preHandler = requireRingMember(ctx);
+  const limitWrites = limitKeyWrites(ctx);
 
   app.get(KEY_API_PATHS.getMemberKey, { preHandler }, async (request) =>
     service.getMemberKey(ringCaller(request)),

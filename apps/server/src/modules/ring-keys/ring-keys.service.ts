@@ -206,7 +206,7 @@ export class RingKeysService {
     const { member, ring } = caller;
     const own = await this.keys.findMemberKey(member.id);
     const keyVersion = own?.key_version ?? 0;
-    const firstReadable = firstReadableEpoch(ring, member);
+    const firstReadable = firstReadableEpoch(member);
     const shares =
       keyVersion > 0 ? await this.keys.findSharesOf(ring.id, member.id, keyVersion, firstReadable) : [];
     // The members who lack epochs the caller holds and may read them (mayReadEpoch's rule, in SQL).
@@ -214,7 +214,6 @@ export class RingKeysService {
       ring.id,
       member.id,
       shares.map((s) => s.epoch),
-      ring.share_history === 1,
     );
     const pending: TPendingShare[] = [];
     for (const row of lacking) {
@@ -245,27 +244,33 @@ export class RingKeysService {
         share: JSON.parse(row.share) as EpochKeyShare,
       })),
       pending,
+      logHeadSeq: ring.log_head_seq,
     };
   }
 
   /**
-   * POST keys/rotate.php: creates epoch current + 1, with a share for every active member with
-   * published keys. Any such member may create epoch 1; later epochs need the current one's key.
-   * The epoch number is a compare-and-set: of two concurrent rotations one wins, the other gets
-   * 409 `epoch_conflict`.
+   * POST keys/rotate.php: creates epoch current + 1 at the membership log's head, with a share for
+   * every member the log admitted whose published keys are the log's (the caller among them, at
+   * the level the owner signed in the log). Later epochs need the current one's key — unless no
+   * such member holds it any more (it left, reset its keys, or a rotation withheld it): then any of
+   * them may start a recovery epoch, so no Ring stays without a usable key (issue 24, M2). The
+   * epoch number is a compare-and-set: of two concurrent rotations one wins, the other gets 409
+   * `epoch_conflict`.
    */
   async rotate(caller: RingMembership, input: RotateInput): Promise<{ epoch: number }> {
     const { ctx } = this;
     const { member, ring } = caller;
     const own = await this.keys.findMemberKey(member.id);
     if (!own || own.key_version === 0) throw badRequest(E2EE_MESSAGES.noKeysPublished);
-    if (input.level !== ring.encryption_level) throw badRequest(E2EE_MESSAGES.levelMismatch);
+    if (ring.log_head_seq < 0 || member.admitted_seq === null) throw badRequest(E2EE_MESSAGES.notAdmitted);
+    if (input.level !== ring.log_level) throw badRequest(E2EE_MESSAGES.levelMismatch);
     const conflict = (currentEpoch: number) =>
       new AppError(409, E2EE_MESSAGES.epochConflict, { code: 'epoch_conflict', currentEpoch });
     if (input.epoch !== ring.current_epoch + 1) throw conflict(ring.current_epoch);
     if (ring.current_epoch > 0) {
       const held = await this.keys.heldEpochs(ring.id, member.id, own.key_version);
-      if (!held.has(ring.current_epoch)) throw new AppError(403, E2EE_MESSAGES.notKeyHolder);
+      if (!held.has(ring.current_epoch) && (await this.keys.epochHasHolder(ring.id, ring.current_epoch)))
+        throw new AppError(403, E2EE_MESSAGES.notKeyHolder);
     }
     const shares = parseShares(input.shares);
     const nowIso = ctx.clock.now().toISOString();
@@ -284,6 +289,7 @@ export class RingKeysService {
           shares,
           withheld: input.withheld,
           keyVersions: input.keyVersions,
+          logHead: { seq: ring.log_head_seq, hash: ring.log_head_hash },
         },
         members,
       );
@@ -295,6 +301,7 @@ export class RingKeysService {
           level: input.level,
           created_by_member_id: member.id,
           created_at: nowIso,
+          log_seq: ring.log_head_seq,
         },
         trx,
       );
@@ -342,10 +349,10 @@ export class RingKeysService {
     const checked = checkShares(
       { ringId: ring.id, callerId: member.id, shares, keyVersions: input.keyVersions },
       {
-        epochs: new Map(epochs.map((e) => [e.epoch, e.level])),
+        epochs: new Map(epochs.map((e) => [e.epoch, { level: e.level, logSeq: e.log_seq }])),
+        logHeadSeq: ring.log_head_seq,
         held,
         members: new Map(members.map((m) => [m.id, m])),
-        shareHistory: ring.share_history,
       },
     );
     if (!checked.ok) throw ruleError(checked);
@@ -384,7 +391,7 @@ export class RingKeysService {
     const needed = neededEpochs(
       target.epochs.map((e) => e.epoch),
       held,
-      firstReadableEpoch(target, target),
+      firstReadableEpoch(target),
     );
     if (needed.length === 0) return 0;
     const online = await ctx.realtime.onlineMemberIds(ringId);

@@ -103,6 +103,9 @@ export class CustomerRingsService {
       rotation_due: 0,
       share_history: 0,
       key_revision: 0,
+      log_head_seq: -1,
+      log_head_hash: '',
+      log_level: null,
     };
     const ownerName =
       `${customer.first_name} ${customer.last_name}`.trim().slice(0, 40) ||
@@ -129,6 +132,10 @@ export class CustomerRingsService {
           created_at: nowIso,
           updated_at: nowIso,
           first_readable_epoch: 0,
+          admitted_seq: null,
+          log_x25519: null,
+          log_ed25519: null,
+          refused_at: null,
         },
         trx,
       );
@@ -214,6 +221,10 @@ export class CustomerRingsService {
       updated_at: nowIso,
       // Set when the invitation is accepted: the epoch current then.
       first_readable_epoch: 0,
+      admitted_seq: null,
+      log_x25519: null,
+      log_ed25519: null,
+      refused_at: null,
     };
     try {
       await this.rings.insertMember(member);
@@ -263,6 +274,8 @@ export class CustomerRingsService {
     if (member.role === 'owner') throw forbidden(RING_MESSAGES.cannotDeactivateOwner);
     if (member.is_used !== 1 || member.status === 'invited')
       throw conflict(RING_MESSAGES.cannotDeactivateInvitation);
+    if (status === 'active' && member.refused_at !== null)
+      throw conflict(RING_MESSAGES.cannotReactivateRefused);
     const nowIso = ctx.clock.now().toISOString();
 
     if (status === 'inactive') {

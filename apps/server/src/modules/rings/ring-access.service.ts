@@ -83,9 +83,10 @@ export class RingAccessService {
    */
   async openForOwner(customer: CustomerRow, ringId: string, meta: RequestMeta): Promise<TRingLoginResponse> {
     const ring = await this.rings.findRingById(ringId);
-    const owner = ring && ring.customer_id === customer.id
-      ? await this.rings.findOwnerMember(ring.id, customer.id)
-      : undefined;
+    const owner =
+      ring && ring.customer_id === customer.id
+        ? await this.rings.findOwnerMember(ring.id, customer.id)
+        : undefined;
     if (!ring || !owner) throw notFound(RING_MESSAGES.ringNotFound);
     if (owner.status !== 'active' || !(await isRingServiceable(this.ctx, ring)))
       throw new AppError(403, RING_MESSAGES.ringSuspended);
@@ -257,6 +258,8 @@ export class RingAccessService {
         lastSeen: m.last_seen_at,
         isCurrentUser: m.id === member.id,
         keys: publicKeys.get(m.id) ?? null,
+        // When the member accepted its invitation (the owner's membership: when the Ring was made).
+        joinedAt: m.used_at,
       }))
       .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.username.localeCompare(b.username, 'fr'));
     return {

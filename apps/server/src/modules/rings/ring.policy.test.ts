@@ -33,6 +33,9 @@ const ring: RingRow = {
   rotation_due: 0,
   share_history: 0,
   key_revision: 0,
+  log_head_seq: -1,
+  log_head_hash: '',
+  log_level: null,
 };
 
 /** A small plan: one GiB, no voice, no video, no ephemeral messages, two encryption levels. */

@@ -135,5 +135,13 @@ export function toRingUser(member: RingMemberRow): TRingUser {
     isUsed: member.is_used === 1,
     lastSeen: member.last_seen_at,
     createdAt: member.created_at,
+    admission:
+      member.refused_at !== null
+        ? 'refused'
+        : member.admitted_seq !== null
+          ? 'admitted'
+          : member.is_used === 1
+            ? 'waiting'
+            : null,
   };
 }

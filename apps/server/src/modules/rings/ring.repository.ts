@@ -109,6 +109,10 @@ const MEMBER_COLUMNS = columnsOf<RingMembersTable>({
   created_at: true,
   updated_at: true,
   first_readable_epoch: true,
+  admitted_seq: true,
+  log_x25519: true,
+  log_ed25519: true,
+  refused_at: true,
 });
 const RING_COLUMNS = columnsOf<RingsTable>({
   id: true,
@@ -138,6 +142,9 @@ const RING_COLUMNS = columnsOf<RingsTable>({
   rotation_due: true,
   share_history: true,
   key_revision: true,
+  log_head_seq: true,
+  log_head_hash: true,
+  log_level: true,
 });
 const ACCESS_PARTS = [
   ['sessions', 's__', SESSION_COLUMNS],
@@ -477,6 +484,7 @@ export class RingRepository {
           .where('id', '=', id)
           .where('ring_id', '=', ringId)
           .where('status', '=', 'inactive')
+          .where('refused_at', 'is', null)
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) === 1) return true;
         // Nothing to reactivate: leave the Ring as it was.

@@ -12,6 +12,7 @@ const user = (role: TRingUser['role'], status: TRingUser['status']): TRingUser =
   isUsed: status !== 'invited',
   lastSeen: null,
   createdAt: '2026-11-24T10:00:00.000Z',
+  admission: status === 'invited' ? null : 'admitted',
 });
 
 describe('membersSummary', () => {

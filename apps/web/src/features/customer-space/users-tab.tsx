@@ -265,6 +265,20 @@ function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | u
                     <td className="py-2 pr-4">{user.email ?? '—'}</td>
                     <td className="py-2 pr-4">
                       <Badge variant={STATUS_VARIANT[user.status]}>{MEMBER_STATUS_LABELS[user.status]}</Badge>
+                      {user.admission === 'waiting' && user.status === 'active' ? (
+                        <Badge
+                          variant="warning"
+                          className="ml-1"
+                          title="Un membre doit l’admettre dans le Ring"
+                        >
+                          En attente d’admission
+                        </Badge>
+                      ) : null}
+                      {user.admission === 'refused' ? (
+                        <Badge variant="neutral" className="ml-1">
+                          Admission refusée
+                        </Badge>
+                      ) : null}
                     </td>
                     <td className="py-2 pr-4">
                       <span className="font-mono text-xs">{user.inviteCode}</span>

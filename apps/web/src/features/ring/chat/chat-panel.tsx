@@ -108,6 +108,7 @@ export function ChatPanel({
       ) : null}
       <Composer
         keysState={keys.state}
+        waitingForAdmission={keys.admission === 'waiting' || keys.admission === 'key_pending'}
         sending={snapshot.sending}
         privateConversation={conversationId !== ROOM_CONVERSATION_ID}
         onSend={handleSend}

@@ -257,6 +257,17 @@ export function ChatProvider({
     };
   }, []);
 
+  // Admitted at last (or its new keys confirmed): the server now serves what the member may read
+  // (with the history, messages from before its admission) — read the latest pages again.
+  const admission = keys.admission;
+  const previousAdmission = useRef(admission);
+  useEffect(() => {
+    const before = previousAdmission.current;
+    previousAdmission.current = admission;
+    if (admission === 'admitted' && (before === 'waiting' || before === 'key_pending'))
+      for (const f of feeds.current.values()) void f.reloadLatest();
+  }, [admission]);
+
   // Keys changed (new epoch key, a member's keys): messages waiting for them are tried again.
   useEffect(() => {
     for (const f of feeds.current.values()) f.retryWaiting();

@@ -13,6 +13,8 @@ const NOTES: Record<KeyringStatus, string> = {
   failed: 'Envoi impossible\u202f: le déverrouillage a échoué, saisissez de nouveau votre phrase secrète.',
 };
 const DM_NOTE = 'Message privé chiffré de bout en bout\u202f: seuls vous deux pouvez le lire.';
+/** Waiting for keys because no member admitted this one yet (issue 24): nobody sends it keys before. */
+const ADMISSION_NOTE = 'Envoi impossible pour l’instant\u202f: un membre du Ring doit d’abord vous admettre.';
 
 /**
  * The message box: a textbox named "Message" and "Envoyer". Enter sends, Shift+Enter adds a line;
@@ -22,11 +24,14 @@ const DM_NOTE = 'Message privé chiffré de bout en bout\u202f: seuls vous deux 
  */
 export function Composer({
   keysState,
+  waitingForAdmission = false,
   sending,
   privateConversation,
   onSend,
 }: {
   keysState: KeyringStatus;
+  /** The member is not admitted yet (or its new keys not confirmed): its keys wait for that. */
+  waitingForAdmission?: boolean;
   sending: boolean;
   privateConversation: boolean;
   /** Returns true when the message was taken (the box then empties). */
@@ -77,7 +82,11 @@ export function Composer({
       </form>
       <p className="mt-2 flex items-start gap-1.5 text-xs text-slate-500" data-testid="chat-footer-note">
         <Lock className="mt-0.5 size-3 shrink-0" aria-hidden />
-        {ready && privateConversation ? DM_NOTE : NOTES[keysState]}
+        {ready && privateConversation
+          ? DM_NOTE
+          : keysState === 'waiting_keys' && waitingForAdmission
+            ? ADMISSION_NOTE
+            : NOTES[keysState]}
       </p>
     </div>
   );

@@ -145,6 +145,26 @@ describe('conversation feed', () => {
     expect(await feed.catchUp()).toBe(false);
   });
 
+  it('after an admission, reads the latest page again and merges what the server now serves', async () => {
+    const server = new FakeServer();
+    server.store('bob', 'c1', 'e1|c1|avant');
+    // While the member waited for admission the server served nothing.
+    const withheld = server.messages.splice(0);
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    expect(texts(feed)).toEqual([]);
+    Object.assign(server.store('bob', 'c2', 'e1|c2|pendant'), { seq: 2, id: 'id-2' });
+    expect(await feed.catchUp()).toBe(true);
+    await settle();
+    expect(texts(feed)).toEqual(['pendant']);
+    // Admitted with the history: the earlier message is served now; a catch-up (after seq 2)
+    // would never ask for it, the reload does.
+    server.messages = [...withheld, ...server.messages];
+    await feed.reloadLatest();
+    await settle();
+    expect(texts(feed)).toEqual(['avant', 'pendant']);
+  });
+
   it('loads the latest page, then older pages before the oldest message held', async () => {
     const server = new FakeServer();
     for (let i = 1; i <= 120; i++) server.store('bob', `c${i}`, `e1|c${i}|m${i}`);

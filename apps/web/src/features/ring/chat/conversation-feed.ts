@@ -213,6 +213,17 @@ export class ConversationFeed {
   }
 
   /**
+   * Reads the latest page again and merges it in: after this member's admission (issue 24) the
+   * server serves messages it withheld while the member waited (those it may now read).
+   */
+  reloadLatest(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    this.loadingPromise = null;
+    this.loaded = false;
+    return this.load();
+  }
+
+  /**
    * Asks the database for every message after the highest sequence number held, page after page,
    * so nothing missed while disconnected is lost. Calls made meanwhile run once more afterwards.
    * Resolves true when something new arrived.

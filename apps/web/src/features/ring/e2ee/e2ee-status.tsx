@@ -26,7 +26,14 @@ const STYLE: Record<KeyringStatus, { dot: string; icon: typeof ShieldCheck }> = 
 export function E2eeStatus({ className }: { className?: string }) {
   const keys = useRingKeys();
   const { dot, icon: Icon } = STYLE[keys.state];
-  const actionable = keys.state === 'locked' || keys.state === 'failed';
+  // A failure of the membership log is not a passphrase problem: nothing to unlock.
+  const actionable = (keys.state === 'locked' || keys.state === 'failed') && !keys.logProblem;
+  const text =
+    keys.state === 'waiting_keys' && keys.admission === 'waiting'
+      ? 'En attente d’admission'
+      : keys.logProblem
+        ? 'Chiffrement suspendu'
+        : E2EE_STATUS_TEXT[keys.state];
   const content = (
     <>
       <span className={cn('size-2 rounded-full', dot)} aria-hidden />
@@ -34,7 +41,7 @@ export function E2eeStatus({ className }: { className?: string }) {
         className={cn('size-3 text-slate-500', keys.state === 'waiting_keys' && 'animate-spin')}
         aria-hidden
       />
-      <span className="font-medium">{E2EE_STATUS_TEXT[keys.state]}</span>
+      <span className="font-medium">{text}</span>
     </>
   );
   const classes = cn(

@@ -1,11 +1,11 @@
 import type { TKeyStateResponse, TPendingShare } from '@securering/contract';
+import type { LogMember, MembershipState } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
   needsKeySync,
-  MAX_PREVIOUS_KEYS,
-  acceptKeys,
+  admissionOf,
+  checkAgainstCheckpoint,
   chunk,
-  compareWithSeen,
   conversationPeerOf,
   decideEpochAction,
   keyringStatus,
@@ -13,13 +13,48 @@ import {
   planRotationRecipients,
   sharesToOpen,
   trustOf,
-  type SeenKey,
+  waitingForAdmission,
+  type HeldEpoch,
 } from './keyring-policy';
 
 const key = (n: number) => ({ x25519: `x${n}`, ed25519: `e${n}` });
-const target = { ringId: 'r1', memberId: 'm2' };
-const T0 = new Date('2026-11-24T10:00:00.000Z');
-const T1 = new Date('2026-11-25T10:00:00.000Z');
+
+/** A verified log's state as the policy reads it (made by hand: the verifier has its own tests). */
+function logOf(
+  members: Array<Partial<LogMember> & { id: string }>,
+  options: { refused?: string[]; head?: number } = {},
+): MembershipState {
+  const head = options.head ?? 10;
+  return {
+    ringId: 'r1',
+    level: 'standard',
+    head: { seq: head, hash: 'h'.repeat(64) },
+    genesisHash: 'g'.repeat(64),
+    hashes: Array.from({ length: head + 1 }, (_, i) =>
+      i === head ? 'h'.repeat(64) : String(i).repeat(64).slice(0, 64),
+    ),
+    members: new Map(
+      members.map((m, i) => [
+        m.id,
+        {
+          username: m.id,
+          role: 'member',
+          keys: key(i),
+          keysSince: 0,
+          formerKeys: [],
+          status: 'active',
+          statusSince: 0,
+          admittedSeq: 0,
+          admittedBy: 'me',
+          shareHistory: false,
+          shareFiles: false,
+          ...m,
+        } satisfies LogMember,
+      ]),
+    ),
+    refused: new Map((options.refused ?? []).map((id) => [id, { username: id, seq: 1 }])),
+  };
+}
 
 describe('keyring status (data-e2ee-state)', () => {
   it('is locked before the passphrase and failed after a wrong one', () => {
@@ -45,42 +80,50 @@ describe('keyring status (data-e2ee-state)', () => {
   });
 });
 
-describe('trust on first use of members’ keys', () => {
-  it('trusts a first sighting, keeps the same key, flags a different one', () => {
-    expect(compareWithSeen(undefined, key(1))).toBe('new');
-    const seen = acceptKeys(undefined, target, key(1), T0);
-    expect(seen).toEqual({
-      ...target,
-      current: key(1),
-      previous: [],
-      firstSeenAt: T0.toISOString(),
-      acceptedAt: T0.toISOString(),
-    });
-    expect(compareWithSeen(seen, key(1))).toBe('same');
-    expect(compareWithSeen(seen, key(2))).toBe('changed');
-    expect(compareWithSeen(seen, { x25519: 'x1', ed25519: 'e9' })).toBe('changed');
-    expect(trustOf('new')).toBe('trusted');
-    expect(trustOf('same')).toBe('trusted');
-    expect(trustOf('changed')).toBe('changed');
+describe('trust from the signed membership log (issue 24)', () => {
+  const log = logOf(
+    [{ id: 'me', role: 'owner' }, { id: 'alice' }, { id: 'bob' }, { id: 'carol', status: 'deactivated' }],
+    { refused: ['mallory'] },
+  );
+
+  it('trusts only what the log says: admitted with the same keys', () => {
+    expect(trustOf(log, 'alice', key(1))).toBe('trusted');
+    // The server publishes other keys for Bob (a reset nobody confirmed yet).
+    expect(trustOf(log, 'bob', key(9))).toBe('changed');
+    // Never seen in the log: a newcomer, or a ghost the server lists — never trusted on first use.
+    expect(trustOf(log, 'ghost', key(7))).toBe('waiting');
+    expect(trustOf(log, 'carol', key(3))).toBe('removed');
+    expect(trustOf(log, 'mallory', key(8))).toBe('removed');
+    expect(trustOf(null, 'alice', key(1))).toBe('waiting');
   });
 
-  it('on confirmation remembers the new key and keeps the old ones, newest first', () => {
-    const first = acceptKeys(undefined, target, key(1), T0);
-    const second = acceptKeys(first, target, key(2), T1);
-    expect(second.current).toEqual(key(2));
-    expect(second.previous).toEqual([key(1)]);
-    expect(second.firstSeenAt).toBe(T0.toISOString());
-    expect(second.acceptedAt).toBe(T1.toISOString());
-    expect(acceptKeys(second, target, key(2), T1)).toBe(second);
-    // Going back to an earlier key does not list it twice.
-    expect(acceptKeys(second, target, key(1), T1).previous).toEqual([key(2)]);
+  it('says where this member stands', () => {
+    expect(admissionOf(null, 'me', key(0))).toBe('no_log');
+    expect(admissionOf(log, 'me', key(0))).toBe('admitted');
+    expect(admissionOf(log, 'me', key(5))).toBe('key_pending');
+    expect(admissionOf(log, 'zoe', key(5))).toBe('waiting');
+    expect(admissionOf(log, 'carol', key(3))).toBe('removed');
+    expect(admissionOf(log, 'mallory', key(8))).toBe('removed');
   });
 
-  it('keeps a bounded number of earlier keys', () => {
-    let seen: SeenKey | undefined;
-    for (let i = 0; i < MAX_PREVIOUS_KEYS + 5; i++) seen = acceptKeys(seen, target, key(i), T0);
-    expect(seen!.previous).toHaveLength(MAX_PREVIOUS_KEYS);
-    expect(seen!.previous[0]).toEqual(key(MAX_PREVIOUS_KEYS + 3));
+  it('lists newcomers waiting: listed with keys, neither admitted nor refused', () => {
+    const waiting = waitingForAdmission(log, [
+      { id: 'alice', keys: key(1), keyVersion: 1 },
+      { id: 'zoe', keys: key(5), keyVersion: 1 },
+      { id: 'yann', keys: null, keyVersion: null },
+      { id: 'mallory', keys: key(8), keyVersion: 1 },
+    ]);
+    expect(waiting.map((m) => m.id)).toEqual(['zoe']);
+    expect(waitingForAdmission(null, [{ id: 'zoe', keys: key(5), keyVersion: 1 }])).toEqual([]);
+  });
+
+  it('catches a server that serves another history than the one verified before', () => {
+    const checkpoint = { ringId: 'r1', genesisHash: log.genesisHash, headSeq: 4, headHash: log.hashes[4]! };
+    expect(checkAgainstCheckpoint(log, undefined)).toBe('ok');
+    expect(checkAgainstCheckpoint(log, checkpoint)).toBe('ok');
+    expect(checkAgainstCheckpoint(log, { ...checkpoint, genesisHash: 'x'.repeat(64) })).toBe('fork');
+    expect(checkAgainstCheckpoint(log, { ...checkpoint, headHash: 'y'.repeat(64) })).toBe('fork');
+    expect(checkAgainstCheckpoint(log, { ...checkpoint, headSeq: 11 })).toBe('rollback');
   });
 });
 
@@ -90,6 +133,8 @@ describe('when to create an epoch', () => {
     rotationDue: false,
     level: 'standard' as const,
     currentKeyLevel: 'standard' as const,
+    currentKeyLogSeq: 6,
+    readersChangedSeq: 6,
   };
 
   it('creates epoch 1 in a Ring without any', () => {
@@ -104,7 +149,7 @@ describe('when to create an epoch', () => {
     expect(decideEpochAction(base)).toEqual({ action: 'none' });
   });
 
-  it('rotates when due (membership change, age, count) or when the level changed', () => {
+  it('rotates when due (age, count), when the signed level changed, or when the log changed who reads', () => {
     expect(decideEpochAction({ ...base, rotationDue: true })).toEqual({
       action: 'rotate',
       epoch: 5,
@@ -115,6 +160,14 @@ describe('when to create an epoch', () => {
       epoch: 5,
       reason: 'level',
     });
+    // An admission, removal or key change after the epoch was made: admission starts an epoch.
+    expect(decideEpochAction({ ...base, readersChangedSeq: 7 })).toEqual({
+      action: 'rotate',
+      epoch: 5,
+      reason: 'members',
+    });
+    // An epoch from before the log is never used to send again.
+    expect(decideEpochAction({ ...base, currentKeyLogSeq: undefined })).toMatchObject({ reason: 'members' });
   });
 
   it('waits without the current key, even when a rotation is due', () => {
@@ -126,55 +179,71 @@ describe('when to create an epoch', () => {
 });
 
 describe('who gets a new epoch key', () => {
-  it('wraps for itself and every member with keys, withholding unconfirmed key changes', () => {
+  it('wraps for itself and the log’s active members the server still lists with the log’s keys', () => {
+    const log = logOf([
+      { id: 'me', role: 'owner' },
+      { id: 'alice' },
+      { id: 'bob' },
+      { id: 'carol', status: 'deactivated' },
+      { id: 'dan' },
+    ]);
     const plan = planRotationRecipients({
       selfId: 'me',
       selfKeys: key(0),
       selfKeyVersion: 3,
+      log,
       members: [
         { id: 'me', keys: { x25519: 'server-copy', ed25519: 'e0' }, keyVersion: 3 },
         { id: 'alice', keys: key(1), keyVersion: 1 },
-        { id: 'bob', keys: key(2), keyVersion: 2 },
-        { id: 'carol', keys: null, keyVersion: null },
+        // Bob's published keys are not the log's: withheld until confirmed.
+        { id: 'bob', keys: key(9), keyVersion: 2 },
+        { id: 'carol', keys: key(3), keyVersion: 1 },
+        // A ghost the server lists with keys: never a recipient.
+        { id: 'ghost', keys: key(7), keyVersion: 1 },
+        // Dan is not listed (the server deactivated him): withheld, the server decides it.
       ],
-      trust: (id) => (id === 'bob' ? 'changed' : 'trusted'),
     });
     expect(plan.recipients).toEqual([
       // Its own keys, never the server's copy of them.
       { memberId: 'me', x25519: 'x0', keyVersion: 3 },
       { memberId: 'alice', x25519: 'x1', keyVersion: 1 },
     ]);
-    expect(plan.withheld).toEqual(['bob']);
+    expect(plan.withheld).toEqual(['bob', 'dan']);
   });
 });
 
 describe('sharing keys with members who lack them', () => {
+  const log = logOf([
+    { id: 'me', role: 'owner' },
+    { id: 'alice', admittedSeq: 5 },
+    { id: 'bob' },
+    { id: 'dan', admittedSeq: 8, shareHistory: true },
+  ]);
+  const held = new Map<number, HeldEpoch>([
+    [1, { epoch: 1, logSeq: undefined }],
+    [2, { epoch: 2, logSeq: 3 }],
+    [3, { epoch: 3, logSeq: 5 }],
+    [4, { epoch: 4, logSeq: 9 }],
+  ]);
   const pending: TPendingShare[] = [
-    { memberId: 'alice', keyVersion: 1, publicKeys: key(1), epochs: [3, 1, 2, 2] },
-    { memberId: 'bob', keyVersion: 4, publicKeys: key(2), epochs: [3] },
+    { memberId: 'alice', keyVersion: 1, publicKeys: key(1), epochs: [3, 1, 2, 2, 4] },
+    { memberId: 'bob', keyVersion: 4, publicKeys: key(9), epochs: [3] },
     { memberId: 'me', keyVersion: 1, publicKeys: key(0), epochs: [3] },
-    { memberId: 'dan', keyVersion: 1, publicKeys: key(4), epochs: [1] },
+    { memberId: 'dan', keyVersion: 1, publicKeys: key(3), epochs: [1, 2, 3, 4, 5] },
+    { memberId: 'ghost', keyVersion: 1, publicKeys: key(7), epochs: [1, 2, 3, 4] },
   ];
 
-  it('wraps the epochs it holds for trusted members, skipping itself and unconfirmed keys', () => {
-    const plan = planPendingShares({
-      selfId: 'me',
-      pending,
-      heldEpochs: new Set([2, 3]),
-      trust: (id) => (id === 'bob' ? 'changed' : 'trusted'),
-    });
-    expect(plan.targets).toEqual([{ memberId: 'alice', x25519: 'x1', keyVersion: 1, epochs: [2, 3] }]);
+  it('wraps to the log’s keys the epochs each member may read: from its admission, or all with the history', () => {
+    const plan = planPendingShares({ selfId: 'me', pending, held, log });
+    expect(plan.targets).toEqual([
+      // Alice was admitted at seq 5: epochs created from then on (3 and 4), never 2 or the legacy 1.
+      { memberId: 'alice', x25519: 'x1', keyVersion: 1, epochs: [3, 4] },
+      // Dan's admission shared the history: every epoch held that can be shared (not the legacy one).
+      { memberId: 'dan', x25519: 'x3', keyVersion: 1, epochs: [2, 3, 4] },
+    ]);
     expect(plan.unconfirmed).toEqual(['bob']);
-  });
-
-  it('shares with a member once its new key is confirmed', () => {
-    const plan = planPendingShares({
-      selfId: 'me',
-      pending,
-      heldEpochs: new Set([3]),
-      trust: () => 'trusted',
-    });
-    expect(plan.targets.map((t) => t.memberId)).toEqual(['alice', 'bob']);
+    // C1: a ghost the server lists in `pending` gets nothing, and is reported.
+    expect(plan.ignored).toEqual(['ghost']);
   });
 });
 

@@ -5,7 +5,7 @@ import {
   type TPendingShare,
   type TPublicKeys,
 } from '@securering/contract';
-import type { SecurityLevel } from '@securering/e2ee';
+import { activeLogMembers, type MembershipState, type SecurityLevel } from '@securering/e2ee';
 
 /**
  * The keyring's decisions, as pure functions: what the status is, when to create an epoch, whom
@@ -26,63 +26,66 @@ export function keyringStatus(input: {
   return input.currentEpoch > 0 && input.holdsCurrentEpoch ? 'active' : 'waiting_keys';
 }
 
-// ---- Trust on first use (safety numbers) --------------------------------------------------------
-
-/** A member's public keys as this browser remembers them, per Ring and member (IndexedDB). */
-export interface SeenKey {
-  ringId: string;
-  memberId: string;
-  /** The keys last accepted: first seen, or confirmed by the person after a change. */
-  current: TPublicKeys;
-  /** Earlier accepted keys, newest first: what this member signed before a key reset. */
-  previous: TPublicKeys[];
-  firstSeenAt: string;
-  acceptedAt: string;
-}
-
-/** How many earlier keys of one member are kept. */
-export const MAX_PREVIOUS_KEYS = 10;
-
-/** `new`: never seen here; `same`: the remembered keys; `changed`: different from them. */
-export type KeyComparison = 'new' | 'same' | 'changed';
+// ---- Trust from the signed membership log (issue 24) ---------------------------------------------
 
 export function sameKeys(a: TPublicKeys, b: TPublicKeys): boolean {
   return a.x25519 === b.x25519 && a.ed25519 === b.ed25519;
 }
 
-export function compareWithSeen(seen: SeenKey | undefined, keys: TPublicKeys): KeyComparison {
-  if (!seen) return 'new';
-  return sameKeys(seen.current, keys) ? 'same' : 'changed';
+/**
+ * What may be done with a member's keys, from the verified membership log only:
+ * - `trusted`: admitted and active, and the keys the server publishes for it are the log's;
+ * - `changed`: admitted, but the server publishes other keys (a reset not yet confirmed in the log):
+ *   nothing is wrapped to them until a member who may confirms the key change;
+ * - `waiting`: not in the log — a newcomer waiting for admission (or a member the server invents);
+ * - `removed`: deactivated or refused in the log.
+ */
+export type MemberTrust = 'trusted' | 'changed' | 'waiting' | 'removed';
+
+export function trustOf(log: MembershipState | null, memberId: string, published: TPublicKeys): MemberTrust {
+  if (!log) return 'waiting';
+  if (log.refused.has(memberId)) return 'removed';
+  const member = log.members.get(memberId);
+  if (!member) return 'waiting';
+  if (member.status !== 'active') return 'removed';
+  return sameKeys(member.keys, published) ? 'trusted' : 'changed';
+}
+
+/** Where this member stands in the Ring's log (what its room says). */
+export type Admission = 'no_log' | 'waiting' | 'key_pending' | 'admitted' | 'removed';
+
+export function admissionOf(
+  log: MembershipState | null,
+  selfId: string,
+  ownKeys: TPublicKeys | null,
+): Admission {
+  if (!log) return 'no_log';
+  if (log.refused.has(selfId)) return 'removed';
+  const self = log.members.get(selfId);
+  if (!self) return 'waiting';
+  if (self.status !== 'active') return 'removed';
+  return ownKeys && sameKeys(self.keys, ownKeys) ? 'admitted' : 'key_pending';
 }
 
 /**
- * The record after accepting `keys` for a member: the first sighting (trust on first use), or a
- * change the person confirmed. Earlier keys move to `previous` (to verify what they signed then).
+ * A log the server serves must extend the one this browser verified before (its checkpoint): same
+ * genesis, the checkpoint's link still at its place, never shorter. Returns the problem, if any.
  */
-export function acceptKeys(
-  seen: SeenKey | undefined,
-  target: { ringId: string; memberId: string },
-  keys: TPublicKeys,
-  now: Date,
-): SeenKey {
-  const at = now.toISOString();
-  if (!seen) {
-    return { ...target, current: keys, previous: [], firstSeenAt: at, acceptedAt: at };
-  }
-  if (sameKeys(seen.current, keys)) return seen;
-  const previous = [seen.current, ...seen.previous.filter((k) => !sameKeys(k, keys))].slice(
-    0,
-    MAX_PREVIOUS_KEYS,
-  );
-  return { ...seen, current: keys, previous, acceptedAt: at };
+export interface LogCheckpoint {
+  ringId: string;
+  genesisHash: string;
+  headSeq: number;
+  headHash: string;
 }
 
-/** What may be done with a member's published keys. */
-export type MemberTrust = 'trusted' | 'changed';
-
-/** Trust of a member's published keys from the comparison (a new key is trusted on first use). */
-export function trustOf(comparison: KeyComparison): MemberTrust {
-  return comparison === 'changed' ? 'changed' : 'trusted';
+export function checkAgainstCheckpoint(
+  log: MembershipState,
+  checkpoint: LogCheckpoint | undefined,
+): 'ok' | 'fork' | 'rollback' {
+  if (!checkpoint) return 'ok';
+  if (log.genesisHash !== checkpoint.genesisHash) return 'fork';
+  if (log.head.seq < checkpoint.headSeq) return 'rollback';
+  return log.hashes[checkpoint.headSeq] === checkpoint.headHash ? 'ok' : 'fork';
 }
 
 // ---- Epochs -------------------------------------------------------------------------------------
@@ -90,24 +93,37 @@ export function trustOf(comparison: KeyComparison): MemberTrust {
 export type EpochAction =
   | { action: 'none' }
   | { action: 'wait' }
-  | { action: 'rotate'; epoch: number; reason: 'first' | 'due' | 'level' };
+  | { action: 'rotate'; epoch: number; reason: 'first' | 'due' | 'level' | 'members' };
 
 /**
  * Whether the member must create the next epoch before sending: the Ring has none yet, the server
- * says one is due (membership change, age, message count, level change), or the Ring's level
- * differs from the current epoch's. Only a holder of the current epoch may create the next one
- * (it carries the Ring names key over); a member who lacks it waits for it.
+ * says one is due (age, message count), the level the owner signed differs from the current
+ * epoch's, or the log changed who reads since the current epoch was created (an admission, a
+ * removal, a key change: `readersChangedSeq` after the epoch's `currentKeyLogSeq`, or an epoch
+ * from before the log). Only a holder of the current epoch creates the next one (it carries the
+ * Ring names key over); a member who lacks it waits for it (or, when nobody holds it any more,
+ * starts a recovery epoch: see Keyring.ensureSendableEpoch).
  */
 export function decideEpochAction(input: {
   currentEpoch: number;
   rotationDue: boolean;
+  /** The level signed in the membership log. */
   level: SecurityLevel;
   /** Level of the current epoch's key, when this member holds it. */
   currentKeyLevel: SecurityLevel | undefined;
+  /** Log seq the current epoch was created at (undefined: before the log, or not held). */
+  currentKeyLogSeq?: number;
+  /** Seq of the last link that changed who reads (lastReadersChange). */
+  readersChangedSeq?: number;
 }): EpochAction {
   const next = input.currentEpoch + 1;
   if (input.currentEpoch === 0) return { action: 'rotate', epoch: 1, reason: 'first' };
   if (input.currentKeyLevel === undefined) return { action: 'wait' };
+  if (
+    input.readersChangedSeq !== undefined &&
+    (input.currentKeyLogSeq === undefined || input.currentKeyLogSeq < input.readersChangedSeq)
+  )
+    return { action: 'rotate', epoch: next, reason: 'members' };
   if (input.rotationDue) return { action: 'rotate', epoch: next, reason: 'due' };
   if (input.currentKeyLevel !== input.level) return { action: 'rotate', epoch: next, reason: 'level' };
   return { action: 'none' };
@@ -122,64 +138,101 @@ export interface KeyedMember {
 }
 
 /**
- * Who gets the key of a new epoch: every listed member with published keys, and the creator with
- * its own keys (not the server's copy of them). Members whose key changed without confirmation
- * here are `withheld`: they get nothing from this member until the person confirms.
+ * Who gets the key of a new epoch: the members the verified log admitted and keeps active, whose
+ * keys the server still lists as the log's (it can only leave members out — it cannot add one),
+ * wrapped to the log's keys; the creator with its own keys. Active log members the server does
+ * not list that way are `withheld` (a key change waiting for confirmation, a member the server
+ * deactivated): the server refuses a rotation that withholds a member it could serve.
  */
 export function planRotationRecipients(input: {
   selfId: string;
   selfKeys: TPublicKeys;
   selfKeyVersion: number;
+  log: MembershipState;
   members: readonly KeyedMember[];
-  trust: (memberId: string, keys: TPublicKeys) => MemberTrust;
 }): { recipients: Array<{ memberId: string; x25519: string; keyVersion: number }>; withheld: string[] } {
   const recipients = [
     { memberId: input.selfId, x25519: input.selfKeys.x25519, keyVersion: input.selfKeyVersion },
   ];
   const withheld: string[] = [];
-  const done = new Set([input.selfId]);
-  for (const member of input.members) {
-    if (!member.keys || member.keyVersion === null || done.has(member.id)) continue;
-    done.add(member.id);
-    if (input.trust(member.id, member.keys) === 'changed') withheld.push(member.id);
-    else recipients.push({ memberId: member.id, x25519: member.keys.x25519, keyVersion: member.keyVersion });
+  const listed = new Map(input.members.map((m) => [m.id, m]));
+  for (const member of activeLogMembers(input.log)) {
+    if (member.id === input.selfId) continue;
+    const server = listed.get(member.id);
+    if (server?.keys && server.keyVersion !== null && sameKeys(server.keys, member.keys))
+      recipients.push({ memberId: member.id, x25519: member.keys.x25519, keyVersion: server.keyVersion });
+    else withheld.push(member.id);
   }
   return { recipients, withheld };
 }
 
+/** An epoch key this member holds, as the sharing plan reads it. */
+export interface HeldEpoch {
+  epoch: number;
+  /** Log seq the epoch was created at; undefined for an epoch from before the log (never shared). */
+  logSeq: number | undefined;
+}
+
 /**
- * The shares to make for members who lack epoch keys (state.php `pending`): the epochs asked for
- * that this member holds, for members whose keys it trusts. Skipped: itself, members whose key
- * changed without confirmation, and members needing only epochs it lacks.
+ * The shares to make for members who lack epoch keys (state.php `pending`), by the verified log:
+ * only active log members whose pending keys are the log's (wrapped to the log's keys), only
+ * epochs this member holds and that member may read — created at or after its admission, or
+ * earlier ones when its admission shared the history. `ignored` lists entries that are not log
+ * members at all (a server asking for a ghost: shown to admins), `unconfirmed` those whose keys
+ * differ from the log's.
  */
 export function planPendingShares(input: {
   selfId: string;
   pending: readonly TPendingShare[];
-  heldEpochs: ReadonlySet<number>;
-  trust: (memberId: string, keys: TPublicKeys) => MemberTrust;
+  held: ReadonlyMap<number, HeldEpoch>;
+  log: MembershipState;
 }): {
   targets: Array<{ memberId: string; x25519: string; keyVersion: number; epochs: number[] }>;
   unconfirmed: string[];
+  ignored: string[];
 } {
   const targets: Array<{ memberId: string; x25519: string; keyVersion: number; epochs: number[] }> = [];
   const unconfirmed: string[] = [];
+  const ignored: string[] = [];
   for (const entry of input.pending) {
     if (entry.memberId === input.selfId) continue;
-    if (input.trust(entry.memberId, entry.publicKeys) === 'changed') {
+    const member = input.log.members.get(entry.memberId);
+    if (!member || member.status !== 'active') {
+      ignored.push(entry.memberId);
+      continue;
+    }
+    if (!sameKeys(member.keys, entry.publicKeys)) {
       unconfirmed.push(entry.memberId);
       continue;
     }
-    const epochs = [...new Set(entry.epochs)].filter((e) => input.heldEpochs.has(e)).sort((a, b) => a - b);
-    if (epochs.length > 0) {
+    const epochs = [...new Set(entry.epochs)]
+      .filter((e) => {
+        const held = input.held.get(e);
+        if (!held || held.logSeq === undefined) return false;
+        return member.shareHistory || held.logSeq >= member.admittedSeq;
+      })
+      .sort((a, b) => a - b);
+    if (epochs.length > 0)
       targets.push({
         memberId: entry.memberId,
-        x25519: entry.publicKeys.x25519,
+        x25519: member.keys.x25519,
         keyVersion: entry.keyVersion,
         epochs,
       });
-    }
   }
-  return { targets, unconfirmed };
+  return { targets, unconfirmed, ignored };
+}
+
+/**
+ * Newcomers who wait for admission: members the server lists with published keys that the log
+ * has neither admitted nor refused.
+ */
+export function waitingForAdmission(
+  log: MembershipState | null,
+  members: readonly KeyedMember[],
+): KeyedMember[] {
+  if (!log) return [];
+  return members.filter((m) => m.keys && !log.members.has(m.id) && !log.refused.has(m.id));
 }
 
 /** The shares of state.php to open: epochs this member lacks, from its first readable one, by epoch. */

@@ -3,24 +3,39 @@ import {
   type TEpochKeyShare,
   type TKeyStateResponse,
   type TMemberKeyRecord,
+  type TMembershipLink,
   type TPendingShare,
   type TPublicKeys,
 } from '@securering/contract';
 import {
   LEGACY_KDF_ITERATIONS,
+  generateEpochKey,
   generateIdentity,
   sealIdentity,
   exportPublicIdentity,
+  verifyMembershipLog,
+  wrapEpochKeyFor,
+  type Identity,
+  type MembershipState,
   type SecurityLevel,
 } from '@securering/e2ee';
 import { describe, expect, it, vi } from 'vitest';
-import { INSECURE_CONTEXT, KeyCallConflict, Keyring, PeerKeyUnavailable, type KeyringApi } from './keyring';
-import { memorySeenKeysStore } from './seen-keys-store';
+import {
+  INSECURE_CONTEXT,
+  KeyCallConflict,
+  Keyring,
+  LOG_PROBLEM_TEXT,
+  PeerKeyUnavailable,
+  type KeyringApi,
+} from './keyring';
+import { memoryLogCheckpointStore, type LogCheckpointStore } from './log-checkpoint-store';
 
 /**
- * A small in-memory stand-in for the key endpoints (same rules as the contract: own shares only,
- * pending members, compare-and-set epochs, recipients must match the keyed members and their key
- * versions), so the keyring's flows run end to end with real crypto.
+ * A small in-memory stand-in for the key endpoints with the server's rules (own shares only,
+ * pending members, compare-and-set epochs and log head, recipients = the members the membership
+ * log admitted with the keys it names, shares bound to the log head), so the keyring's flows run
+ * end to end with real crypto. Its public fields let a test play the malicious server: add a
+ * ghost to `pending`, serve another log, swap published keys.
  */
 class FakeKeyServer {
   readonly ringId = 'ring-1';
@@ -30,11 +45,12 @@ class FakeKeyServer {
   keyRevision = 0;
   rotationDue = false;
   shareHistory = false;
-  readonly epochs = new Map<number, SecurityLevel>();
+  readonly epochs = new Map<number, { level: SecurityLevel; logSeq: number }>();
   readonly members = new Map<
     string,
     {
       id: string;
+      role: 'owner' | 'admin' | 'member';
       active: boolean;
       keyVersion: number;
       record: TMemberKeyRecord | null;
@@ -49,11 +65,18 @@ class FakeKeyServer {
     sender: string;
     share: TEpochKeyShare;
   }> = [];
+  links: TMembershipLink[] = [];
+  log: MembershipState | undefined;
+  /** A malicious server's extra `pending` entries (served to everyone). */
+  extraPending: TPendingShare[] = [];
+  /** A malicious server's log, served instead of the real one when set. */
+  servedLinks: TMembershipLink[] | undefined;
   readonly calls: string[] = [];
 
-  addMember(id: string) {
+  addMember(id: string, role: 'owner' | 'admin' | 'member' = 'member') {
     this.members.set(id, {
       id,
+      role,
       active: true,
       keyVersion: 0,
       record: null,
@@ -67,12 +90,47 @@ class FakeKeyServer {
     this.rotationDue = true;
   }
 
-  private keyed() {
-    return [...this.members.values()].filter((m) => m.active && m.keyVersion > 0);
+  /**
+   * A malicious server's epoch: a key it made, wrapped to `recipient` and signed by `signer` (a
+   * ghost's key, a stolen revoked one) at the log's head, made the Ring's current epoch.
+   */
+  async forgeEpoch(epoch: number, recipient: string, signer: { memberId: string; identity: Identity }) {
+    const log = this.log!;
+    const key = await generateEpochKey({
+      ringId: this.ringId,
+      epoch,
+      level: log.level,
+      logSeq: log.head.seq,
+    });
+    const share = await wrapEpochKeyFor(
+      key,
+      { memberId: recipient, x25519PublicB64: this.members.get(recipient)!.publicKeys!.x25519 },
+      { memberId: signer.memberId, signingPrivateKey: signer.identity.signing.privateKey },
+      log.head,
+    );
+    this.shares.push({
+      epoch,
+      recipient,
+      version: this.members.get(recipient)!.keyVersion,
+      sender: signer.memberId,
+      share,
+    });
+    this.currentEpoch = epoch;
+    return key;
   }
 
-  private firstReadable(id: string) {
-    return this.shareHistory ? 0 : this.members.get(id)!.firstReadable;
+  /** Active members the log admitted whose published keys are the log's. */
+  private keyed() {
+    return [...this.members.values()].filter((m) => {
+      const logged = this.log?.members.get(m.id);
+      return (
+        m.active &&
+        m.keyVersion > 0 &&
+        logged?.status === 'active' &&
+        logged.keys.x25519 === m.publicKeys?.x25519 &&
+        logged.keys.ed25519 === m.publicKeys.ed25519
+      );
+    });
   }
 
   private held(id: string) {
@@ -110,16 +168,16 @@ class FakeKeyServer {
       },
       getState: async (): Promise<TKeyStateResponse> => {
         assertActive();
-        const first = this.firstReadable(memberId);
+        const first = me().firstReadable;
         const own = this.shares.filter(
           (s) => s.recipient === memberId && s.version === me().keyVersion && s.epoch >= first,
         );
         const held = [...new Set(own.map((s) => s.epoch))];
-        const pending: TPendingShare[] = [];
+        const pending: TPendingShare[] = [...this.extraPending];
         for (const other of this.keyed()) {
           if (other.id === memberId) continue;
           const has = this.held(other.id);
-          const epochs = held.filter((e) => e >= this.firstReadable(other.id) && !has.has(e));
+          const epochs = held.filter((e) => e >= other.firstReadable && !has.has(e));
           if (epochs.length)
             pending.push({
               memberId: other.id,
@@ -139,20 +197,57 @@ class FakeKeyServer {
           shares: own.map((s) => ({ epoch: s.epoch, senderMemberId: s.sender, share: s.share })),
           pending,
           keyRevision: this.keyRevision,
+          logHeadSeq: (this.servedLinks ?? this.links).length - 1,
         };
+      },
+      getLog: async (after) => {
+        assertActive();
+        const links = (this.servedLinks ?? this.links).filter((l) => l.seq > after);
+        return { success: true, links, headSeq: (this.servedLinks ?? this.links).length - 1 };
+      },
+      appendLink: async (link) => {
+        assertActive();
+        if (link.seq !== this.links.length) throw new KeyCallConflict('log_head_moved');
+        const verified = await verifyMembershipLog([link], {
+          ringId: this.ringId,
+          ...(this.log ? { from: this.log } : {}),
+        });
+        if (link.author !== memberId) throw new Error('not the author');
+        if (link.type === 'genesis' && me().role !== 'owner') throw new Error('not the owner');
+        this.calls.push(`link:${memberId}:${link.type}`);
+        this.links.push(link as unknown as TMembershipLink);
+        this.log = verified;
+        this.keyRevision += 1;
+        if (link.type === 'admit') {
+          const target = this.members.get(link.body.member.id)!;
+          target.firstReadable = link.body.shareHistory ? 0 : this.currentEpoch + 1;
+          this.rotationDue = true;
+        }
+        if (link.type === 'key_change' || link.type === 'deactivate') this.rotationDue = true;
+        if (link.type === 'refuse' || link.type === 'deactivate')
+          this.members.get(link.body.memberId)!.active = false;
       },
       rotate: async ({ epoch, level, shares, withheld, keyVersions }) => {
         assertActive();
         this.calls.push(`rotate:${memberId}:${epoch}:withheld=${withheld.join(',')}`);
         if (epoch !== this.currentEpoch + 1) throw new KeyCallConflict('epoch_conflict');
-        if (level !== this.level) throw new Error('level');
-        if (this.currentEpoch > 0 && !this.held(memberId).has(this.currentEpoch))
-          throw new Error('not holder');
-        const recipients = new Set(shares.map((s) => s.recipientMemberId));
-        const expected = this.keyed().map((m) => m.id);
+        if (!this.log || level !== this.log.level) throw new Error('level');
+        const keyed = this.keyed().map((m) => m.id);
         if (
-          expected.some((id) => !recipients.has(id) && !withheld.includes(id)) ||
-          [...recipients].some((id) => !expected.includes(id))
+          this.currentEpoch > 0 &&
+          !this.held(memberId).has(this.currentEpoch) &&
+          keyed.some((id) => this.held(id).has(this.currentEpoch))
+        )
+          throw Object.assign(new Error('not holder'), { status: 403 });
+        const head = this.log.head;
+        for (const share of shares)
+          if (share.v !== 2 || share.logSeq !== head.seq || share.logHash !== head.hash)
+            throw new Error('not bound');
+        const recipients = new Set(shares.map((s) => s.recipientMemberId));
+        if (
+          keyed.some((id) => !recipients.has(id)) ||
+          [...recipients].some((id) => !keyed.includes(id)) ||
+          withheld.some((id) => keyed.includes(id))
         ) {
           throw new KeyCallConflict('members_changed');
         }
@@ -162,7 +257,7 @@ class FakeKeyServer {
         this.currentEpoch = epoch;
         this.keyRevision += 1;
         this.rotationDue = false;
-        this.epochs.set(epoch, level);
+        this.epochs.set(epoch, { level, logSeq: head.seq });
         for (const share of shares) {
           this.shares.push({
             epoch,
@@ -176,9 +271,10 @@ class FakeKeyServer {
       share: async ({ shares, keyVersions }) => {
         assertActive();
         for (const share of shares) {
-          const recipient = this.members.get(share.recipientMemberId)!;
+          const recipient = this.members.get(share.recipientMemberId);
+          if (!recipient || !this.keyed().includes(recipient)) throw new Error('not allowed');
           if (!this.held(memberId).has(share.epoch)) throw new Error('not holder');
-          if (share.epoch < this.firstReadable(recipient.id)) throw new Error('not allowed');
+          if (share.epoch < recipient.firstReadable) throw new Error('not allowed');
           if (keyVersions[recipient.id] !== recipient.keyVersion)
             throw new KeyCallConflict('members_changed');
           this.calls.push(`share:${memberId}->${recipient.id}:${share.epoch}`);
@@ -205,14 +301,19 @@ class FakeKeyServer {
   }
 }
 
-/** One member's browser tab: its keyring and its own memory of seen keys. */
-function tab(server: FakeKeyServer, memberId: string, seenKeys = memorySeenKeysStore()) {
+/** One member's browser tab: its keyring and this browser's memory of the log it verified. */
+function tab(
+  server: FakeKeyServer,
+  memberId: string,
+  checkpoints: LogCheckpointStore = memoryLogCheckpointStore(),
+) {
   return new Keyring({
     ringId: server.ringId,
     memberId,
     level: () => server.level,
+    role: () => server.members.get(memberId)!.role,
     api: server.api(memberId),
-    seenKeys,
+    checkpoints,
   });
 }
 
@@ -221,13 +322,21 @@ async function refreshMembers(server: FakeKeyServer, keyring: Keyring) {
   await keyring.setMembers(await server.api(keyring.memberId).getMembers(true));
 }
 
+/** « Admettre » in the room: the number shown is the one the admitter compared. */
+async function admit(server: FakeKeyServer, admitter: Keyring, memberId: string, shareHistory = false) {
+  await refreshMembers(server, admitter);
+  const shown = admitter.getSnapshot().safety.get(memberId)!.fingerprint;
+  return admitter.admit(memberId, { expectedFingerprint: shown, shareHistory });
+}
+
 const OWNER_PHRASE = 'phrase du propriétaire';
 const BOB_PHRASE = 'phrase secrète de bob';
 const SLOW = { timeout: 60_000 };
 
-async function ownerAndBob() {
+/** The owner (who starts the log and epoch 1) and Bob, who waits for admission. */
+async function ownerAndWaitingBob() {
   const server = new FakeKeyServer();
-  server.addMember('owner');
+  server.addMember('owner', 'owner');
   server.addMember('bob');
   const owner = tab(server, 'owner');
   await owner.load();
@@ -241,31 +350,65 @@ async function ownerAndBob() {
   return { server, owner, bob };
 }
 
+/** The same, Bob admitted by the owner (a new epoch that reaches him). */
+async function ownerAndBob() {
+  const ring = await ownerAndWaitingBob();
+  expect(await admit(ring.server, ring.owner, 'bob')).toBe(true);
+  await ring.bob.sync();
+  expect(ring.bob.getSnapshot().status).toBe('active');
+  return ring;
+}
+
 describe('keyring flows against the key endpoints', () => {
   it(
-    'the first member creates epoch 1; the next one waits, then gets the key shared without any message',
+    'the owner starts the log and epoch 1; a newcomer waits for admission, then reads from it on',
     SLOW,
     async () => {
-      const { server, owner, bob } = await ownerAndBob();
+      const { server, owner, bob } = await ownerAndWaitingBob();
+      expect(server.links.map((l) => l.type)).toEqual(['genesis']);
       expect(server.currentEpoch).toBe(1);
-      expect(owner.getSnapshot().status).toBe('active');
+      expect(owner.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted', mayAdmit: true });
       // The session keys are the non-extractable ones of the saved record.
       expect(owner.signingKey?.extractable).toBe(false);
       expect(server.members.get('owner')!.record!.kdf_iters).toBe(600_000);
+      const before = await owner.encryptText('room:general', 'Avant Bob', owner.currentEpochKey()!);
 
-      expect(bob.getSnapshot().status).toBe('waiting_keys');
-      expect(bob.currentEpochKey()).toBeUndefined();
+      // Bob published keys: he waits, and nothing is shared with him whatever the owner syncs.
+      expect(bob.getSnapshot()).toMatchObject({ status: 'waiting_keys', admission: 'waiting' });
+      await refreshMembers(server, owner);
+      expect(owner.getSnapshot().waiting).toEqual(['bob']);
+      expect(owner.getSnapshot().safety.get('bob')!.trust).toBe('waiting');
+      await owner.sync();
+      expect(server.shares.filter((s) => s.recipient === 'bob')).toEqual([]);
 
-      // keys_changed "needed" reaches the owner's tab: it reads the state and shares.
+      // « Admettre »: a link, then a new epoch that reaches Bob (not the earlier one).
+      expect(await admit(server, owner, 'bob')).toBe(true);
+      expect(server.links.map((l) => l.type)).toEqual(['genesis', 'admit']);
+      expect(server.currentEpoch).toBe(2);
+      await bob.sync();
+      expect(bob.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted' });
+      expect(bob.epochKey(1)).toBeUndefined();
+      const after = await owner.encryptText('room:general', 'Bonjour Bob', owner.currentEpochKey()!);
+      await refreshMembers(server, bob);
+      expect((await bob.decryptText(after.content, 'room:general')).plaintext).toBe('Bonjour Bob');
+      await expect(bob.decryptText(before.content, 'room:general')).rejects.toMatchObject({
+        code: 'missing_key',
+      });
+      await expect(bob.decryptText(after.content, 'dm:x:y')).rejects.toMatchObject({ code: 'unverifiable' });
+    },
+  );
+
+  it(
+    '« Partager l’historique » ticked: the admitted member also receives the earlier epochs',
+    SLOW,
+    async () => {
+      const { server, owner, bob } = await ownerAndWaitingBob();
+      expect(await admit(server, owner, 'bob', true)).toBe(true);
       await owner.sync();
       expect(server.calls).toContain('share:owner->bob:1');
       await bob.sync();
-      expect(bob.getSnapshot().status).toBe('active');
-
-      const { content } = await owner.encryptText('room:general', 'Bonjour Bob', owner.currentEpochKey()!);
-      await refreshMembers(server, bob);
-      expect((await bob.decryptText(content, 'room:general')).plaintext).toBe('Bonjour Bob');
-      await expect(bob.decryptText(content, 'dm:x:y')).rejects.toMatchObject({ code: 'unverifiable' });
+      expect(bob.epochKey(1)).toBeDefined();
+      expect(bob.epochKey(2)).toBeDefined();
     },
   );
 
@@ -283,49 +426,180 @@ describe('keyring flows against the key endpoints', () => {
     expect(again.getSnapshot()).toMatchObject({ status: 'active', error: null });
   });
 
+  describe('what a malicious server can no longer do (the review’s ghost attacks)', () => {
+    it('C1: a ghost the server adds to `pending` gets no key, and admins are told', SLOW, async () => {
+      const { server, owner } = await ownerAndBob();
+      const ghost = await exportPublicIdentity(await generateIdentity());
+      server.extraPending = [{ memberId: 'ghost', keyVersion: 1, publicKeys: ghost, epochs: [1, 2] }];
+      server.calls.length = 0;
+      await owner.sync();
+      // Before: the owner's browser wrapped epochs 1 and 2 for the ghost automatically.
+      expect(server.calls.filter((c) => c.includes('ghost'))).toEqual([]);
+      expect(owner.getSnapshot().ignoredPending).toEqual(['ghost']);
+    });
+
+    it(
+      'C1: a share signed by a key the log does not know is refused, whatever epoch it claims',
+      SLOW,
+      async () => {
+        const { server, owner, bob } = await ownerAndBob();
+        const ghost = await generateIdentity();
+        const fake = await server.forgeEpoch(3, 'bob', { memberId: 'ghost', identity: ghost });
+        await bob.sync();
+        // Before: ensureSendableEpoch returned the server's key once the ghost had been shown once.
+        expect(bob.epochKey(3)).toBeUndefined();
+        // Bob cannot use epoch 3: he starts a fresh epoch for the log's members instead.
+        const sendable = await bob.ensureSendableEpoch();
+        expect(sendable.epoch).toBe(4);
+        expect(sendable.material).not.toEqual(fake.material);
+        const recipients = server.shares.filter((s) => s.epoch === 4).map((s) => s.recipient);
+        expect(recipients.sort()).toEqual(['bob', 'owner']);
+        await owner.sync();
+        expect(owner.epochKey(4)).toBeDefined();
+      },
+    );
+
+    it('H2: after a key reset, a share signed with the stolen old key is refused', SLOW, async () => {
+      const { server, owner, bob } = await ownerAndBob();
+      // The thief's copy of Bob's old private key (what a reset is meant to revoke).
+      const stolen = (bob as unknown as { identity: Identity }).identity;
+      expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
+      // Unlocked, Bob's old key signed the change itself: the log names his new keys.
+      expect(server.links.at(-1)!.type).toBe('key_change');
+      await owner.sync();
+      const log = server.log!;
+      await server.forgeEpoch(9, 'owner', { memberId: 'bob', identity: stolen });
+      await owner.sync();
+      expect(owner.epochKey(9)).toBeUndefined();
+      // Calls and new content verify only with his new key; the old one only for what came before.
+      expect(await owner.verifyKeysOf('bob', log.head.seq)).toHaveLength(1);
+      expect(await owner.verifyKeysOf('bob')).toHaveLength(2);
+      const fresh = await exportPublicIdentity(stolen);
+      expect(fresh.ed25519).not.toBe(server.members.get('bob')!.publicKeys!.ed25519);
+    });
+
+    it(
+      'L4: the level the owner signed holds against a server that lowers it; a raise is signed',
+      SLOW,
+      async () => {
+        const { server, owner } = await ownerAndBob();
+        server.level = 'basic';
+        server.rotationDue = true;
+        expect((await owner.ensureSendableEpoch()).level).toBe('basic');
+        // The genesis was signed at 'basic' (the Ring's level then); the customer raises it.
+        server.level = 'high';
+        await owner.sync();
+        expect(server.links.at(-1)!.type).toBe('level');
+        expect((await owner.ensureSendableEpoch()).level).toBe('high');
+        // The server now says « basic » again: the signed level stays.
+        server.level = 'basic';
+        server.rotationDue = true;
+        expect((await owner.ensureSendableEpoch()).level).toBe('high');
+        expect(server.links.filter((l) => l.type === 'level')).toHaveLength(1);
+      },
+    );
+
+    it(
+      'L3: « Confirmer » signs the keys whose number was compared, not what the server swaps in',
+      SLOW,
+      async () => {
+        const server = new FakeKeyServer();
+        server.addMember('owner', 'owner');
+        server.addMember('bob');
+        const owner = tab(server, 'owner');
+        await owner.load();
+        await owner.createPassphrase(OWNER_PHRASE);
+        const bob = tab(server, 'bob');
+        await bob.load();
+        await bob.createPassphrase(BOB_PHRASE);
+        expect(await admit(server, owner, 'bob')).toBe(true);
+        // Bob forgot his passphrase: a reset from the locked dialog (nothing signs it).
+        const forgetful = tab(server, 'bob');
+        await forgetful.load();
+        expect(await forgetful.resetKeys('phrase neuve de bob')).toBe(true);
+        await forgetful.sync();
+        await refreshMembers(server, owner);
+        const shown = owner.getSnapshot().safety.get('bob')!;
+        expect(shown.trust).toBe('changed');
+        expect(forgetful.getSnapshot().admission).toBe('key_pending');
+        // Between display and click, the server publishes other keys for Bob.
+        server.members.get('bob')!.publicKeys = await exportPublicIdentity(await generateIdentity());
+        await refreshMembers(server, owner);
+        expect(await owner.confirmKey('bob', shown.fingerprint)).toBe(false);
+        expect(server.links.at(-1)!.type).toBe('admit');
+      },
+    );
+
+    it(
+      'a log that does not extend the one this browser verified (fork, rollback) suspends every key',
+      SLOW,
+      async () => {
+        const { server, owner } = await ownerAndBob();
+        await owner.sync();
+        // The server serves only the genesis again (hiding Bob's admission)…
+        server.servedLinks = server.links.slice(0, 1);
+        const again = tab(
+          server,
+          'owner',
+          (owner as unknown as { deps: { checkpoints: LogCheckpointStore } }).deps.checkpoints,
+        );
+        await again.load();
+        expect(await again.unlock(OWNER_PHRASE)).toBe(true);
+        await again.sync();
+        expect(again.getSnapshot()).toMatchObject({
+          status: 'failed',
+          logProblem: LOG_PROBLEM_TEXT.rollback,
+        });
+        await expect(again.ensureSendableEpoch()).rejects.toMatchObject({ code: 'missing_key' });
+        // …or a tampered link: the chain does not verify.
+        server.servedLinks = server.links.map((l, i) =>
+          i === 1 ? ({ ...l, body: { ...l.body, shareHistory: true } } as TMembershipLink) : l,
+        );
+        const fresh = tab(server, 'owner');
+        await fresh.load();
+        await fresh.unlock(OWNER_PHRASE);
+        await fresh.sync();
+        expect(fresh.getSnapshot().logProblem).toBe(LOG_PROBLEM_TEXT.invalid);
+      },
+    );
+  });
+
   it(
-    'a key reset shows as a changed safety number: nothing is shared with the new key until confirmed',
+    'a key reset while locked waits for an admin’s confirmation; nothing is wrapped to the new key before',
     SLOW,
     async () => {
-      const { server, owner, bob } = await ownerAndBob();
-      await owner.sync();
+      const { server, owner } = await ownerAndBob();
       await refreshMembers(server, owner);
       const before = owner.getSnapshot().safety.get('bob')!;
-      expect(before.trust).toBe('trusted');
+      expect(before).toMatchObject({ trust: 'trusted' });
       expect(before.fingerprint).toMatch(/^\d{5}( \d{5}){5}$/);
 
-      // The revision of the state each holds: the reset moved the Ring's past the owner's.
-      const heldBefore = owner.keyRevision;
-      expect(heldBefore).toBeDefined();
+      const bob = tab(server, 'bob');
+      await bob.load();
       expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
       await bob.sync();
-      expect(bob.getSnapshot().status).toBe('waiting_keys');
-      expect(owner.keyRevision).toBe(heldBefore);
-      expect(bob.keyRevision).toBe(server.keyRevision);
-      expect(server.keyRevision).toBeGreaterThan(heldBefore!);
+      expect(bob.getSnapshot()).toMatchObject({ status: 'waiting_keys', admission: 'key_pending' });
 
       await refreshMembers(server, owner);
       const after = owner.getSnapshot().safety.get('bob')!;
       expect(after.trust).toBe('changed');
       expect(after.fingerprint).not.toBe(before.fingerprint);
+      expect(after.logFingerprint).toBe(before.fingerprint);
       server.calls.length = 0;
       await owner.sync();
       expect(server.calls.filter((c) => c.startsWith('share:'))).toEqual([]);
-      await bob.sync();
-      expect(bob.getSnapshot().status).toBe('waiting_keys');
 
       // A rotation meanwhile withholds bob instead of wrapping for the unconfirmed key.
       server.rotationDue = true;
       const key = await owner.ensureSendableEpoch();
-      expect(key.epoch).toBe(2);
-      expect(server.calls).toContain('rotate:owner:2:withheld=bob');
+      expect(key.epoch).toBe(3);
+      expect(server.calls).toContain('rotate:owner:3:withheld=bob');
 
-      await owner.confirmKey('bob');
-      await owner.sync();
-      expect(server.calls).toContain('share:owner->bob:2');
+      expect(await owner.confirmKey('bob', after.fingerprint)).toBe(true);
+      expect(server.links.at(-1)!.type).toBe('key_change');
       await bob.sync();
-      expect(bob.getSnapshot().status).toBe('active');
-      expect(bob.currentEpochKey()!.epoch).toBe(2);
+      expect(bob.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted' });
+      expect(bob.currentEpochKey()!.epoch).toBe(4);
     },
   );
 
@@ -338,12 +612,26 @@ describe('keyring flows against the key endpoints', () => {
       await bob.sync();
       server.deactivate('bob');
       const key = await owner.ensureSendableEpoch();
-      expect(key.epoch).toBe(2);
-      expect(server.shares.filter((s) => s.recipient === 'bob').map((s) => s.epoch)).toEqual([1]);
+      expect(key.epoch).toBe(3);
+      expect(server.shares.filter((s) => s.recipient === 'bob').map((s) => s.epoch)).toEqual([2]);
       await expect(bob.sync()).resolves.toBeUndefined();
-      expect(bob.epochKey(2)).toBeUndefined();
+      expect(bob.epochKey(3)).toBeUndefined();
     },
   );
+
+  it('when nobody holds the current epoch any more, a member starts a recovery epoch', SLOW, async () => {
+    const { server, owner, bob } = await ownerAndBob();
+    // Every share of the current epoch is gone (its holders reset or left).
+    server.shares = server.shares.filter((s) => s.epoch !== server.currentEpoch);
+    const fresh = tab(server, 'bob');
+    await fresh.load();
+    await fresh.unlock(BOB_PHRASE);
+    const key = await fresh.ensureSendableEpoch();
+    expect(key.epoch).toBe(3);
+    await owner.sync();
+    expect(owner.epochKey(3)).toBeDefined();
+    void bob;
+  });
 
   it(
     'two members rotating at once: one wins, the other reads the state again and uses the winner’s epoch',
@@ -354,10 +642,10 @@ describe('keyring flows against the key endpoints', () => {
       await bob.sync();
       server.rotationDue = true;
       const [a, b] = await Promise.all([owner.ensureSendableEpoch(), bob.ensureSendableEpoch()]);
-      expect(server.currentEpoch).toBe(2);
-      expect(a.epoch).toBe(2);
-      expect(b.epoch).toBe(2);
-      expect(server.calls.filter((c) => c.startsWith('rotate:') && c.includes(':2:'))).toHaveLength(2);
+      expect(server.currentEpoch).toBe(3);
+      expect(a.epoch).toBe(3);
+      expect(b.epoch).toBe(3);
+      expect(server.calls.filter((c) => c.startsWith('rotate:') && c.includes(':3:'))).toHaveLength(2);
       const { content } = await bob.encryptText('room:general', 'ok', b);
       await refreshMembers(server, owner);
       expect((await owner.decryptText(content, 'room:general')).plaintext).toBe('ok');
@@ -370,7 +658,7 @@ describe('keyring flows against the key endpoints', () => {
     async () => {
       const server = new FakeKeyServer();
       server.level = 'high';
-      server.addMember('owner');
+      server.addMember('owner', 'owner');
       const identity = await generateIdentity();
       const legacy = await sealIdentity(identity, OWNER_PHRASE, {
         memberId: 'owner',
@@ -401,7 +689,7 @@ describe('keyring flows against the key endpoints', () => {
       const carol = tab(server, 'carol');
       await carol.load();
       expect(await carol.createPassphrase('phrase secrète de carol')).toBe(true);
-      await owner.sync();
+      expect(await admit(server, owner, 'carol')).toBe(true);
       await bob.sync();
       await carol.sync();
       for (const keyring of [owner, bob, carol]) await refreshMembers(server, keyring);
@@ -424,14 +712,16 @@ describe('keyring flows against the key endpoints', () => {
         code: 'unverifiable',
       });
 
-      // A peer whose key changed without confirmation gets nothing encrypted for it.
+      // Bob resets his keys (unlocked: his old key signs the change): new DMs use his new key, and
+      // what he sent before his reset still reads.
       expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
+      await owner.sync();
       await refreshMembers(server, owner);
-      await expect(owner.encryptText(dm, 'encore', owner.currentEpochKey()!)).rejects.toBeInstanceOf(
-        PeerKeyUnavailable,
-      );
-      // What bob sent before its reset still reads (its earlier accepted key).
       expect((await owner.decryptText(reply.content, dm)).plaintext).toBe('Bien reçu');
+      // A peer the log does not know gets nothing encrypted for it.
+      await expect(
+        owner.encryptText(dmConversationId('owner', 'zed'), 'x', owner.currentEpochKey()!),
+      ).rejects.toBeInstanceOf(PeerKeyUnavailable);
     },
   );
 
@@ -444,13 +734,13 @@ describe('keyring flows against the key endpoints', () => {
     await popup.adopt(transfer);
     await popup.sync();
     expect(popup.getSnapshot().status).toBe('active');
-    expect(popup.currentEpochKey()!.epoch).toBe(1);
+    expect(popup.currentEpochKey()!.epoch).toBe(2);
     expect(tab(server, 'bob').exportTransfer()).toBeNull();
   });
 
   it('without WebCrypto (a page served over plain http) it fails with the HTTPS message and calls nothing', async () => {
     const server = new FakeKeyServer();
-    server.addMember('owner');
+    server.addMember('owner', 'owner');
     const owner = tab(server, 'owner');
     vi.stubGlobal('crypto', undefined);
     try {

@@ -2,6 +2,7 @@ import {
   E2EE_MESSAGES,
   type TGetMemberKeyResponse,
   type TKeyStateResponse,
+  type TMembershipLogResponse,
   type TPublicKeys,
   type TRotateEpochRequest,
   type TSaveMemberKeyRequest,
@@ -10,6 +11,9 @@ import {
 import {
   E2eeError,
   LEVEL_PARAMETERS,
+  SECURITY_LEVELS,
+  createGenesis,
+  createLink,
   decryptMessage,
   deriveConversationKey,
   encryptMessage,
@@ -19,23 +23,31 @@ import {
   generateIdentity,
   importVerifyKey,
   isE2eeError,
+  lastReadersChange,
+  mayAdmit,
   openIdentity,
   recordNeedsUpgrade,
   sealIdentity,
+  signingKeysAt,
+  signingKeysFrom,
   unwrapEpochKey,
   upgradeRecord,
+  verifyMembershipLog,
   wrapEpochKeyFor,
   type EpochKey,
   type EpochKeyShare,
   type Identity,
   type MemberKeyRecord,
+  type MembershipChange,
+  type MembershipLink,
+  type MembershipState,
   type MessageHeader,
   type SecurityLevel,
 } from '@securering/e2ee';
 import {
-  acceptKeys,
+  admissionOf,
+  checkAgainstCheckpoint,
   chunk,
-  compareWithSeen,
   conversationPeerOf,
   decideEpochAction,
   keyringStatus,
@@ -44,11 +56,14 @@ import {
   sameKeys,
   sharesToOpen,
   trustOf,
+  waitingForAdmission,
+  type Admission,
+  type HeldEpoch,
   type KeyringStatus,
   type MemberTrust,
 } from './keyring-policy';
+import type { LogCheckpointStore } from './log-checkpoint-store';
 import type { KeyringTransfer } from './popup-bridge';
-import type { SeenKeysStore } from './seen-keys-store';
 
 /** A Ring member's published keys, as rings/info.php lists them. */
 export interface RingMemberKeys {
@@ -68,6 +83,10 @@ export interface KeyringApi {
   share(body: TShareEpochKeysRequest): Promise<void>;
   /** The Ring's active members and their keys; `fresh` asks the server again. */
   getMembers(fresh: boolean): Promise<RingMemberKeys[]>;
+  /** The membership log's links after `after` (keys/log.php). */
+  getLog(after: number): Promise<TMembershipLogResponse>;
+  /** Appends a link; throws a {@link KeyCallConflict} when the head moved meanwhile. */
+  appendLink(link: MembershipLink): Promise<void>;
 }
 
 /**
@@ -97,8 +116,13 @@ export interface KeyringDeps {
   memberId: string;
   /** The Ring's current level (for the iterations of a new record). */
   level(): SecurityLevel;
+  /**
+   * This member's role as the server says: only decides whether this browser offers to start the
+   * Ring's membership log (the owner's genesis) — the server refuses a genesis from anyone else.
+   */
+  role(): 'owner' | 'admin' | 'member';
   api: KeyringApi;
-  seenKeys: SeenKeysStore;
+  checkpoints: LogCheckpointStore;
   log?(message: string, details?: Record<string, unknown>): void;
   now?(): Date;
 }
@@ -109,9 +133,20 @@ export type KeyringPhase = 'loading' | 'load_failed' | 'setup' | 'unlock' | 'ope
 /** A member's safety number as this browser computed it, and whether its key may be used. */
 export interface MemberSafety {
   memberId: string;
+  /** Safety number of the keys the server publishes for the member now. */
   fingerprint: string;
+  /** Safety number of the keys the membership log names (differs while a key change waits). */
+  logFingerprint: string | null;
   trust: MemberTrust;
 }
+
+/** Why the membership log cannot be trusted: nothing is wrapped or sent while it is set. */
+export const LOG_PROBLEM_TEXT = {
+  invalid:
+    'Le journal des membres du Ring servi par le serveur est invalide (signature ou droits non vérifiés).',
+  fork: 'Le journal des membres du Ring ne correspond pas à celui que ce navigateur a déjà vérifié.',
+  rollback: 'Le serveur sert un journal des membres plus ancien que celui que ce navigateur a déjà vérifié.',
+} as const;
 
 export interface KeyringSnapshot {
   status: KeyringStatus;
@@ -125,6 +160,22 @@ export interface KeyringSnapshot {
   heldEpochs: readonly number[];
   /** By member id: only members with published keys. */
   safety: ReadonlyMap<string, MemberSafety>;
+  /** Where this member stands in the signed membership log. */
+  admission: Admission;
+  /** This member may admit newcomers, refuse them and confirm key changes (owner or Ring admin). */
+  mayAdmit: boolean;
+  /** This member is the Ring's owner in the log (it names and removes Ring admins). */
+  isLogOwner: boolean;
+  /** Newcomers waiting for admission (the server lists them with keys; the log does not). */
+  waiting: readonly string[];
+  /** Members the server asked to share keys with although the log does not know them. */
+  ignoredPending: readonly string[];
+  /** The level the owner signed in the log (null before its genesis). */
+  logLevel: SecurityLevel | null;
+  /** The customer space offers « Partager l'historique » in the admission dialog. */
+  historyOffered: boolean;
+  /** Set when the log cannot be trusted (see LOG_PROBLEM_TEXT): no key is used then. */
+  logProblem: string | null;
 }
 
 /** A keyring before anything is loaded: locked, nothing held. */
@@ -137,6 +188,14 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   rotationDue: false,
   heldEpochs: [],
   safety: new Map(),
+  admission: 'no_log',
+  mayAdmit: false,
+  isLogOwner: false,
+  waiting: [],
+  ignoredPending: [],
+  logLevel: null,
+  historyOffered: false,
+  logProblem: null,
 };
 
 export const INSECURE_CONTEXT =
@@ -162,6 +221,12 @@ export class Keyring {
   private readonly epochs = new Map<number, EpochKey>();
   private state: TKeyStateResponse | null = null;
   private members = new Map<string, RingMemberKeys>();
+  /** The Ring's membership log as this tab verified it (null before its genesis). */
+  private log: MembershipState | null = null;
+  private logProblem: string | null = null;
+  private ignoredPending: string[] = [];
+  /** When a lookup last read the log again for a member it did not know (verifyKeysOf). */
+  private logReadAt = 0;
   private readonly fingerprints = new Map<string, string>();
   private readonly verifyKeys = new Map<string, CryptoKey>();
   /** Private conversation keys derived so far, by conversation, epoch and peer key. */
@@ -202,16 +267,28 @@ export class Keyring {
     next.heldEpochs = [...this.epochs.keys()].sort((a, b) => a - b);
     next.status = keyringStatus({
       unlocked: this.identity !== null,
-      failed: this.failed,
+      failed: this.failed || this.logProblem !== null,
       currentEpoch,
-      holdsCurrentEpoch: this.epochs.has(currentEpoch),
+      holdsCurrentEpoch: this.epochs.has(currentEpoch) && this.admission() === 'admitted',
     });
+    next.admission = this.admission();
+    next.mayAdmit = this.log !== null && this.logProblem === null && mayAdmit(this.log, this.memberId);
+    next.isLogOwner = next.mayAdmit && this.log?.members.get(this.memberId)?.role === 'owner';
+    next.waiting = waitingForAdmission(this.log, [...this.members.values()]).map((m) => m.id);
+    next.ignoredPending = this.ignoredPending;
+    next.logLevel = this.log?.level ?? null;
+    next.historyOffered = this.state?.shareHistory ?? false;
+    next.logProblem = this.logProblem;
     this.snapshot = next;
     for (const listener of this.listeners) listener();
   }
 
-  private log(message: string, details?: Record<string, unknown>): void {
+  private report(message: string, details?: Record<string, unknown>): void {
     this.deps.log?.(message, details);
+  }
+
+  private admission(): Admission {
+    return admissionOf(this.log, this.memberId, this.ownKeys);
   }
 
   private now(): Date {
@@ -274,6 +351,12 @@ export class Keyring {
 
   private async publishNewIdentity(passphrase: string, reset: boolean): Promise<boolean> {
     this.update({ busy: true, error: null });
+    // A reset while unlocked: the old key still signs the key change in the log, so no one has to
+    // confirm it. Locked (passphrase forgotten): an owner or Ring admin confirms it after comparing.
+    const vouch =
+      reset && this.identity && this.log && !this.logProblem && this.admission() === 'admitted'
+        ? { log: this.log, signer: this.signer() }
+        : null;
     try {
       const fresh = await generateIdentity();
       const record = await sealIdentity(fresh, passphrase, {
@@ -287,13 +370,24 @@ export class Keyring {
         ...(reset ? { reset } : {}),
       });
       const opened = await openIdentity(record, passphrase, { memberId: this.memberId });
+      if (vouch) {
+        const link = await createLink(
+          vouch.log,
+          { type: 'key_change', body: { memberId: this.memberId, keys: publicKeys } },
+          vouch.signer,
+          this.now(),
+        );
+        await this.deps.api.appendLink(link).catch((error: unknown) => {
+          this.report('Changement de clé non signé par l’ancienne clé', { error: messageOf(error) });
+        });
+      }
       this.record = record;
       this.publishedKeys = publicKeys;
       if (reset) this.epochs.clear();
       await this.becomeUnlocked(opened, publicKeys, saved.keyVersion);
       return true;
     } catch (error) {
-      this.log('Publication des clés E2EE impossible', { error: messageOf(error), reset });
+      this.report('Publication des clés E2EE impossible', { error: messageOf(error), reset });
       this.update({ busy: false, error: messageOf(error) });
       // Another tab may have published keys meanwhile: read the record again.
       if (!reset) void this.reloadRecordQuietly();
@@ -329,7 +423,7 @@ export class Keyring {
       identity = await openIdentity(record, passphrase, { memberId: this.memberId });
     } catch (error) {
       this.failed = true;
-      this.log('Déverrouillage E2EE échoué', {
+      this.report('Déverrouillage E2EE échoué', {
         code: isE2eeError(error) ? error.code : 'error',
       });
       this.update({ busy: false, error: E2EE_MESSAGES.unlockFailed });
@@ -338,7 +432,7 @@ export class Keyring {
     const publicKeys = await exportPublicIdentity(identity);
     if (this.publishedKeys && !sameKeys(this.publishedKeys, publicKeys)) {
       // The server lists other keys than the ones sealed in this member's own record.
-      this.log('Clés publiques publiées différentes du coffre du membre');
+      this.report('Clés publiques publiées différentes du coffre du membre');
     }
     await this.becomeUnlocked(identity, publicKeys, this.keyVersion);
     const target = this.targetIterations();
@@ -358,7 +452,7 @@ export class Keyring {
       this.record = upgraded;
       this.keyVersion = saved.keyVersion;
     } catch (error) {
-      this.log('Renforcement du coffre de clés impossible', { error: messageOf(error) });
+      this.report('Renforcement du coffre de clés impossible', { error: messageOf(error) });
     }
   }
 
@@ -398,10 +492,6 @@ export class Keyring {
     this.failed = false;
     // Keys derived with a previous identity (before a reset) are of no use any more.
     this.conversationKeys.clear();
-    const seen = await this.deps.seenKeys.get(this.ringId, this.memberId).catch(() => undefined);
-    await this.deps.seenKeys
-      .put(acceptKeys(seen, { ringId: this.ringId, memberId: this.memberId }, publicKeys, this.now()))
-      .catch(() => undefined);
     this.update({ phase: 'ready', busy: false, error: null });
     await this.refreshSafety();
     void this.sync();
@@ -409,7 +499,7 @@ export class Keyring {
 
   // ---- members and safety numbers --------------------------------------------------------------
 
-  /** The Ring's members changed (rings/info.php): remember first-seen keys, recompute safety numbers. */
+  /** The Ring's members changed (rings/info.php): recompute safety numbers and who waits. */
   setMembers(members: readonly RingMemberKeys[]): Promise<void> {
     this.members = new Map(members.map((m) => [m.id, m]));
     return this.refreshSafety();
@@ -420,17 +510,19 @@ export class Keyring {
       const safety = new Map<string, MemberSafety>();
       for (const member of this.members.values()) {
         if (!member.keys) continue;
+        const logged = this.log?.members.get(member.id);
         safety.set(member.id, {
           memberId: member.id,
           fingerprint: await this.fingerprintOf(member.keys),
-          trust: await this.observe(member.id, member.keys),
+          logFingerprint: logged ? await this.fingerprintOf(logged.keys) : null,
+          trust: this.trustOf(member.id, member.keys),
         });
       }
       this.update({ safety });
     });
     // The chain never rejects, so a failure does not stop later refreshes.
     this.membersChain = run.catch((error: unknown) => {
-      this.log('Numéros de sécurité indisponibles', { error: messageOf(error) });
+      this.report('Numéros de sécurité indisponibles', { error: messageOf(error) });
     });
     return this.membersChain;
   }
@@ -446,50 +538,227 @@ export class Keyring {
   }
 
   /**
-   * Compares a member's published keys with those this browser remembers: a first sighting is
-   * remembered and trusted; a change is not trusted until `confirmKey`. This member's own keys are
-   * trusted only when they are the ones it unlocked.
+   * What may be done with a member's published keys, from the verified log only (never from what
+   * the server asserts). This member's own keys: trusted when the log names the keys it unlocked.
    */
-  private async observe(memberId: string, keys: TPublicKeys): Promise<MemberTrust> {
-    if (memberId === this.memberId && this.ownKeys)
-      return sameKeys(keys, this.ownKeys) ? 'trusted' : 'changed';
-    const target = { ringId: this.ringId, memberId };
-    const seen = await this.deps.seenKeys.get(this.ringId, memberId);
-    const comparison = compareWithSeen(seen, keys);
-    if (comparison === 'new') await this.deps.seenKeys.put(acceptKeys(seen, target, keys, this.now()));
-    return trustOf(comparison);
+  private trustOf(memberId: string, keys: TPublicKeys): MemberTrust {
+    if (this.logProblem) return 'waiting';
+    if (memberId === this.memberId && this.ownKeys && !sameKeys(keys, this.ownKeys)) return 'changed';
+    return trustOf(this.log, memberId, keys);
   }
 
-  /** "Confirmer la nouvelle clé de …": the person checked the new safety number. */
-  async confirmKey(memberId: string): Promise<void> {
-    const member = this.members.get(memberId);
-    if (!member?.keys) return;
-    const seen = await this.deps.seenKeys.get(this.ringId, memberId);
-    await this.deps.seenKeys.put(
-      acceptKeys(seen, { ringId: this.ringId, memberId }, member.keys, this.now()),
-    );
-    await this.refreshSafety();
-    void this.sync();
+  // ---- the signed membership log (issue 24) ----------------------------------------------------
+
+  private signer() {
+    if (!this.identity || !this.ownKeys) throw new E2eeError('missing_key', 'locked');
+    return {
+      memberId: this.memberId,
+      signingKey: this.identity.signing.privateKey,
+      ed25519: this.ownKeys.ed25519,
+    };
   }
 
   /**
-   * Ed25519 keys (base64) that may have signed what `memberId` sent: its published key when
-   * trusted, then the keys this browser accepted for it earlier (before a key reset).
+   * Reads the links after the head this tab verified and verifies them (from the checkpoint this
+   * browser stored, so a server serving another history is caught). Any failure sets `logProblem`:
+   * then nothing is wrapped, sent or shared until the log verifies again.
    */
-  private async senderKeysOf(memberId: string): Promise<string[]> {
-    const keys: string[] = [];
-    if (memberId === this.memberId && this.ownKeys) keys.push(this.ownKeys.ed25519);
-    const member = this.members.get(memberId);
-    if (
-      member?.keys &&
-      memberId !== this.memberId &&
-      (await this.observe(memberId, member.keys)) === 'trusted'
-    ) {
-      keys.push(member.keys.ed25519);
+  private async syncLog(headSeq: number): Promise<void> {
+    if (this.log && headSeq === this.log.head.seq) return;
+    const after = this.log && headSeq > this.log.head.seq ? this.log.head.seq : -1;
+    // The checkpoint first: another tab of this member (the room, a popup) may store a newer one
+    // while this one reads the log, which an honest server then serves at least up to it.
+    const checkpoint = await this.deps.checkpoints.get(this.ringId, this.memberId).catch(() => undefined);
+    const answer = await this.deps.api.getLog(after);
+    if (answer.links.length === 0) {
+      if (this.log || checkpoint) this.setLogProblem(LOG_PROBLEM_TEXT.rollback, 'rollback');
+      return;
     }
-    const seen = await this.deps.seenKeys.get(this.ringId, memberId).catch(() => undefined);
-    if (seen) keys.push(seen.current.ed25519, ...seen.previous.map((k) => k.ed25519));
-    return [...new Set(keys)];
+    let verified: MembershipState;
+    try {
+      verified = await verifyMembershipLog(answer.links, {
+        ringId: this.ringId,
+        ...(after >= 0 && this.log ? { from: this.log } : {}),
+      });
+    } catch (error) {
+      this.setLogProblem(LOG_PROBLEM_TEXT.invalid, messageOf(error));
+      return;
+    }
+    const agreed = checkAgainstCheckpoint(verified, checkpoint);
+    if (agreed !== 'ok') {
+      this.setLogProblem(LOG_PROBLEM_TEXT[agreed], agreed);
+      return;
+    }
+    this.log = verified;
+    this.logProblem = null;
+    await this.deps.checkpoints
+      .put(this.memberId, {
+        ringId: this.ringId,
+        genesisHash: verified.genesisHash,
+        headSeq: verified.head.seq,
+        headHash: verified.head.hash,
+      })
+      .catch(() => undefined);
+    await this.refreshSafety();
+  }
+
+  private setLogProblem(text: string, reason: string): void {
+    if (this.logProblem !== text) this.report('Journal des membres du Ring refusé', { reason });
+    this.logProblem = text;
+    this.update({});
+  }
+
+  /** Signs `change` after the head this tab verified and appends it; false when the head moved. */
+  private async appendChange(change: Exclude<MembershipChange, { type: 'genesis' }>): Promise<boolean> {
+    const log = this.log;
+    if (!log || this.logProblem) throw new E2eeError('unverifiable', 'membership log not verified');
+    const link = await createLink(log, change, this.signer(), this.now());
+    try {
+      await this.deps.api.appendLink(link);
+      return true;
+    } catch (error) {
+      if (error instanceof KeyCallConflict) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Signs and appends a change, reading the log again and retrying when another link won the
+   * head; then acts on it (a new epoch for an admission, shares).
+   */
+  private async change(make: () => Exclude<MembershipChange, { type: 'genesis' }> | null): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const change = make();
+      if (!change) return false;
+      if (await this.appendChange(change)) {
+        await this.sync();
+        return true;
+      }
+      await this.sync();
+    }
+    return false;
+  }
+
+  /** The owner's browser starts the log: genesis with its own keys and the Ring's level. */
+  private async startLog(level: SecurityLevel): Promise<void> {
+    const ownKeys = this.ownKeys;
+    if (!ownKeys || this.deps.role() !== 'owner') return;
+    const self =
+      this.members.get(this.memberId) ??
+      (await this.deps.api.getMembers(true)).find((m) => m.id === this.memberId);
+    if (!self) return;
+    const genesis = await createGenesis({
+      ringId: this.ringId,
+      owner: { id: this.memberId, username: self.username, keys: ownKeys },
+      level,
+      signer: this.signer(),
+      at: this.now(),
+    });
+    try {
+      await this.deps.api.appendLink(genesis);
+    } catch (error) {
+      if (!(error instanceof KeyCallConflict)) throw error;
+    }
+    this.syncAgain = true;
+  }
+
+  /**
+   * « Admettre » (owner or Ring admin): signs the newcomer's admission with the keys whose safety
+   * number the person compared (`expectedFingerprint`: refused if the server now lists other keys),
+   * then creates a new epoch that reaches the newcomer. Earlier epochs are shared only when
+   * `shareHistory` is ticked.
+   */
+  async admit(
+    memberId: string,
+    options: { expectedFingerprint: string; shareHistory: boolean },
+  ): Promise<boolean> {
+    const done = await this.change(() => {
+      const member = this.members.get(memberId);
+      const print = member?.keys
+        ? this.fingerprints.get(`${member.keys.x25519}|${member.keys.ed25519}`)
+        : undefined;
+      if (!member?.keys || print !== options.expectedFingerprint) return null;
+      return {
+        type: 'admit',
+        body: {
+          member: { id: memberId, username: member.username, keys: member.keys },
+          role: 'member',
+          invitation: memberId,
+          shareHistory: options.shareHistory,
+          // Existing files' keys are not re-wrapped for newcomers (they come with the history).
+          shareFiles: false,
+        },
+      };
+    });
+    if (done) await this.rotateAfterChange();
+    return done;
+  }
+
+  /**
+   * The owner names a member Ring admin (who may then admit, refuse and confirm key changes) or
+   * takes the role back: a signed link of the log.
+   */
+  async setRole(memberId: string, role: 'admin' | 'member'): Promise<boolean> {
+    return this.change(() => {
+      const member = this.log?.members.get(memberId);
+      return member && member.status === 'active' && member.role !== 'owner' && member.role !== role
+        ? { type: 'role', body: { memberId, role } }
+        : null;
+    });
+  }
+
+  /** « Refuser »: ends a newcomer's membership (the server closes its session at once). */
+  async refuse(memberId: string): Promise<boolean> {
+    return this.change(() => {
+      const member = this.members.get(memberId);
+      return member ? { type: 'refuse', body: { memberId, username: member.username } } : null;
+    });
+  }
+
+  /**
+   * « Confirmer la nouvelle clé de … » (owner or Ring admin): signs the member's new keys — the
+   * ones whose safety number the person saw (`expectedFingerprint`), not whatever the server
+   * publishes at click time — then creates a new epoch that reaches them.
+   */
+  async confirmKey(memberId: string, expectedFingerprint: string): Promise<boolean> {
+    const done = await this.change(() => {
+      const member = this.members.get(memberId);
+      const print = member?.keys
+        ? this.fingerprints.get(`${member.keys.x25519}|${member.keys.ed25519}`)
+        : undefined;
+      if (!member?.keys || print !== expectedFingerprint) return null;
+      return { type: 'key_change', body: { memberId, keys: member.keys } };
+    });
+    if (done) await this.rotateAfterChange();
+    return done;
+  }
+
+  /** After an admission or a key change: the new epoch now, so nobody waits for the next message. */
+  private async rotateAfterChange(): Promise<void> {
+    try {
+      await this.ensureSendableEpoch();
+    } catch (error) {
+      this.report('Nouvelle clé du Ring après un changement de membres impossible', {
+        error: messageOf(error),
+      });
+    }
+  }
+
+  /** The owner signs a level the customer raised (never a lower one: that needs the owner's own decision). */
+  private async followLevelUpgrade(requested: SecurityLevel): Promise<void> {
+    const log = this.log;
+    if (!log || log.members.get(this.memberId)?.role !== 'owner') return;
+    if (SECURITY_LEVELS.indexOf(requested) <= SECURITY_LEVELS.indexOf(log.level)) return;
+    if (await this.appendChange({ type: 'level', body: { level: requested } })) this.syncAgain = true;
+  }
+
+  /**
+   * Ed25519 keys (base64) that may have signed what `memberId` sent under an epoch created at log
+   * position `fromSeq`: the keys the log names for it from then on (never a key replaced before).
+   */
+  private senderKeysOf(memberId: string, fromSeq?: number): string[] {
+    if (!this.log || this.logProblem) return [];
+    return signingKeysFrom(this.log, memberId, fromSeq);
   }
 
   private async importVerifyKeyCached(ed25519: string): Promise<CryptoKey> {
@@ -501,9 +770,25 @@ export class Keyring {
     return key;
   }
 
-  /** Keys that verify what `memberId` signed, newest first (empty when none is trusted here). */
-  async verifyKeysOf(memberId: string): Promise<CryptoKey[]> {
-    return Promise.all((await this.senderKeysOf(memberId)).map((k) => this.importVerifyKeyCached(k)));
+  /**
+   * Keys that verify what `memberId` signed, newest first: its key in the log now first (the only
+   * one for calls and anything new), then keys it had earlier (content of epochs from then).
+   */
+  async verifyKeysOf(memberId: string, fromSeq?: number): Promise<CryptoKey[]> {
+    let keys = this.senderKeysOf(memberId, fromSeq);
+    // Not in the log this tab holds: the log may be newer (a member just admitted, a popup that
+    // has not read it yet). Read it again, at most every few seconds.
+    if (
+      keys.length === 0 &&
+      this.identity &&
+      !this.logProblem &&
+      this.now().getTime() - this.logReadAt > 2000
+    ) {
+      this.logReadAt = this.now().getTime();
+      await this.sync();
+      keys = this.senderKeysOf(memberId, fromSeq);
+    }
+    return Promise.all(keys.map((k) => this.importVerifyKeyCached(k)));
   }
 
   // ---- epoch keys ------------------------------------------------------------------------------
@@ -543,7 +828,7 @@ export class Keyring {
         try {
           await this.runSync();
         } catch (error) {
-          this.log('Synchronisation des clés du Ring impossible', { error: messageOf(error) });
+          this.report('Synchronisation des clés du Ring impossible', { error: messageOf(error) });
         }
         rounds += 1;
       } while (this.syncAgain && !this.disposed && rounds < 5);
@@ -562,12 +847,25 @@ export class Keyring {
     const state = await this.deps.api.getState();
     if (this.disposed || !this.identity) return;
     this.state = state;
+    await this.syncLog(state.logHeadSeq);
+    if (this.logProblem) {
+      this.update({});
+      return;
+    }
+    if (!this.log) {
+      if (state.logHeadSeq < 0) await this.startLog(state.level);
+      this.update({});
+      return;
+    }
     await this.openShares(state);
-    if (state.currentEpoch === 0) {
-      const outcome = await this.rotateTo(1, state.level);
-      if (outcome === 'done' || outcome === 'retry') this.syncAgain = true;
-    } else {
-      await this.sharePending(state);
+    if (this.admission() === 'admitted') {
+      await this.followLevelUpgrade(state.level);
+      if (state.currentEpoch === 0) {
+        const outcome = await this.rotateTo(1, this.log.level);
+        if (outcome === 'done' || outcome === 'retry') this.syncAgain = true;
+      } else {
+        await this.sharePending(state);
+      }
     }
     this.update({});
   }
@@ -576,10 +874,6 @@ export class Keyring {
     const identity = this.identity;
     if (!identity) return;
     const groups = sharesToOpen(state.shares, new Set(this.epochs.keys()), state.firstReadableEpoch);
-    const missingSenders = [...groups.values()]
-      .flat()
-      .some((entry) => entry.senderMemberId !== this.memberId && !this.members.has(entry.senderMemberId));
-    if (missingSenders) await this.setMembers(await this.deps.api.getMembers(true));
     for (const [epoch, entries] of groups) {
       for (const entry of entries) {
         const key = await this.openShare(entry.share as EpochKeyShare, entry.senderMemberId, identity);
@@ -591,13 +885,28 @@ export class Keyring {
     }
   }
 
+  /**
+   * The sender's key that may have signed a share, by the verified log: for a version 2 share, the
+   * key that was the sender's at the log position it names (whose hash must be the log's there);
+   * for a version 1 share (before the log), any key the log knows for the sender. A sender the log
+   * does not know signs nothing this browser accepts.
+   */
+  private shareSignerKeys(share: EpochKeyShare, senderMemberId: string): string[] {
+    const log = this.log;
+    if (!log || share.senderMemberId !== senderMemberId) return [];
+    if (share.v === 2) {
+      if (share.logSeq > log.head.seq || log.hashes[share.logSeq] !== share.logHash) return [];
+      return signingKeysAt(log, senderMemberId, share.logSeq);
+    }
+    return signingKeysFrom(log, senderMemberId);
+  }
+
   private async openShare(
     share: EpochKeyShare,
     senderMemberId: string,
     identity: Identity,
   ): Promise<EpochKey | undefined> {
-    if (share.senderMemberId !== senderMemberId) return undefined;
-    for (const senderKey of await this.senderKeysOf(senderMemberId)) {
+    for (const senderKey of this.shareSignerKeys(share, senderMemberId)) {
       try {
         return await unwrapEpochKey(
           share,
@@ -609,39 +918,41 @@ export class Keyring {
         // Try the sender's earlier key, if any.
       }
     }
-    this.log('Clé du Ring invérifiable ignorée', { epoch: share.epoch, sender: senderMemberId });
+    this.report('Clé du Ring invérifiable ignorée', { epoch: share.epoch, sender: senderMemberId });
     return undefined;
   }
 
-  /** Creates epoch `epoch` and shares it with the members this browser trusts. */
+  /**
+   * Creates epoch `epoch` at the log's head and shares it with the members the log admitted. A
+   * holder carries the names key over from the previous epoch; a recovery epoch (nobody holds the
+   * current one any more) carries it from any epoch this member holds.
+   */
   private async rotateTo(epoch: number, level: SecurityLevel): Promise<'done' | 'retry' | 'cannot'> {
     const identity = this.identity;
     const ownKeys = this.ownKeys;
-    if (!identity || !ownKeys) return 'cannot';
-    const previous = this.epochs.get(epoch - 1);
-    if (epoch > 1 && !previous) return 'cannot';
+    const log = this.log;
+    if (!identity || !ownKeys || !log || this.logProblem || this.admission() !== 'admitted') return 'cannot';
+    const previous = this.epochs.get(epoch - 1) ?? [...this.epochs.values()].at(-1);
     const members = await this.deps.api.getMembers(true);
     await this.setMembers(members);
-    const trust = new Map<string, MemberTrust>();
-    for (const member of members)
-      if (member.keys) trust.set(member.id, await this.observe(member.id, member.keys));
     const plan = planRotationRecipients({
       selfId: this.memberId,
       selfKeys: ownKeys,
       selfKeyVersion: this.keyVersion,
+      log,
       members,
-      trust: (memberId) => trust.get(memberId) ?? 'changed',
     });
     const key = await generateEpochKey({
       ringId: this.ringId,
       epoch,
       level,
+      logSeq: log.head.seq,
       ...(previous ? { namesKey: previous.namesKey } : {}),
     });
     const sender = { memberId: this.memberId, signingPrivateKey: identity.signing.privateKey };
     const shares = await Promise.all(
       plan.recipients.map((r) =>
-        wrapEpochKeyFor(key, { memberId: r.memberId, x25519PublicB64: r.x25519 }, sender),
+        wrapEpochKeyFor(key, { memberId: r.memberId, x25519PublicB64: r.x25519 }, sender, log.head),
       ),
     );
     try {
@@ -654,25 +965,29 @@ export class Keyring {
       });
     } catch (error) {
       if (error instanceof KeyCallConflict) return 'retry';
+      if (isForbidden(error)) return 'cannot';
       throw error;
     }
     this.epochs.set(epoch, key);
     return 'done';
   }
 
-  /** Wraps the epochs this member holds for the members who lack them (state.php `pending`). */
+  /** Wraps the epochs this member holds for the log's members who lack them (state.php `pending`). */
   private async sharePending(state: TKeyStateResponse): Promise<void> {
     const identity = this.identity;
-    if (!identity || state.pending.length === 0) return;
-    const trust = new Map<string, MemberTrust>();
-    for (const entry of state.pending)
-      trust.set(entry.memberId, await this.observe(entry.memberId, entry.publicKeys));
-    const plan = planPendingShares({
-      selfId: this.memberId,
-      pending: state.pending,
-      heldEpochs: new Set(this.epochs.keys()),
-      trust: (memberId) => trust.get(memberId) ?? 'changed',
-    });
+    const log = this.log;
+    if (!identity || !log) return;
+    const held = new Map<number, HeldEpoch>(
+      [...this.epochs.values()].map((k) => [k.epoch, { epoch: k.epoch, logSeq: k.logSeq }]),
+    );
+    const plan = planPendingShares({ selfId: this.memberId, pending: state.pending, held, log });
+    if (plan.ignored.join() !== this.ignoredPending.join()) {
+      if (plan.ignored.length > 0)
+        this.report('Partage de clés demandé pour des inconnus du journal des membres', {
+          members: plan.ignored,
+        });
+      this.ignoredPending = plan.ignored;
+    }
     if (plan.targets.length === 0) return;
     const sender = { memberId: this.memberId, signingPrivateKey: identity.signing.privateKey };
     const work = plan.targets.flatMap((target) =>
@@ -680,7 +995,7 @@ export class Keyring {
     );
     const shares = await Promise.all(
       work.map(({ target, key }) =>
-        wrapEpochKeyFor(key, { memberId: target.memberId, x25519PublicB64: target.x25519 }, sender),
+        wrapEpochKeyFor(key, { memberId: target.memberId, x25519PublicB64: target.x25519 }, sender, log.head),
       ),
     );
     const versions = new Map(plan.targets.map((t) => [t.memberId, t.keyVersion]));
@@ -692,35 +1007,42 @@ export class Keyring {
         await this.deps.api.share({ shares: part, keyVersions });
       } catch (error) {
         if (error instanceof KeyCallConflict) this.syncAgain = true;
-        else this.log('Partage de clés du Ring impossible', { error: messageOf(error) });
+        else this.report('Partage de clés du Ring impossible', { error: messageOf(error) });
       }
     }
   }
 
   /**
    * The epoch key to encrypt the next message with: creates the next epoch first when the Ring has
-   * none, when one is due, or when the level changed; reads the state again after a concurrent
-   * rotation. Throws `E2eeError('missing_key')` while this member waits for the current key.
+   * none, when one is due, when the level the owner signed changed, or when the log changed who
+   * reads since the current one; reads the state again after a concurrent rotation. When nobody
+   * holds the current epoch any more, starts a recovery epoch (the server refuses it while a
+   * member with keys still holds the current one). Throws `E2eeError('missing_key')` while this
+   * member waits for the current key or for its admission.
    */
   async ensureSendableEpoch(): Promise<EpochKey> {
     for (let attempt = 0; attempt < 4; attempt++) {
       await this.sync();
       const state = this.state;
-      if (!state || !this.identity) break;
+      const log = this.log;
+      if (!state || !this.identity || !log || this.logProblem || this.admission() !== 'admitted') break;
+      const current = this.epochs.get(state.currentEpoch);
       const decision = decideEpochAction({
         currentEpoch: state.currentEpoch,
         rotationDue: state.rotationDue,
-        level: state.level,
-        currentKeyLevel: this.epochs.get(state.currentEpoch)?.level,
+        level: log.level,
+        currentKeyLevel: current?.level,
+        currentKeyLogSeq: current?.logSeq,
+        readersChangedSeq: lastReadersChange(log),
       });
-      if (decision.action === 'none') return this.epochs.get(state.currentEpoch)!;
-      if (decision.action === 'wait') break;
-      const outcome = await this.rotateTo(decision.epoch, state.level);
+      if (decision.action === 'none') return current!;
+      const epoch = decision.action === 'wait' ? state.currentEpoch + 1 : decision.epoch;
+      const outcome = await this.rotateTo(epoch, log.level);
       if (outcome === 'cannot') break;
       if (outcome === 'done') {
         await this.sync();
-        const key = this.epochs.get(decision.epoch);
-        if (key && this.state?.currentEpoch === decision.epoch) return key;
+        const key = this.epochs.get(epoch);
+        if (key && this.state?.currentEpoch === epoch) return key;
       }
     }
     throw new E2eeError('missing_key', 'no sendable epoch key');
@@ -729,21 +1051,20 @@ export class Keyring {
   // ---- messages --------------------------------------------------------------------------------
 
   /**
-   * X25519 keys (base64) of a private conversation's peer this browser may use: its published key
-   * when trusted; to read, also the keys accepted for it earlier (messages from before a reset).
+   * X25519 keys (base64) of a private conversation's peer from the verified log: its current key
+   * to send (only while it is an active member); to read, also the keys it had before.
    */
-  private async peerAgreementKeys(peerId: string, forSending: boolean): Promise<string[]> {
-    const keys: string[] = [];
-    const member = this.members.get(peerId);
-    if (member?.keys && (await this.observe(peerId, member.keys)) === 'trusted')
-      keys.push(member.keys.x25519);
+  private peerAgreementKeys(peerId: string, forSending: boolean): string[] {
+    const member = this.logProblem ? undefined : this.log?.members.get(peerId);
     if (forSending) {
-      if (keys.length === 0) throw new PeerKeyUnavailable(peerId, member?.keys ? 'changed' : 'no_keys');
-      return keys;
+      if (!member || member.status !== 'active') {
+        const published = this.members.get(peerId)?.keys;
+        throw new PeerKeyUnavailable(peerId, published ? 'changed' : 'no_keys');
+      }
+      return [member.keys.x25519];
     }
-    const seen = await this.deps.seenKeys.get(this.ringId, peerId).catch(() => undefined);
-    if (seen) keys.push(seen.current.x25519, ...seen.previous.map((k) => k.x25519));
-    return [...new Set(keys)];
+    if (!member) return [];
+    return [member.keys.x25519, ...member.formerKeys.map((k) => k.keys.x25519)];
   }
 
   /** The pairwise key of a private conversation under one epoch (derived once, kept in memory). */
@@ -790,7 +1111,7 @@ export class Keyring {
     if (target.kind === 'foreign') throw new E2eeError('invalid_format', 'not a conversation of this member');
     let key = epochKey;
     if (target.kind === 'dm') {
-      const [peerX25519] = await this.peerAgreementKeys(target.peerId, true);
+      const [peerX25519] = this.peerAgreementKeys(target.peerId, true);
       key = await this.conversationKey(epochKey, conversationId, target.peerId, peerX25519!);
     }
     const header: MessageHeader = {
@@ -809,9 +1130,9 @@ export class Keyring {
   }
 
   /**
-   * Verifies and decrypts a message found in `conversationId`, trying the sender's current then
-   * earlier trusted keys (and, in a private conversation, the peer's current then earlier keys).
-   * Throws `missing_key` (wait for keys) or `unverifiable` ("Message non vérifiable").
+   * Verifies and decrypts a message found in `conversationId`, with the sender's keys the log
+   * names from the message's epoch on (and, in a private conversation, the peer's current then
+   * earlier keys). Throws `missing_key` (wait for keys) or `unverifiable` ("Message non vérifiable").
    */
   async decryptText(
     content: string,
@@ -821,7 +1142,7 @@ export class Keyring {
     if (target.kind === 'foreign') throw new E2eeError('unverifiable', 'not a conversation of this member');
     if (target.kind === 'room')
       return this.decryptWith(content, conversationId, (epoch) => this.epochs.get(epoch));
-    const peerKeys = await this.peerAgreementKeys(target.peerId, false);
+    const peerKeys = this.peerAgreementKeys(target.peerId, false);
     if (peerKeys.length === 0) throw new E2eeError('missing_key', 'peer key unknown');
     let lastError: unknown;
     for (const [index, peerX25519] of peerKeys.entries()) {
@@ -850,8 +1171,8 @@ export class Keyring {
       try {
         return await decryptMessage(content, expected, {
           epochKey: keyOf,
-          senderVerifyKey: async (senderId) => {
-            candidates ??= await this.verifyKeysOf(senderId);
+          senderVerifyKey: async (senderId, header) => {
+            candidates ??= await this.verifyKeysOf(senderId, this.epochs.get(header.epoch)?.logSeq);
             return candidates[index];
           },
         });
@@ -863,4 +1184,9 @@ export class Keyring {
     }
     throw lastError;
   }
+}
+
+/** A 403 of the key calls (a rotation by a member who is not a holder while others are). */
+function isForbidden(error: unknown): boolean {
+  return (error as { status?: unknown } | null)?.status === 403;
 }

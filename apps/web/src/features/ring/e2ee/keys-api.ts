@@ -1,6 +1,8 @@
 import {
   KEY_API_PATHS,
+  ZAppendMembershipLinkResponse,
   ZGetMemberKeyResponse,
+  ZMembershipLogResponse,
   ZKeyStateResponse,
   ZRotateEpochResponse,
   ZSaveMemberKeyResponse,
@@ -12,8 +14,8 @@ import { ApiError, apiRequest } from '@/lib/api-client';
 import { getRingInfoQueryOptions } from '../api/ring-info';
 import { KeyCallConflict, type KeyringApi, type RingMemberKeys } from './keyring';
 
-/** 409 codes after which the keyring reads the state again and retries. */
-const RETRY_CODES = new Set(['epoch_conflict', 'members_changed']);
+/** 409 codes after which the keyring reads the state (and the log) again and retries. */
+const RETRY_CODES = new Set(['epoch_conflict', 'members_changed', 'log_head_moved']);
 
 function conflictOf(error: unknown): KeyCallConflict | null {
   if (!(error instanceof ApiError) || error.status !== 409) return null;
@@ -74,6 +76,22 @@ export function createKeysApi(client: QueryClient): KeyringApi {
           auth: 'ring',
           body,
           schema: ZShareEpochKeysResponse,
+        }),
+      );
+    },
+    getLog: (after) =>
+      apiRequest(`${KEY_API_PATHS.log}?after=${after}`, {
+        auth: 'ring',
+        schema: ZMembershipLogResponse,
+        cache: 'no-store',
+      }),
+    appendLink: async (link) => {
+      await withConflicts(
+        apiRequest(KEY_API_PATHS.log, {
+          method: 'POST',
+          auth: 'ring',
+          body: { link },
+          schema: ZAppendMembershipLinkResponse,
         }),
       );
     },

@@ -9,7 +9,7 @@ import { needsKeySync } from './keyring-policy';
 import { createKeysApi, membersOf } from './keys-api';
 import { PassphraseDialog, type PassphraseDialogMode } from './passphrase-dialog';
 import { hasSameOriginOpener, requestKeyringFromOpener, serveKeyringToPopups } from './popup-bridge';
-import { browserSeenKeysStore } from './seen-keys-store';
+import { browserLogCheckpointStore } from './log-checkpoint-store';
 import { RingKeysContext, type RingKeys } from './use-ring-keys';
 
 /** A burst of keys_changed events makes one state read. */
@@ -37,9 +37,9 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
   const [resetOpen, setResetOpen] = useState(false);
 
   // Read by the keyring's callbacks, which outlive a render.
-  const live = useRef({ socket, level: info.ring.encryptionLevel });
+  const live = useRef({ socket, level: info.ring.encryptionLevel, role: info.user.role });
   useEffect(() => {
-    live.current = { socket, level: info.ring.encryptionLevel };
+    live.current = { socket, level: info.ring.encryptionLevel, role: info.user.role };
   });
 
   useEffect(() => {
@@ -47,8 +47,9 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       ringId,
       memberId,
       level: () => live.current.level,
+      role: () => live.current.role,
       api: createKeysApi(client),
-      seenKeys: browserSeenKeysStore(),
+      checkpoints: browserLogCheckpointStore(),
       log: (message, details) =>
         logToServer('warning', 'security', message, { ringId, ...details }, memberId),
     });
@@ -102,7 +103,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
   useRingEvent('keys_changed', (event) => {
     // New or reset member keys change the safety numbers and who gets shares; a rotation falls
     // due when the membership changed (a member deactivated or back): read the members again.
-    if (event.reason === 'member_keys' || event.reason === 'rotation_due') {
+    if (event.reason === 'member_keys' || event.reason === 'rotation_due' || event.reason === 'membership') {
       void client.invalidateQueries({ queryKey: RING_INFO_KEY });
     }
     scheduleSync.current();
@@ -173,7 +174,18 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
         return keyring.decryptText(content, conversationId);
       },
       safety: snapshot.safety,
-      confirmKey: async (id) => keyring?.confirmKey(id),
+      admission: snapshot.admission,
+      mayAdmit: snapshot.mayAdmit,
+      waiting: snapshot.waiting,
+      historyOffered: snapshot.historyOffered,
+      ignoredPending: snapshot.ignoredPending,
+      logProblem: snapshot.logProblem,
+      confirmKey: async (id, expectedFingerprint) =>
+        keyring ? keyring.confirmKey(id, expectedFingerprint) : false,
+      admit: async (id, options) => (keyring ? keyring.admit(id, options) : false),
+      refuse: async (id) => (keyring ? keyring.refuse(id) : false),
+      isLogOwner: snapshot.isLogOwner,
+      setRole: async (id, role) => (keyring ? keyring.setRole(id, role) : false),
       openUnlock: () => setDismissed(false),
       resetKeys: () => setResetOpen(true),
     }),

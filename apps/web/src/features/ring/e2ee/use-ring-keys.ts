@@ -1,7 +1,7 @@
 import type { EpochKey, MessageHeader } from '@securering/e2ee';
 import { createContext, useContext } from 'react';
 import type { KeyringPhase, MemberSafety } from './keyring';
-import type { KeyringStatus } from './keyring-policy';
+import type { Admission, KeyringStatus } from './keyring-policy';
 
 /**
  * The room's end-to-end encryption keys, for the chat, files and calls (`useRingKeys()`).
@@ -65,8 +65,31 @@ export interface RingKeys {
   decryptText(content: string, conversationId: string): Promise<{ header: MessageHeader; plaintext: string }>;
   /** Safety numbers computed in this browser, by member id (members with published keys only). */
   safety: ReadonlyMap<string, MemberSafety>;
-  /** "Confirmer la nouvelle clé de …": trusts a member's changed key (then shares with it). */
-  confirmKey(memberId: string): Promise<void>;
+  /** Where this member stands in the Ring's signed membership log (« En attente d'admission »…). */
+  admission: Admission;
+  /** This member may admit and refuse newcomers and confirm key changes (owner or Ring admin). */
+  mayAdmit: boolean;
+  /** The customer space offers « Partager l'historique » in the admission dialog. */
+  historyOffered: boolean;
+  /** Member ids of newcomers waiting for admission. */
+  waiting: readonly string[];
+  /** Members the server asked keys for although the log does not know them (a warning for admins). */
+  ignoredPending: readonly string[];
+  /** Why the membership log is not trusted (nothing is encrypted for anyone meanwhile), or null. */
+  logProblem: string | null;
+  /**
+   * « Confirmer la nouvelle clé de … » (owner or Ring admin): signs the member's new keys — those
+   * whose safety number the person compared — in the log, then a new epoch reaches them.
+   */
+  confirmKey(memberId: string, expectedFingerprint: string): Promise<boolean>;
+  /** « Admettre » (owner or Ring admin): signs the admission; a new epoch then reaches the newcomer. */
+  admit(memberId: string, options: { expectedFingerprint: string; shareHistory: boolean }): Promise<boolean>;
+  /** « Refuser »: ends the newcomer's membership. */
+  refuse(memberId: string): Promise<boolean>;
+  /** This member is the Ring's owner in the membership log (it names Ring admins). */
+  isLogOwner: boolean;
+  /** The owner names a Ring admin or takes the role back (a signed link). */
+  setRole(memberId: string, role: 'admin' | 'member'): Promise<boolean>;
   /** Opens the passphrase dialog (locked or failed state). */
   openUnlock(): void;
   /**

@@ -10,6 +10,7 @@ const user = (id: string): TRingRoomUser => ({
   isOnline: false,
   lastSeen: null,
   isCurrentUser: false,
+  joinedAt: null,
   keys: null,
 });
 

@@ -10,6 +10,7 @@ import { CallButtons } from '../calls/room-calls';
 import { useChat } from '../chat/chat-provider';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
+import { AdmissionControls, MembershipLogNotices } from './admission';
 
 const DOT: Record<TRingRoomUser['status'], string> = {
   online: 'bg-emerald-500',
@@ -41,7 +42,8 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
           {online} en ligne / {users.length} au total
         </p>
       </CardHeader>
-      <CardContent>
+      <CardContent className="space-y-3">
+        <MembershipLogNotices />
         <ul className="space-y-3" aria-label="Membres du Ring">
           {users.map((user) => (
             <li key={user.id} className="flex items-start gap-3" aria-label={user.username}>
@@ -82,12 +84,23 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
                   />
                 )}
                 <CallButtons user={user} />
-                <SafetyNumber
-                  user={user}
-                  safety={keys.safety.get(user.id)}
-                  onConfirm={() => keys.confirmKey(user.id)}
-                  onReset={keys.resetKeys}
-                />
+                {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
+                  <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
+                ) : (
+                  <SafetyNumber
+                    user={user}
+                    safety={keys.safety.get(user.id)}
+                    mayConfirm={keys.mayAdmit}
+                    onConfirm={(fingerprint) => keys.confirmKey(user.id, fingerprint)}
+                    onReset={keys.resetKeys}
+                  />
+                )}
+                {keys.isLogOwner &&
+                !user.isCurrentUser &&
+                user.role !== 'owner' &&
+                keys.safety.get(user.id)?.trust === 'trusted' ? (
+                  <RoleButton user={user} />
+                ) : null}
               </div>
             </li>
           ))}
@@ -127,16 +140,21 @@ function DirectMessage({
   );
 }
 
-/** A member's safety number, or the warning that it changed, with the confirmation button. */
+/**
+ * A member's safety number, or the warning that it changed: the owner and Ring admins confirm the
+ * new key (signed in the membership log, bound to the number shown), others wait for them.
+ */
 function SafetyNumber({
   user,
   safety,
+  mayConfirm,
   onConfirm,
   onReset,
 }: {
   user: TRingRoomUser;
   safety: MemberSafety | undefined;
-  onConfirm: () => Promise<void>;
+  mayConfirm: boolean;
+  onConfirm: (fingerprint: string) => Promise<boolean>;
   onReset: () => void;
 }) {
   const [confirming, setConfirming] = useState(false);
@@ -160,10 +178,10 @@ function SafetyNumber({
           <p className="flex items-start gap-1 font-medium">
             <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
             {user.isCurrentUser
-              ? 'Le serveur publie pour vous d’autres clés que celles de votre phrase secrète.'
+              ? 'Vos nouvelles clés attendent d’être confirmées dans le journal des membres.'
               : `Le numéro de sécurité de ${user.username} a changé`}
           </p>
-          {user.isCurrentUser ? null : (
+          {user.isCurrentUser ? null : mayConfirm ? (
             <>
               <p>
                 Vérifiez-le avec {user.username} par un autre moyen avant de confirmer&#8239;: rien ne lui est
@@ -176,12 +194,17 @@ function SafetyNumber({
                 disabled={confirming}
                 onClick={() => {
                   setConfirming(true);
-                  void onConfirm().finally(() => setConfirming(false));
+                  void onConfirm(safety.fingerprint).finally(() => setConfirming(false));
                 }}
               >
                 Confirmer la nouvelle clé de {user.username}
               </Button>
             </>
+          ) : (
+            <p>
+              Le propriétaire ou un admin du Ring doit confirmer sa nouvelle clé&#8239;: rien ne lui est
+              partagé d’ici là.
+            </p>
           )}
         </div>
       ) : null}
@@ -191,5 +214,31 @@ function SafetyNumber({
         </Button>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The owner names a member Ring admin (who may then admit newcomers and confirm key changes) or
+ * takes the role back: a link of the Ring's signed membership log.
+ */
+function RoleButton({ user }: { user: TRingRoomUser }) {
+  const keys = useRingKeys();
+  const [busy, setBusy] = useState(false);
+  const next = user.role === 'admin' ? 'member' : 'admin';
+  return (
+    <Button
+      size="sm"
+      variant="link"
+      className="h-auto px-0 text-xs"
+      disabled={busy}
+      onClick={() => {
+        setBusy(true);
+        void keys.setRole(user.id, next).finally(() => setBusy(false));
+      }}
+    >
+      {next === 'admin'
+        ? `Nommer ${user.username} admin du Ring`
+        : `Retirer le rôle d’admin à ${user.username}`}
+    </Button>
   );
 }
