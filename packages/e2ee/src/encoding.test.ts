@@ -48,6 +48,23 @@ describe('encoding', () => {
     expect(toHex(fromHex('00ff10ab'))).toBe('00ff10ab');
   });
 
+  it('accepts exactly the base64 texts that re-encode to themselves (every last character, both paddings)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    for (const c of alphabet) {
+      for (const text of [`AA${c}=`, `A${c}==`, `AAA${c}`]) {
+        let reencodes: boolean;
+        try {
+          const binary = atob(text);
+          reencodes = btoa(binary) === text;
+        } catch {
+          reencodes = false;
+        }
+        if (reencodes) expect(toBase64(fromBase64(text))).toBe(text);
+        else expectThrowsCode(() => fromBase64(text), 'invalid_format');
+      }
+    }
+  });
+
   it('decodes UTF-8 strictly', () => {
     expect(utf8Decode(utf8Encode('Élodie 🔐'))).toBe('Élodie 🔐');
     expectThrowsCode(() => utf8Decode(new Uint8Array([0xc3])), 'invalid_format');

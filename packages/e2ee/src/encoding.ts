@@ -54,12 +54,28 @@ export function u32be(value: number): Bytes {
  * input, so no two different contexts encode to the same bytes.
  */
 export function encodeFields(...fields: (string | Uint8Array)[]): Bytes {
-  return concatBytes(
-    ...fields.flatMap((field) => {
-      const bytes = typeof field === 'string' ? utf8Encode(field) : field;
-      return [u32be(bytes.length), bytes];
-    }),
-  );
+  // One allocation and no intermediate arrays: this runs for every signature, AAD and log link.
+  const parts: Uint8Array[] = new Array(fields.length);
+  let total = 0;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    const bytes = typeof field === 'string' ? utf8Encoder.encode(field) : field;
+    if (bytes.length > 0xffff_ffff) throw new E2eeError('invalid_format', 'value out of the 32-bit range');
+    parts[i] = bytes;
+    total += 4 + bytes.length;
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const bytes of parts) {
+    const length = bytes.length;
+    out[offset] = length >>> 24;
+    out[offset + 1] = (length >>> 16) & 0xff;
+    out[offset + 2] = (length >>> 8) & 0xff;
+    out[offset + 3] = length & 0xff;
+    out.set(bytes, offset + 4);
+    offset += 4 + length;
+  }
+  return out;
 }
 
 /** Standard base64 with padding. */
@@ -73,13 +89,27 @@ export function toBase64(bytes: Uint8Array): string {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * Whether a well-formed base64 text (BASE64 matched) is the canonical encoding of its bytes: the
+ * bits the last character before the padding carries beyond the data (4 with "==", 2 with "=")
+ * are zero. The same answer as re-encoding and comparing, without the re-encoding.
+ */
+function canonicalPadding(text: string): boolean {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (padding === 0) return true;
+  const last = BASE64_ALPHABET.indexOf(text.charAt(text.length - padding - 1));
+  return (last & (padding === 2 ? 0b1111 : 0b11)) === 0;
+}
+
 /** Strict base64 decoding: only the canonical encoding of some bytes is accepted. */
 export function fromBase64(text: string): Bytes {
   if (!BASE64.test(text)) throw new E2eeError('invalid_format', 'not base64');
+  if (!canonicalPadding(text)) throw new E2eeError('invalid_format', 'non-canonical base64');
   const binary = atob(text);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  if (toBase64(out) !== text) throw new E2eeError('invalid_format', 'non-canonical base64');
   return out;
 }
 

@@ -298,24 +298,41 @@ interface MutableState {
   hashes: string[];
   members: Map<string, LogMember>;
   refused: Map<string, { username: string; seq: number }>;
+  /** Every public key (both halves) the log ever named: a key is never given to a second member. */
+  usedKeys: Set<string>;
+}
+
+function keysOf(member: LogMember): string[] {
+  return [member.keys, ...member.formerKeys.map((k) => k.keys)].flatMap((k) => [k.ed25519, k.x25519]);
 }
 
 function copyState(state: MembershipState): MutableState {
+  const members = new Map([...state.members].map(([id, m]) => [id, { ...m, formerKeys: [...m.formerKeys] }]));
   return {
     ringId: state.ringId,
     level: state.level,
     head: { ...state.head },
     genesisHash: state.genesisHash,
     hashes: [...state.hashes],
-    members: new Map([...state.members].map(([id, m]) => [id, { ...m, formerKeys: [...m.formerKeys] }])),
+    members,
     refused: new Map(state.refused),
+    usedKeys: new Set([...members.values()].flatMap(keysOf)),
   };
 }
 
+/** The state as callers see it (without the verifier's own index). */
+function frozen(state: MutableState): MembershipState {
+  const { usedKeys: _index, ...out } = state;
+  return out;
+}
+
 function keysInUse(state: MutableState, keys: PublicIdentity): boolean {
-  for (const member of state.members.values())
-    if (member.keys.ed25519 === keys.ed25519 || member.keys.x25519 === keys.x25519) return true;
-  return false;
+  return state.usedKeys.has(keys.ed25519) || state.usedKeys.has(keys.x25519);
+}
+
+function useKeys(state: MutableState, keys: PublicIdentity): void {
+  state.usedKeys.add(keys.ed25519);
+  state.usedKeys.add(keys.x25519);
 }
 
 /**
@@ -341,6 +358,7 @@ function applyRules(state: MutableState, link: MembershipLink, hash: string): vo
       if (state.members.has(member.id)) throw invalid(seq, 'already a member');
       if (state.refused.has(member.id)) throw invalid(seq, 'refused before');
       if (keysInUse(state, member.keys)) throw invalid(seq, 'keys already used by another member');
+      useKeys(state, member.keys);
       state.members.set(member.id, {
         id: member.id,
         username: member.username,
@@ -404,6 +422,7 @@ function applyRules(state: MutableState, link: MembershipLink, hash: string): vo
       if (keys.ed25519 === target.keys.ed25519 && keys.x25519 === target.keys.x25519)
         throw invalid(seq, 'same keys');
       if (keysInUse(state, keys)) throw invalid(seq, 'keys already used by another member');
+      useKeys(state, keys);
       target.formerKeys = [
         { keys: target.keys, fromSeq: target.keysSince, untilSeq: seq },
         ...target.formerKeys,
@@ -456,6 +475,7 @@ function genesisState(link: MembershipLink, hash: string, ringId: string): Mutab
       ],
     ]),
     refused: new Map(),
+    usedKeys: new Set([member.keys.ed25519, member.keys.x25519]),
   };
 }
 
@@ -474,18 +494,19 @@ function verifyKeyOf(ed25519: string): Promise<CryptoKey> {
   return key;
 }
 
-async function signatureHolds(link: MembershipLink): Promise<boolean> {
+/** A link's hash and whether its signature holds, its canonical bytes encoded once for both. */
+async function checkLink(link: MembershipLink): Promise<{ hash: string; signed: boolean }> {
   const { sig, ...unsigned } = link;
-  try {
-    return await verifyDetached(
-      await verifyKeyOf(link.authorKey),
-      SIGNATURE_DOMAIN,
-      signedBytes(unsigned),
-      fromBase64(sig),
-    );
-  } catch {
-    return false;
-  }
+  const bytes = signedBytes(unsigned);
+  const signature = fromBase64(sig);
+  const [digest, signed] = await Promise.all([
+    globalThis.crypto.subtle.digest('SHA-256', encodeFields(HASH_DOMAIN, bytes, signature)),
+    verifyKeyOf(link.authorKey).then(
+      (key) => verifyDetached(key, SIGNATURE_DOMAIN, bytes, signature),
+      () => false,
+    ),
+  ]);
+  return { hash: toHex(new Uint8Array(digest)), signed };
 }
 
 /**
@@ -499,21 +520,32 @@ export async function verifyMembershipLog(
   input: readonly unknown[],
   options: { ringId: string; from?: MembershipState },
 ): Promise<MembershipState> {
-  const links = input.map(parseMembershipLink);
-  if (!options.from && links.length === 0) throw new E2eeError('missing_key', 'empty membership log');
-  const [hashes, signatures] = await Promise.all([
-    Promise.all(links.map(hashLink)),
-    Promise.all(links.map(signatureHolds)),
-  ]);
+  if (!options.from && input.length === 0) throw new E2eeError('missing_key', 'empty membership log');
+  // Each link's hash and signature start on WebCrypto's thread as soon as it is parsed, while the
+  // next ones are parsed here.
+  const links: MembershipLink[] = [];
+  const pending: Array<Promise<{ hash: string; signed: boolean }>> = [];
+  try {
+    for (const value of input) {
+      const link = parseMembershipLink(value);
+      links.push(link);
+      pending.push(checkLink(link));
+    }
+  } catch (error) {
+    // Settle what was started before throwing the format error.
+    await Promise.allSettled(pending);
+    throw error;
+  }
+  const checked = await Promise.all(pending);
   let state: MutableState | undefined = options.from ? copyState(options.from) : undefined;
   if (state && state.ringId !== options.ringId) throw invalid('-', 'a state of another Ring');
   for (const [index, link] of links.entries()) {
-    if (!signatures[index]) throw invalid(link.seq, 'bad signature');
-    const hash = hashes[index]!;
+    const { hash, signed } = checked[index]!;
+    if (!signed) throw invalid(link.seq, 'bad signature');
     if (!state) state = genesisState(link, hash, options.ringId);
     else applyRules(state, link, hash);
   }
-  return state!;
+  return frozen(state!);
 }
 
 // ---- making links --------------------------------------------------------------------------------
