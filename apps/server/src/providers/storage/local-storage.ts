@@ -62,11 +62,16 @@ export class LocalStorageProvider implements StorageProvider {
     body.on('error', ignore);
     const temp = await this.newTemp();
     const limiter = new ByteLimiter(options.maxBytes);
+    const out = fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(body, limiter, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      await pipeline(body, limiter, out);
       await this.place(temp, target);
       return { size: limiter.bytes };
     } catch (error) {
+      // A body that fails at once destroys the file stream before its open() returns: the file
+      // then appears after that. Wait for the stream to close, then remove it (it leaked a .part
+      // under load before).
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await fs.promises.rm(temp, { force: true });
       throw error;
     } finally {

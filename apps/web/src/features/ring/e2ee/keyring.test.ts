@@ -471,6 +471,16 @@ describe('keyring flows against the key endpoints', () => {
       await server.forgeEpoch(9, 'owner', { memberId: 'bob', identity: stolen });
       await owner.sync();
       expect(owner.epochKey(9)).toBeUndefined();
+      // Nor as a version 1 share (no log position to check): only the sender's current key counts.
+      const legacy = await wrapEpochKeyFor(
+        await generateEpochKey({ ringId: server.ringId, epoch: 10, level: log.level }),
+        { memberId: 'owner', x25519PublicB64: server.members.get('owner')!.publicKeys!.x25519 },
+        { memberId: 'bob', signingPrivateKey: stolen.signing.privateKey },
+      );
+      server.shares.push({ epoch: 10, recipient: 'owner', version: 1, sender: 'bob', share: legacy });
+      server.currentEpoch = 10;
+      await owner.sync();
+      expect(owner.epochKey(10)).toBeUndefined();
       // Calls and new content verify only with his new key; the old one only for what came before.
       expect(await owner.verifyKeysOf('bob', log.head.seq)).toHaveLength(1);
       expect(await owner.verifyKeysOf('bob')).toHaveLength(2);

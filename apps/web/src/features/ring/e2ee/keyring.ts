@@ -888,8 +888,9 @@ export class Keyring {
   /**
    * The sender's key that may have signed a share, by the verified log: for a version 2 share, the
    * key that was the sender's at the log position it names (whose hash must be the log's there);
-   * for a version 1 share (before the log), any key the log knows for the sender. A sender the log
-   * does not know signs nothing this browser accepts.
+   * for a version 1 share (before the log: it names no position), the sender's current key only,
+   * so a key a reset replaced signs no share at all. A sender the log does not know signs nothing
+   * this browser accepts.
    */
   private shareSignerKeys(share: EpochKeyShare, senderMemberId: string): string[] {
     const log = this.log;
@@ -898,7 +899,7 @@ export class Keyring {
       if (share.logSeq > log.head.seq || log.hashes[share.logSeq] !== share.logHash) return [];
       return signingKeysAt(log, senderMemberId, share.logSeq);
     }
-    return signingKeysFrom(log, senderMemberId);
+    return signingKeysAt(log, senderMemberId);
   }
 
   private async openShare(
