@@ -746,6 +746,19 @@ describe('keyring flows against the key endpoints', () => {
     expect(popup.getSnapshot().status).toBe('active');
     expect(popup.currentEpochKey()!.epoch).toBe(2);
     expect(tab(server, 'bob').exportTransfer()).toBeNull();
+
+    // It gets the room's verified log too: a call popup knows its peer's key without reading the
+    // log first (here the log cannot be read at all).
+    const offline = new Keyring({
+      ringId: server.ringId,
+      memberId: 'owner',
+      level: () => server.level,
+      role: () => 'owner',
+      api: { ...server.api('owner'), getLog: () => Promise.reject(new Error('hors ligne')) },
+      checkpoints: memoryLogCheckpointStore(),
+    });
+    await offline.adopt(owner.exportTransfer()!);
+    expect(await offline.verifyKeysOf('bob')).toHaveLength(1);
   });
 
   it('without WebCrypto (a page served over plain http) it fails with the HTTPS message and calls nothing', async () => {

@@ -459,6 +459,9 @@ export class Keyring {
   /** Popup side: the opener's unlocked keys, without a prompt. */
   async adopt(transfer: KeyringTransfer): Promise<void> {
     for (const key of transfer.epochs) this.epochs.set(key.epoch, key);
+    // The room's verified log: the popup knows the members' keys at once (a call popup verifies
+    // its peer's signature within seconds), and reads only what follows it.
+    if (transfer.log?.ringId === this.ringId) this.log = transfer.log;
     await this.becomeUnlocked(transfer.identity, transfer.publicKeys, transfer.keyVersion);
   }
 
@@ -472,6 +475,7 @@ export class Keyring {
       publicKeys: this.ownKeys,
       keyVersion: this.keyVersion,
       epochs: [...this.epochs.values()],
+      ...(this.log && !this.logProblem ? { log: this.log } : {}),
     };
   }
 

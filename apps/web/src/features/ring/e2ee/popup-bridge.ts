@@ -1,5 +1,5 @@
 import type { TPublicKeys } from '@securering/contract';
-import type { EpochKey, Identity } from '@securering/e2ee';
+import type { EpochKey, Identity, MembershipState } from '@securering/e2ee';
 
 /**
  * DM and call popups (same origin, opened by the room with window.open) receive the room's
@@ -19,6 +19,8 @@ export interface KeyringTransfer {
   publicKeys: TPublicKeys;
   keyVersion: number;
   epochs: EpochKey[];
+  /** The Ring's membership log as the room verified it (structured-cloned with the keys). */
+  log?: MembershipState;
 }
 
 export interface KeyringRequest {
