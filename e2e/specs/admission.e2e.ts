@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiJson as api, type RingLogin } from '../support/api';
+import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -82,21 +82,8 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
       email: OWNER,
       password: CUSTOMER_PASSWORD,
     });
-    for (const name of ['alice', 'bob', 'mallory'] as const) {
-      const invited = await api<{ data: { inviteCode: string } }>(
-        suite.server.url,
-        'POST',
-        '/api/customer/ring-users.php',
-        { ring_id: ringId, username: name },
-        customerToken,
-      );
-      logins[name] = await api<RingLogin>(suite.server.url, 'POST', '/api/rings/accept-invite.php', {
-        invite_code: invited.data.inviteCode,
-        username: name,
-        email: '',
-        password: MEMBER_PASSWORD,
-      });
-    }
+    for (const name of ['alice', 'bob', 'mallory'] as const)
+      logins[name] = await invitedMember(suite.server.url, customerToken, ringId, name, MEMBER_PASSWORD);
   });
 
   it('[ADMISSION] the owner admits alice with the history: she reads what was said before her', async () => {

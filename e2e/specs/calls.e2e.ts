@@ -7,7 +7,7 @@ import {
   startTurnServer,
   type RunningTurnServer,
 } from '../../apps/server/test/turn-server';
-import { apiJson as api, type RingLogin } from '../support/api';
+import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -270,21 +270,8 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
       email: OWNER,
       password: CUSTOMER_PASSWORD,
     });
-    for (const name of ['bob', 'carol'] as const) {
-      const invited = await api<{ data: { inviteCode: string } }>(
-        suite.server.url,
-        'POST',
-        '/api/customer/ring-users.php',
-        { ring_id: ringId, username: name },
-        customerToken,
-      );
-      logins[name] = await api<RingLogin>(suite.server.url, 'POST', '/api/rings/accept-invite.php', {
-        invite_code: invited.data.inviteCode,
-        username: name,
-        email: '',
-        password: MEMBER_PASSWORD,
-      });
-    }
+    for (const name of ['bob', 'carol'] as const)
+      logins[name] = await invitedMember(suite.server.url, customerToken, ringId, name, MEMBER_PASSWORD);
     alice = await openRoom(logins.owner, PHRASES.owner);
     bob = await openRoom(logins.bob, PHRASES.bob);
     carol = await openRoom(logins.carol, PHRASES.carol);

@@ -51,3 +51,26 @@ export interface RingLogin {
   user: { id: string; username: string };
   ring: { id: string; name: string };
 }
+
+/** The customer invites `username` to its Ring and the invitation is accepted: its Ring session. */
+export async function invitedMember(
+  baseUrl: string,
+  customerToken: string,
+  ringId: string,
+  username: string,
+  password: string,
+): Promise<RingLogin> {
+  const invited = await apiJson<{ data: { inviteCode: string } }>(
+    baseUrl,
+    'POST',
+    '/api/customer/ring-users.php',
+    { ring_id: ringId, username },
+    customerToken,
+  );
+  return apiJson<RingLogin>(baseUrl, 'POST', '/api/rings/accept-invite.php', {
+    invite_code: invited.data.inviteCode,
+    username,
+    email: '',
+    password,
+  });
+}

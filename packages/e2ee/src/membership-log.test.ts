@@ -8,10 +8,8 @@ import {
   activeLogMembers,
   createGenesis,
   createLink,
-  deserializeMembershipState,
   hashLink,
   mayAdmit,
-  serializeMembershipState,
   signingKeysAt,
   verifyMembershipLog,
 } from './membership-log';
@@ -133,11 +131,10 @@ describe('the signed membership log (issue 24)', () => {
 
     // Incremental verification from a checkpoint agrees with the whole chain.
     const partial = await verifyMembershipLog(log.links.slice(0, 4), { ringId: RING });
-    const resumed = await verifyMembershipLog(log.links.slice(4), {
-      ringId: RING,
-      from: deserializeMembershipState(serializeMembershipState(partial)),
-    });
-    expect(serializeMembershipState(resumed)).toBe(serializeMembershipState(state));
+    const resumed = await verifyMembershipLog(log.links.slice(4), { ringId: RING, from: partial });
+    expect(resumed).toEqual(state);
+    // Verifying more never changed the state it continued from.
+    expect(partial.head.seq).toBe(3);
   });
 
   describe('refuses what a malicious server or a non-entitled member could make', () => {

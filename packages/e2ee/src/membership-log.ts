@@ -667,22 +667,3 @@ export function signingKeysFrom(state: MembershipState, memberId: string, fromSe
   const former = member.formerKeys.filter((k) => fromSeq === undefined || k.untilSeq > fromSeq);
   return [member.keys.ed25519, ...former.map((k) => k.keys.ed25519)];
 }
-
-/** Same keys (both halves). */
-export function sameIdentityKeys(a: PublicIdentity, b: PublicIdentity): boolean {
-  return a.x25519 === b.x25519 && a.ed25519 === b.ed25519;
-}
-
-/** Serialises a verified state (for a checkpoint kept by the browser). */
-export function serializeMembershipState(state: MembershipState): string {
-  return JSON.stringify({ ...state, members: [...state.members.values()], refused: [...state.refused] });
-}
-
-/** Reads back a checkpoint written by {@link serializeMembershipState} (the browser's own store). */
-export function deserializeMembershipState(text: string): MembershipState {
-  const raw = JSON.parse(text) as Omit<MembershipState, 'members' | 'refused'> & {
-    members: LogMember[];
-    refused: Array<[string, { username: string; seq: number }]>;
-  };
-  return { ...raw, members: new Map(raw.members.map((m) => [m.id, m])), refused: new Map(raw.refused) };
-}
