@@ -59,6 +59,8 @@ export function prepareDataDir(dir: string): void {
   try {
     if (!stat) fs.mkdirSync(absolute, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (error) {
+    // A parent that is a file: Node 20 reports it at stat(), Node 22 only here; same words.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw unusable(describeFsError(error));
     throw unusable(`création impossible, ${describeFsError(error)}`);
   }
   const probe = path.join(absolute, `.write-check-${process.pid}`);
