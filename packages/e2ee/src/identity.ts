@@ -99,6 +99,11 @@ function decodePublicKey(value: unknown, field: string): Bytes {
   return bytes;
 }
 
+/** Whether two published identities are the same keys (both halves). */
+export function samePublicIdentity(a: PublicIdentity, b: PublicIdentity): boolean {
+  return a.x25519 === b.x25519 && a.ed25519 === b.ed25519;
+}
+
 /** Imports a member's X25519 public key (base64 raw), the recipient of epoch key shares. */
 export async function importAgreementPublicKey(x25519B64: string): Promise<CryptoKey> {
   const raw = decodePublicKey(x25519B64, 'x25519');

@@ -37,6 +37,7 @@ export {
   importAgreementPublicKey,
   importPublicIdentity,
   importVerifyKey,
+  samePublicIdentity,
 } from './identity';
 export {
   type MemberKeyRecord,

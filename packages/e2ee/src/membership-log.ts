@@ -8,7 +8,7 @@ import {
   toHex,
 } from './encoding';
 import { E2eeError } from './errors';
-import { importVerifyKey, type PublicIdentity } from './identity';
+import { importVerifyKey, samePublicIdentity, type PublicIdentity } from './identity';
 import { type SecurityLevel, isSecurityLevel } from './levels';
 import { signDetached, verifyDetached } from './signing';
 
@@ -419,8 +419,7 @@ function applyRules(state: MutableState, link: MembershipLink, hash: string): vo
       // The member with its old key, or the owner or an admin who compared the new safety number.
       if (target.id !== author.id && !leads) throw invalid(seq, 'may not change this key');
       const { keys } = link.body;
-      if (keys.ed25519 === target.keys.ed25519 && keys.x25519 === target.keys.x25519)
-        throw invalid(seq, 'same keys');
+      if (samePublicIdentity(keys, target.keys)) throw invalid(seq, 'same keys');
       if (keysInUse(state, keys)) throw invalid(seq, 'keys already used by another member');
       useKeys(state, keys);
       target.formerKeys = [

@@ -1,5 +1,5 @@
 import { MEMBERSHIP_LOG_MESSAGES } from '@securering/contract';
-import type { MembershipLink } from '@securering/e2ee';
+import { samePublicIdentity, type MembershipLink, type PublicIdentity } from '@securering/e2ee';
 
 /**
  * What the server checks of a membership link beyond the e2ee verifier (signature, chain, who may
@@ -27,8 +27,9 @@ export interface RingView {
   encryption_level: string;
 }
 
-const sameKeys = (a: { x25519: string; ed25519: string } | null, b: { x25519: string; ed25519: string }) =>
-  a !== null && a.x25519 === b.x25519 && a.ed25519 === b.ed25519;
+/** The keys the server holds for a member (null: none published) are the ones a link names. */
+const sameKeys = (held: ServerMember['keys'], named: PublicIdentity) =>
+  held !== null && samePublicIdentity(held, named);
 
 /**
  * Undefined when `link` (already verified against the log) agrees with the server's view of the

@@ -4,7 +4,6 @@ import {
   type TMembershipLogResponse,
 } from '@securering/contract';
 import {
-  hashLink,
   isE2eeError,
   parseMembershipLink,
   verifyMembershipLog,
@@ -101,7 +100,8 @@ export class MembershipLogService {
     const refusal = checkLinkAgainstRing(link, ring, callerView, target);
     if (refusal) throw badRequest(refusal);
 
-    const hash = await hashLink(link);
+    // The verifier hashed the link already: it is the new head.
+    const { hash } = after.head;
     const nowIso = ctx.clock.now().toISOString();
     await ctx.db.transaction().execute(async (trx) => {
       const currentEpoch = await this.repo.advanceHead(

@@ -5,7 +5,12 @@ import {
   type TPendingShare,
   type TPublicKeys,
 } from '@securering/contract';
-import { activeLogMembers, type MembershipState, type SecurityLevel } from '@securering/e2ee';
+import {
+  activeLogMembers,
+  samePublicIdentity,
+  type MembershipState,
+  type SecurityLevel,
+} from '@securering/e2ee';
 
 /**
  * The keyring's decisions, as pure functions: what the status is, when to create an epoch, whom
@@ -28,10 +33,6 @@ export function keyringStatus(input: {
 
 // ---- Trust from the signed membership log (issue 24) ---------------------------------------------
 
-export function sameKeys(a: TPublicKeys, b: TPublicKeys): boolean {
-  return a.x25519 === b.x25519 && a.ed25519 === b.ed25519;
-}
-
 /**
  * What may be done with a member's keys, from the verified membership log only:
  * - `trusted`: admitted and active, and the keys the server publishes for it are the log's;
@@ -48,7 +49,7 @@ export function trustOf(log: MembershipState | null, memberId: string, published
   const member = log.members.get(memberId);
   if (!member) return 'waiting';
   if (member.status !== 'active') return 'removed';
-  return sameKeys(member.keys, published) ? 'trusted' : 'changed';
+  return samePublicIdentity(member.keys, published) ? 'trusted' : 'changed';
 }
 
 /** Where this member stands in the Ring's log (what its room says). */
@@ -64,7 +65,7 @@ export function admissionOf(
   const self = log.members.get(selfId);
   if (!self) return 'waiting';
   if (self.status !== 'active') return 'removed';
-  return ownKeys && sameKeys(self.keys, ownKeys) ? 'admitted' : 'key_pending';
+  return ownKeys && samePublicIdentity(self.keys, ownKeys) ? 'admitted' : 'key_pending';
 }
 
 /**
@@ -159,7 +160,7 @@ export function planRotationRecipients(input: {
   for (const member of activeLogMembers(input.log)) {
     if (member.id === input.selfId) continue;
     const server = listed.get(member.id);
-    if (server?.keys && server.keyVersion !== null && sameKeys(server.keys, member.keys))
+    if (server?.keys && server.keyVersion !== null && samePublicIdentity(server.keys, member.keys))
       recipients.push({ memberId: member.id, x25519: member.keys.x25519, keyVersion: server.keyVersion });
     else withheld.push(member.id);
   }
@@ -201,7 +202,7 @@ export function planPendingShares(input: {
       ignored.push(entry.memberId);
       continue;
     }
-    if (!sameKeys(member.keys, entry.publicKeys)) {
+    if (!samePublicIdentity(member.keys, entry.publicKeys)) {
       unconfirmed.push(entry.memberId);
       continue;
     }

@@ -27,6 +27,7 @@ import {
   mayAdmit,
   openIdentity,
   recordNeedsUpgrade,
+  samePublicIdentity,
   sealIdentity,
   signingKeysAt,
   signingKeysFrom,
@@ -53,7 +54,6 @@ import {
   keyringStatus,
   planPendingShares,
   planRotationRecipients,
-  sameKeys,
   sharesToOpen,
   trustOf,
   waitingForAdmission,
@@ -430,7 +430,7 @@ export class Keyring {
       return false;
     }
     const publicKeys = await exportPublicIdentity(identity);
-    if (this.publishedKeys && !sameKeys(this.publishedKeys, publicKeys)) {
+    if (this.publishedKeys && !samePublicIdentity(this.publishedKeys, publicKeys)) {
       // The server lists other keys than the ones sealed in this member's own record.
       this.report('Clés publiques publiées différentes du coffre du membre');
     }
@@ -532,7 +532,7 @@ export class Keyring {
   }
 
   private async fingerprintOf(keys: TPublicKeys): Promise<string> {
-    const id = `${keys.x25519}|${keys.ed25519}`;
+    const id = fingerprintId(keys);
     let value = this.fingerprints.get(id);
     if (!value) {
       value = await fingerprint(keys);
@@ -547,7 +547,8 @@ export class Keyring {
    */
   private trustOf(memberId: string, keys: TPublicKeys): MemberTrust {
     if (this.logProblem) return 'waiting';
-    if (memberId === this.memberId && this.ownKeys && !sameKeys(keys, this.ownKeys)) return 'changed';
+    if (memberId === this.memberId && this.ownKeys && !samePublicIdentity(keys, this.ownKeys))
+      return 'changed';
     return trustOf(this.log, memberId, keys);
   }
 
@@ -678,14 +679,12 @@ export class Keyring {
   ): Promise<boolean> {
     const done = await this.change(() => {
       const member = this.members.get(memberId);
-      const print = member?.keys
-        ? this.fingerprints.get(`${member.keys.x25519}|${member.keys.ed25519}`)
-        : undefined;
-      if (!member?.keys || print !== options.expectedFingerprint) return null;
+      const keys = this.keysShownAs(memberId, options.expectedFingerprint);
+      if (!member || !keys) return null;
       return {
         type: 'admit',
         body: {
-          member: { id: memberId, username: member.username, keys: member.keys },
+          member: { id: memberId, username: member.username, keys },
           role: 'member',
           invitation: memberId,
           shareHistory: options.shareHistory,
@@ -726,15 +725,20 @@ export class Keyring {
    */
   async confirmKey(memberId: string, expectedFingerprint: string): Promise<boolean> {
     const done = await this.change(() => {
-      const member = this.members.get(memberId);
-      const print = member?.keys
-        ? this.fingerprints.get(`${member.keys.x25519}|${member.keys.ed25519}`)
-        : undefined;
-      if (!member?.keys || print !== expectedFingerprint) return null;
-      return { type: 'key_change', body: { memberId, keys: member.keys } };
+      const keys = this.keysShownAs(memberId, expectedFingerprint);
+      return keys ? { type: 'key_change', body: { memberId, keys } } : null;
     });
     if (done) await this.rotateAfterChange();
     return done;
+  }
+
+  /**
+   * The keys the server lists for `memberId` now, only if their safety number is the one the person
+   * compared (`shown`): what an admission or a key confirmation signs (L3).
+   */
+  private keysShownAs(memberId: string, shown: string): TPublicKeys | undefined {
+    const keys = this.members.get(memberId)?.keys;
+    return keys && this.fingerprints.get(fingerprintId(keys)) === shown ? keys : undefined;
   }
 
   /** After an admission or a key change: the new epoch now, so nobody waits for the next message. */
@@ -1189,6 +1193,11 @@ export class Keyring {
     }
     throw lastError;
   }
+}
+
+/** The cache key of a safety number: both public keys. */
+function fingerprintId(keys: TPublicKeys): string {
+  return `${keys.x25519}|${keys.ed25519}`;
 }
 
 /** A 403 of the key calls (a rotation by a member who is not a holder while others are). */
