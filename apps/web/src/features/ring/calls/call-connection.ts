@@ -2,6 +2,7 @@ import {
   CONNECTION_LOST_AFTER_MS,
   candidateFits,
   decideOnDescription,
+  mayOfferNow,
   parseSignal,
   shouldRestartIce,
   type SignedDescription,
@@ -46,6 +47,10 @@ export class CallConnection {
   private makingOffer = false;
   private ignoreOffer = false;
   private settingRemoteAnswerPending = false;
+  /** A first offer of the peer was applied and answered (see mayOfferNow). */
+  private answeredPeerOffer = false;
+  /** The browser asked for an offer this side held back (the callee, before the caller's offer). */
+  private heldOffer = false;
   private incoming: Promise<void> = Promise.resolve();
   private outgoing: Promise<void> = Promise.resolve();
   private pendingCandidates: RTCIceCandidateInit[] = [];
@@ -97,6 +102,10 @@ export class CallConnection {
 
   private async offer(): Promise<void> {
     if (this.closed) return;
+    if (!mayOfferNow({ polite: this.options.polite, answeredPeerOffer: this.answeredPeerOffer })) {
+      this.heldOffer = true;
+      return;
+    }
     try {
       this.makingOffer = true;
       await this.pc.setLocalDescription();
@@ -166,8 +175,22 @@ export class CallConnection {
     if (description.type === 'offer') {
       await this.pc.setLocalDescription();
       this.sendLocalDescription();
+      if (!this.answeredPeerOffer) {
+        this.answeredPeerOffer = true;
+        if (this.heldOffer) this.offerWhatTheAnswerLeftOut();
+      }
     }
     await this.flushCandidates();
+  }
+
+  /**
+   * After the first answer, the callee offers only if some of its tracks found no place in the
+   * caller's offer (the browser does not ask again for a negotiation it asked for while held).
+   */
+  private offerWhatTheAnswerLeftOut(): void {
+    this.heldOffer = false;
+    const unplaced = this.pc.getTransceivers().some((t) => t.mid === null && t.sender.track !== null);
+    if (unplaced) void this.offer();
   }
 
   private async addCandidate(candidate: RTCIceCandidateInit): Promise<void> {

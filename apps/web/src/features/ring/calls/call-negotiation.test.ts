@@ -5,6 +5,7 @@ import {
   POLITE_ICE_RESTART_AFTER_MS,
   candidateFits,
   decideOnDescription,
+  mayOfferNow,
   parseSignal,
   shouldRestartIce,
   type DescriptionFacts,
@@ -44,6 +45,14 @@ describe('perfect negotiation: decideOnDescription', () => {
     const caller = decideOnDescription(facts({ polite: false, signalingState: 'have-local-offer' }));
     const callee = decideOnDescription(facts({ polite: true, signalingState: 'have-local-offer' }));
     expect([caller, callee]).toEqual(['ignore', 'apply']);
+  });
+});
+
+describe('first offer', () => {
+  it('the caller offers at once; the callee waits until it answered the caller’s offer', () => {
+    expect(mayOfferNow({ polite: false, answeredPeerOffer: false })).toBe(true);
+    expect(mayOfferNow({ polite: true, answeredPeerOffer: false })).toBe(false);
+    expect(mayOfferNow({ polite: true, answeredPeerOffer: true })).toBe(true);
   });
 });
 

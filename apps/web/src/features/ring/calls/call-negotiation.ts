@@ -27,6 +27,16 @@ export function decideOnDescription(facts: DescriptionFacts): 'apply' | 'ignore'
   return collision && !facts.polite ? 'ignore' : 'apply';
 }
 
+/**
+ * Whether this side may send an offer when the browser asks for one (`negotiationneeded`). Both
+ * sides add their tracks as soon as the call is accepted, so both would offer at once on every
+ * call; the callee (polite) leaves the first offer to the caller and only offers once a first
+ * offer of the peer has been answered (renegotiation, ICE restart). No glare on the way in.
+ */
+export function mayOfferNow(facts: { polite: boolean; answeredPeerOffer: boolean }): boolean {
+  return !facts.polite || facts.answeredPeerOffer;
+}
+
 /** How long a connection may stay `disconnected` before the impolite peer restarts ICE. */
 export const ICE_RESTART_AFTER_DISCONNECTED_MS = 2500;
 /** The polite peer restarts ICE too if nothing recovered after this long (the other may not notice). */
