@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
+import { downloadOf, fileRow, openFilesTab, upload } from '../support/files';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -15,6 +16,12 @@ const PHRASES = {
   alice: 'alice relit chaque numéro',
   bob: 'bob arrive après tout le monde',
   mallory: 'mallory se fait passer pour le support',
+};
+
+const PLAN = {
+  name: 'plan-avant-bob.txt',
+  mimeType: 'text/plain',
+  buffer: Buffer.from('Plan de la semaine, déposé avant l’arrivée de bob.\n'),
 };
 
 const roomChat = (page: Page) => page.getByRole('region', { name: `Salon • ${RING}` });
@@ -110,13 +117,25 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
       .getByText('Admin')
       .waitFor({ timeout: 15_000 });
     await say(pages.owner, 'Dit avant bob');
+    // A file of the shared drive from before bob: « Donner accès aux fichiers existants » is ticked.
+    await openFilesTab(pages.owner);
+    await upload(pages.owner, [PLAN]);
+    await fileRow(pages.owner, PLAN.name).waitFor({ timeout: 30_000 });
+    await pages.owner.getByRole('tab', { name: /Salon du ring/ }).click();
 
     pages.bob = await openRoom(logins.bob, PHRASES.bob);
     await waitForState(pages.bob, 'waiting_keys');
     await admitInRoom(pages.alice, 'bob', { newcomer: pages.bob });
     await waitForState(pages.bob, 'active');
+    // He opens the file from before his admission (its key wrapped again for his epoch)...
+    await openFilesTab(pages.bob);
+    const { bytes } = await downloadOf(pages.bob, fileRow(pages.bob, PLAN.name));
+    expect(bytes.equals(PLAN.buffer)).toBe(true);
+    await screenshot(pages.bob, 'admission-existing-files');
+    await pages.bob.getByRole('tab', { name: /Salon du ring/ }).click();
     await say(pages.alice, 'Bienvenue bob');
     await messages(pages.bob).getByText('Bienvenue bob').waitFor({ timeout: 20_000 });
+    // ...but not the messages from before it.
     expect(await messages(pages.bob).getByText('Dit avant bob').count()).toBe(0);
     expect(await messages(pages.bob).getByText('Dit avant toute admission').count()).toBe(0);
     // Not even as undecryptable bubbles: the server serves no history from before his admission.

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
-import type { Download, Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { RING_FILES_MESSAGES } from '@securering/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { admitInRoom } from '../support/room';
+import { type TestFile, downloadOf, fileRow, filesTab, openFilesTab, upload } from '../support/files';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
@@ -69,12 +70,6 @@ function pngWithCanary(): Buffer {
   ]);
 }
 
-interface TestFile {
-  name: string;
-  mimeType: string;
-  buffer: Buffer;
-}
-
 const TEXT: TestFile = {
   name: `notes ${NAME_CANARY}.txt`,
   mimeType: 'text/plain',
@@ -99,33 +94,9 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
 }
 
-const filesTab = (page: Page) => page.getByTestId('files-tab');
-const fileRow = (page: Page, name: string) => filesTab(page).getByRole('row', { name, exact: true });
 const folderTile = (page: Page, name: string) =>
   filesTab(page).getByRole('list', { name: 'Dossiers' }).getByRole('listitem', { name, exact: true });
 const toast = (page: Page, text: string | RegExp) => page.getByText(text, { exact: true }).first();
-
-async function openFilesTab(page: Page) {
-  await page.getByRole('tab', { name: 'Fichiers du ring' }).click();
-  await filesTab(page).waitFor();
-  await filesTab(page)
-    .getByRole('button', { name: 'Uploader des fichiers' })
-    .and(page.locator(':enabled'))
-    .waitFor();
-}
-
-async function upload(page: Page, files: TestFile[]) {
-  await filesTab(page).getByLabel('Fichiers à uploader').setInputFiles(files);
-}
-
-async function downloadOf(page: Page, row: Locator): Promise<{ download: Download; bytes: Buffer }> {
-  const [download] = await Promise.all([
-    page.waitForEvent('download', { timeout: 60_000 }),
-    row.getByRole('button', { name: 'Télécharger' }).click(),
-  ]);
-  const file = await download.path();
-  return { download, bytes: fs.readFileSync(file) };
-}
 
 async function folderMenu(page: Page, name: string, item: 'Ouvrir' | 'Renommer' | 'Supprimer') {
   await folderTile(page, name)

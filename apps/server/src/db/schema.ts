@@ -382,6 +382,17 @@ export interface RingFilesTable {
   key_epoch: number | null;
 }
 
+/** A file key wrapped again under a later epoch key (existing files given to a newcomer). */
+export interface RingFileKeyWrapsTable {
+  file_id: string;
+  ring_id: string;
+  epoch: number;
+  /** The wrapped key (JSON from the browser, as `ring_files.file_key`). */
+  file_key: string;
+  created_by_member_id: string;
+  created_at: string;
+}
+
 /** Bytes set aside for an upload in progress (multipart or tus), counted against the quota. */
 export interface RingUploadReservationsTable {
   /** For tus, the upload id of its URL. */
@@ -500,6 +511,7 @@ export interface DB {
   conversation_reads: ConversationReadsTable;
   ring_folders: RingFoldersTable;
   ring_files: RingFilesTable;
+  ring_file_key_wraps: RingFileKeyWrapsTable;
   ring_upload_reservations: RingUploadReservationsTable;
   calls: CallsTable;
   notification_settings: NotificationSettingsTable;

@@ -18,6 +18,11 @@ export const RING_FILES_API_PATHS = {
   mkdir: '/api/rings/files/mkdir.php',
   renameFolder: '/api/rings/files/rename-folder.php',
   rmdir: '/api/rings/files/rmdir.php',
+  /**
+   * Existing files' keys given to a newcomer (« Donner accès aux fichiers existants », issue 24):
+   * GET lists every file's wrapped keys, POST adds wraps under a later epoch key.
+   */
+  keys: '/api/rings/files/keys.php',
   /** Resumable uploads (tus 1.0.0): POST here creates an upload, `<tus>/<id>` takes HEAD/PATCH/DELETE. */
   tus: '/api/rings/files/tus',
 } as const;
@@ -70,6 +75,9 @@ export const RING_FILES_MESSAGES = {
   folderCreated: 'Dossier créé',
   folderRenamed: 'Dossier renommé',
   folderDeleted: 'Dossier supprimé',
+  keysAdminsOnly: 'Seuls le propriétaire et les administrateurs du Ring donnent accès aux fichiers existants',
+  keysEpochNotHeld: 'Clé du Ring inconnue pour ce partage de fichiers',
+  tooManyKeys: (max: number) => `${max} clés de fichier au plus par envoi`,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -224,6 +232,11 @@ export const ZRingFile = z.object({
   folder: z.string(),
   file_key: ZWrappedFileKey.nullable(),
   key_epoch: z.number().int().nullable(),
+  /**
+   * The same file key wrapped again under later epoch keys (existing files given to a member
+   * admitted later); by epoch.
+   */
+  key_wraps: z.array(ZWrappedFileKey),
   /** Member id of the uploader (null once that member is deleted). */
   uploaded_by: z.string().nullable(),
   /** Whether the caller may rename and delete it. */
@@ -354,6 +367,40 @@ export const ZRenameFolderResponse = successOf({
 export const ZRmdirRequest = z.object({ folder: zNonRootFolder });
 export type TRmdirRequest = z.input<typeof ZRmdirRequest>;
 export const ZRmdirResponse = successOf({ message: z.string() });
+
+/** Most wraps one POST keys.php carries, and most files one GET keys.php page lists. */
+export const FILE_KEYS_BATCH = { maxWraps: 500, pageSize: 1000 } as const;
+
+/** GET keys.php?after= — the Ring's files by id, after `after`, with every wrap of their key. */
+export const ZFileKeysQuery = z.object({
+  after: z.string().max(64, RING_FILES_MESSAGES.invalidFileId).default(''),
+});
+export const ZFileKeysResponse = successOf({
+  files: z.array(
+    z.object({ id: z.string(), file_key: ZWrappedFileKey.nullable(), key_wraps: z.array(ZWrappedFileKey) }),
+  ),
+  /** The `after` of the next page, or null on the last one. */
+  next: z.string().nullable(),
+});
+export type TFileKeysResponse = z.infer<typeof ZFileKeysResponse>;
+
+/** POST keys.php — file keys wrapped again under an epoch key the caller holds (first wrap per epoch kept). */
+export const ZAddFileKeysRequest = z.object({
+  wraps: z
+    .array(
+      z.object({
+        file_id: zFileId,
+        file_key: z.custom<TWrappedFileKey>((v) => ZWrappedFileKey.safeParse(v).success, {
+          message: RING_FILES_MESSAGES.invalidFileKey,
+        }),
+      }),
+      { message: RING_FILES_MESSAGES.invalidFileKey },
+    )
+    .min(1, RING_FILES_MESSAGES.invalidFileKey)
+    .max(FILE_KEYS_BATCH.maxWraps, RING_FILES_MESSAGES.tooManyKeys(FILE_KEYS_BATCH.maxWraps)),
+});
+export type TAddFileKeysRequest = z.input<typeof ZAddFileKeysRequest>;
+export const ZAddFileKeysResponse = successOf({ stored: z.number().int() });
 
 /**
  * tus (1.0.0, extensions creation, creation-with-upload, termination): `Upload-Length` (the

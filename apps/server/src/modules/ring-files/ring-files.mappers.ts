@@ -1,12 +1,17 @@
-import { parseWrappedFileKey, type TRingFile, type TRingFolder } from '@securering/contract';
+import {
+  parseWrappedFileKey,
+  type TRingFile,
+  type TRingFolder,
+  type TWrappedFileKey,
+} from '@securering/contract';
 import type { RingMembersTable } from '../../db/schema';
 import { lastSegment, mayManageFile, mayManageFolder } from './ring-files.policy';
 import type { RingFileRow, RingFolderRow } from './ring-files.repository';
 
 type Viewer = Pick<RingMembersTable, 'id' | 'role'>;
 
-/** A file as the API shows it to `viewer`. */
-export function toRingFile(row: RingFileRow, viewer: Viewer): TRingFile {
+/** A file as the API shows it to `viewer`, with the extra wraps of its key (`keyWraps`). */
+export function toRingFile(row: RingFileRow, viewer: Viewer, keyWraps: TWrappedFileKey[]): TRingFile {
   return {
     id: row.id,
     name: row.name,
@@ -18,6 +23,7 @@ export function toRingFile(row: RingFileRow, viewer: Viewer): TRingFile {
     folder: row.folder_path,
     file_key: row.file_key ? (parseWrappedFileKey(row.file_key) ?? null) : null,
     key_epoch: row.key_epoch === null ? null : Number(row.key_epoch),
+    key_wraps: keyWraps,
     uploaded_by: row.uploaded_by_member_id,
     can_manage: mayManageFile(viewer, row),
   };

@@ -16,6 +16,7 @@ import {
   lastSegment,
   maxFileBytesOf,
   mayManageFile,
+  mayShareFileKeys,
   mayManageFolder,
   parentOf,
   parseByteRange,
@@ -49,6 +50,15 @@ describe('who may do what in the file space', () => {
     expect(mayManageFolder(member, { created_by_member_id: null })).toBe(false);
     expect(mayManageFolder(admin, { created_by_member_id: null })).toBe(true);
     expect(mayManageFolder(owner, { created_by_member_id: 'x' })).toBe(true);
+  });
+
+  it('lets those who admit give existing files to a newcomer: owner and admins, admitted and active', () => {
+    const admitted = { status: 'active' as const, admitted_seq: 3 };
+    expect(mayShareFileKeys({ ...owner, ...admitted })).toBe(true);
+    expect(mayShareFileKeys({ ...admin, ...admitted })).toBe(true);
+    expect(mayShareFileKeys({ ...member, ...admitted })).toBe(false);
+    expect(mayShareFileKeys({ ...admin, ...admitted, admitted_seq: null })).toBe(false);
+    expect(mayShareFileKeys({ ...admin, ...admitted, status: 'inactive' })).toBe(false);
   });
 });
 

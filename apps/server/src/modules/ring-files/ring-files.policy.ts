@@ -17,6 +17,16 @@ type Member = Pick<RingMembersTable, 'id' | 'role'>;
 /** Owner and Ring admins manage every file and folder. */
 export const isRingManager = (member: Member): boolean => member.role === 'owner' || member.role === 'admin';
 
+/**
+ * Who gives a newcomer access to existing files (« Donner accès aux fichiers existants »): those
+ * who admit, the owner and Ring admins, once admitted in the membership log and active.
+ */
+export function mayShareFileKeys(
+  member: Member & Pick<RingMembersTable, 'status' | 'admitted_seq'>,
+): boolean {
+  return isRingManager(member) && member.status === 'active' && member.admitted_seq !== null;
+}
+
 /** A member renames and deletes its own files; owner and Ring admins all files (issue 12). */
 export function mayManageFile(member: Member, file: { uploaded_by_member_id: string | null }): boolean {
   return isRingManager(member) || file.uploaded_by_member_id === member.id;

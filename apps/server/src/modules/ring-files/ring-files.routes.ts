@@ -2,7 +2,9 @@ import {
   DOWNLOAD_HEADERS,
   RING_FILES_API_PATHS as PATHS,
   RING_FILES_MESSAGES,
+  ZAddFileKeysRequest,
   ZDeleteFileRequest,
+  ZFileKeysQuery,
   ZDownloadQuery,
   ZListFilesQuery,
   ZMkdirRequest,
@@ -164,6 +166,16 @@ export async function ringFilesRoutes(app: FastifyInstance, ctx: AppContext): Pr
     const { folder } = parseInput(ZRmdirRequest, request.body);
     await service.rmdir(ringCaller(request), folder);
     return { success: true, message: RING_FILES_MESSAGES.folderDeleted };
+  });
+
+  app.get(PATHS.keys, { preHandler }, async (request) => {
+    const { after } = parseInput(ZFileKeysQuery, request.query);
+    return service.keyWraps.page(ringCaller(request), after);
+  });
+
+  app.post(PATHS.keys, { preHandler }, async (request) => {
+    const input = parseInput(ZAddFileKeysRequest, request.body);
+    return { success: true, stored: await service.keyWraps.add(ringCaller(request), input) };
   });
 
   await ringFilesTusRoutes(app, ctx, service, preHandler);

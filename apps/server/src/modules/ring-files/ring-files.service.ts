@@ -19,6 +19,7 @@ import { isUniqueViolation } from '../../db/database';
 import { AppError, badRequest, conflict, forbidden, notFound, parseInput } from '../../lib/app-error';
 import type { RingCaller } from '../../plugins/auth';
 import { StorageLimitError, type ByteRange } from '../../providers/storage/storage-provider';
+import { FileKeyWrapsService } from './file-key-wraps.service';
 import { toRingFile, toRingFolder } from './ring-files.mappers';
 import {
   fileSharingAllowed,
@@ -92,9 +93,17 @@ export const objectKeyOf = (file: Pick<RingFileRow, 'ring_id' | 'storage_key'>) 
  */
 export class RingFilesService {
   readonly repo: RingFilesRepository;
+  readonly keyWraps: FileKeyWrapsService;
 
   constructor(private readonly ctx: AppContext) {
     this.repo = new RingFilesRepository(ctx.db);
+    this.keyWraps = new FileKeyWrapsService(ctx);
+  }
+
+  /** A file as the caller sees it, with the extra wraps of its key. */
+  private async viewOf(caller: Pick<RingCaller, 'ring' | 'member'>, file: RingFileRow): Promise<TRingFile> {
+    const wraps = await this.keyWraps.wrapsByFile(caller.ring.id, [file.id]);
+    return toRingFile(file, caller.member, wraps.get(file.id) ?? []);
   }
 
   /** 403 with the French explanation when the Ring's plan has no file sharing (spec 2 §6). */
@@ -133,10 +142,14 @@ export class RingFilesService {
       this.repo.findFoldersBelow(ring.id, folder),
       this.repo.usedBytes(ring.id),
     ]);
+    const wraps = await this.keyWraps.wrapsByFile(
+      ring.id,
+      files.map((f) => f.id),
+    );
     const quota = Number(ring.storage_quota_bytes);
     return {
       success: true,
-      files: files.map((f) => toRingFile(f, member)),
+      files: files.map((f) => toRingFile(f, member, wraps.get(f.id) ?? [])),
       folders: below.filter((f) => parentOf(f.path) === folder).map((f) => toRingFolder(f, member)),
       folder,
       storage: { allocated: quota, used, remaining: Math.max(0, quota - used) },
@@ -264,7 +277,8 @@ export class RingFilesService {
       throw error;
     }
     this.announce(ring.id, row.folder_path);
-    return toRingFile(row, member);
+    // A new file: no other wrap of its key yet.
+    return toRingFile(row, member, []);
   }
 
   /** Receives one multipart upload (upload.php); see MultipartUpload. */
@@ -284,7 +298,7 @@ export class RingFilesService {
     if (!mayManageFile(caller.member, file)) throw forbidden(RING_FILES_MESSAGES.ownFilesOnly);
     // Spec 2 §5: a blank or unchanged name changes nothing.
     if (input.new_name === '' || input.new_name === file.name)
-      return { changed: false, file: toRingFile(file, caller.member) };
+      return { changed: false, file: await this.viewOf(caller, file) };
     const changes = {
       name: input.new_name,
       original_name: input.original_name ?? input.new_name,
@@ -293,7 +307,7 @@ export class RingFilesService {
     };
     await this.repo.updateFile(caller.ring.id, file.id, changes);
     this.announce(caller.ring.id, file.folder_path);
-    return { changed: true, file: toRingFile({ ...file, ...changes }, caller.member) };
+    return { changed: true, file: await this.viewOf(caller, { ...file, ...changes }) };
   }
 
   async deleteFile(caller: RingCaller, id: string): Promise<void> {

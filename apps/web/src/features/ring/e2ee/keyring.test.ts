@@ -326,7 +326,7 @@ async function refreshMembers(server: FakeKeyServer, keyring: Keyring) {
 async function admit(server: FakeKeyServer, admitter: Keyring, memberId: string, shareHistory = false) {
   await refreshMembers(server, admitter);
   const shown = admitter.getSnapshot().safety.get(memberId)!.fingerprint;
-  return admitter.admit(memberId, { expectedFingerprint: shown, shareHistory });
+  return admitter.admit(memberId, { expectedFingerprint: shown, shareHistory, shareFiles: true });
 }
 
 const OWNER_PHRASE = 'phrase du propriétaire';

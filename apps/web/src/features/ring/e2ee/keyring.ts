@@ -671,11 +671,12 @@ export class Keyring {
    * « Admettre » (owner or Ring admin): signs the newcomer's admission with the keys whose safety
    * number the person compared (`expectedFingerprint`: refused if the server now lists other keys),
    * then creates a new epoch that reaches the newcomer. Earlier epochs are shared only when
-   * `shareHistory` is ticked.
+   * `shareHistory` is ticked; `shareFiles` records « Donner accès aux fichiers existants » (the
+   * dialog then wraps existing file keys under the new epoch: existing-files-access.ts).
    */
   async admit(
     memberId: string,
-    options: { expectedFingerprint: string; shareHistory: boolean },
+    options: { expectedFingerprint: string; shareHistory: boolean; shareFiles: boolean },
   ): Promise<boolean> {
     const done = await this.change(() => {
       const member = this.members.get(memberId);
@@ -688,8 +689,7 @@ export class Keyring {
           role: 'member',
           invitation: memberId,
           shareHistory: options.shareHistory,
-          // Existing files' keys are not re-wrapped for newcomers (they come with the history).
-          shareFiles: false,
+          shareFiles: options.shareFiles,
         },
       };
     });

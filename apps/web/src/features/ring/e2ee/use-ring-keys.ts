@@ -83,7 +83,10 @@ export interface RingKeys {
    */
   confirmKey(memberId: string, expectedFingerprint: string): Promise<boolean>;
   /** « Admettre » (owner or Ring admin): signs the admission; a new epoch then reaches the newcomer. */
-  admit(memberId: string, options: { expectedFingerprint: string; shareHistory: boolean }): Promise<boolean>;
+  admit(
+    memberId: string,
+    options: { expectedFingerprint: string; shareHistory: boolean; shareFiles: boolean },
+  ): Promise<boolean>;
   /** « Refuser »: ends the newcomer's membership. */
   refuse(memberId: string): Promise<boolean>;
   /** This member is the Ring's owner in the membership log (it names Ring admins). */

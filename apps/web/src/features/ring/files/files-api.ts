@@ -2,7 +2,9 @@ import {
   MESSAGES,
   RING_FILES_API_PATHS as PATHS,
   RING_FILES_MESSAGES,
+  ZAddFileKeysResponse,
   ZDeleteFileResponse,
+  ZFileKeysResponse,
   ZListFilesResponse,
   ZMkdirResponse,
   ZRenameFileResponse,
@@ -65,6 +67,17 @@ export const filesApi = {
     ),
   rmdir: (folder: string) =>
     post(PATHS.rmdir, { folder }, ZRmdirResponse, RING_FILES_MESSAGES.folderDeleteFailed),
+  /** GET keys.php: one page of every file's wrapped keys (owner and Ring admins). */
+  fileKeys: (after: string) =>
+    apiRequest(`${PATHS.keys}?${new URLSearchParams({ after }).toString()}`, {
+      auth: 'ring',
+      schema: ZFileKeysResponse,
+      cache: 'no-store',
+      networkError: RING_FILES_MESSAGES.connectionError,
+    }),
+  /** POST keys.php: file keys wrapped again under a later epoch key. */
+  addFileKeys: (wraps: Array<{ file_id: string; file_key: TWrappedFileKey }>) =>
+    post(PATHS.keys, { wraps }, ZAddFileKeysResponse, RING_FILES_MESSAGES.invalidFileKey),
 };
 
 /** The Ring bearer header, or a "Non authentifié" ApiError. */

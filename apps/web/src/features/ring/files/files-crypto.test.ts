@@ -1,5 +1,5 @@
 import { encryptedFileSize } from '@securering/contract';
-import { decryptStream, generateEpochKey, generateFileKey, randomBytes } from '@securering/e2ee';
+import { decryptStream, generateEpochKey, generateFileKey, randomBytes, wrapFileKey } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
   EncryptedFile,
@@ -56,6 +56,12 @@ describe('file keys', () => {
     expect(await openFileKey(file, RING, (n) => (n === 3 ? epoch : undefined))).toEqual(fileKey);
     expect(await openFileKey(file, RING, () => undefined)).toBeUndefined();
     expect(await openFileKey({ id: fileId, file_key: null }, RING, () => epoch)).toBeUndefined();
+    // A member admitted later holds only a later epoch: the file key wrapped again for it opens.
+    const later = await generateEpochKey({ ringId: RING, epoch: 5, level: 'standard' });
+    const rewrapped = await wrapFileKey(fileKey, later, { ringId: RING, fileId });
+    expect(
+      await openFileKey({ ...file, key_wraps: [rewrapped] }, RING, (n) => (n === 5 ? later : undefined)),
+    ).toEqual(fileKey);
     // Bound to the file id: the same wrapped key under another id does not open.
     await expect(openFileKey({ ...file, id: crypto.randomUUID() }, RING, () => epoch)).rejects.toThrow();
   });

@@ -57,16 +57,20 @@ export async function newFileKey(epochKey: EpochKey, ringId: string) {
   return { fileId, fileKey, wrapped };
 }
 
-/** The raw key of a listed file, or undefined when this member lacks its epoch's key. */
+/**
+ * The raw key of a listed file, or undefined when this member holds the epoch key of none of its
+ * wraps (the upload's, then those given to members admitted later, `key_wraps`).
+ */
 export async function openFileKey(
-  file: Pick<TRingFile, 'id' | 'file_key'>,
+  file: Pick<TRingFile, 'id' | 'file_key'> & { key_wraps?: TRingFile['key_wraps'] },
   ringId: string,
   epochKey: (epoch: number) => EpochKey | undefined,
 ): Promise<Uint8Array | undefined> {
-  if (!file.file_key) return undefined;
-  const key = epochKey(file.file_key.epoch);
-  if (!key) return undefined;
-  return unwrapFileKey(file.file_key, key, { ringId, fileId: file.id });
+  for (const wrapped of [file.file_key, ...(file.key_wraps ?? [])]) {
+    const key = wrapped ? epochKey(wrapped.epoch) : undefined;
+    if (wrapped && key) return unwrapFileKey(wrapped, key, { ringId, fileId: file.id });
+  }
+  return undefined;
 }
 
 /**

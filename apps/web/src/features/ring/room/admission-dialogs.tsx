@@ -13,12 +13,33 @@ import {
 } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
 import type { MemberSafety } from '../e2ee/keyring';
-import { useRingKeys } from '../e2ee/use-ring-keys';
+import { useRingKeys, type RingKeys } from '../e2ee/use-ring-keys';
+import { giveExistingFiles } from '../files/existing-files-access';
+import { filesApi } from '../files/files-api';
 
 /**
  * The admission dialogs of the room (issue 24), loaded when first opened: « Admettre » shows the
- * safety number to compare and « Partager l'historique »; « Refuser » asks for confirmation.
+ * safety number to compare, « Partager l'historique » (unticked) and « Donner accès aux fichiers
+ * existants » (ticked); « Refuser » asks for confirmation.
  */
+
+/** After the admission's new epoch: existing file keys wrapped again for it (existing-files-access.ts). */
+async function giveFilesAfterAdmission(keys: RingKeys): Promise<string | null> {
+  try {
+    const target = await keys.ensureSendableEpoch();
+    const { unreadable } = await giveExistingFiles({
+      ringId: keys.ringId,
+      target,
+      epochKey: (epoch) => keys.epochKey(epoch),
+      api: filesApi,
+    });
+    return unreadable > 0
+      ? `Admis. ${unreadable} fichier(s) n’ont pas pu être partagés\u202f: ce navigateur n’en a pas la clé.`
+      : null;
+  } catch {
+    return 'Admis, mais l’accès aux fichiers existants n’a pas pu être donné. Réessayez en l’admettant depuis un autre navigateur, ou partagez ces fichiers à nouveau.';
+  }
+}
 
 export function AdmitDialog({
   user,
@@ -33,7 +54,11 @@ export function AdmitDialog({
 }) {
   const keys = useRingKeys();
   const historyId = useId();
+  const filesId = useId();
   const [shareHistory, setShareHistory] = useState(false);
+  const [shareFiles, setShareFiles] = useState(true);
+  // Admitted, with something to say about the files: only « Fermer » is left.
+  const [admitted, setAdmitted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // The number shown is the one signed: the admission is refused if the server lists other keys.
@@ -77,27 +102,58 @@ export function AdmitDialog({
           </div>
         ) : (
           <p className="text-sm text-slate-600">
-            {user.username} lira les messages et fichiers envoyés à partir de son admission.
+            {user.username} lira les messages envoyés à partir de son admission.
           </p>
         )}
-        {error ? <Alert variant="error">{error}</Alert> : null}
+        {shareHistory ? null : (
+          <div className="flex items-start gap-2">
+            <Checkbox
+              id={filesId}
+              checked={shareFiles}
+              onCheckedChange={(value) => setShareFiles(value === true)}
+            />
+            <div className="space-y-0.5">
+              <Label htmlFor={filesId}>Donner accès aux fichiers existants</Label>
+              <p className="text-xs text-slate-500">
+                L’espace de fichiers est partagé&#8239;: {user.username} pourra ouvrir les fichiers déjà
+                déposés, sans lire les messages d’avant son admission.
+              </p>
+            </div>
+          </div>
+        )}
+        {error ? <Alert variant={admitted ? 'warning' : 'error'}>{error}</Alert> : null}
         <DialogFooter>
           <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-            Annuler
+            {admitted ? 'Fermer' : 'Annuler'}
           </Button>
           <Button
             disabled={busy}
+            hidden={admitted}
             onClick={() => {
               setBusy(true);
               setError(null);
+              // The history carries the files' epochs too: wraps are needed only without it.
+              const rewrap = shareFiles && !shareHistory;
               void keys
-                .admit(user.id, { expectedFingerprint: shown, shareHistory })
-                .then((done) => {
-                  if (done) onOpenChange(false);
-                  else
+                .admit(user.id, {
+                  expectedFingerprint: shown,
+                  shareHistory,
+                  shareFiles: shareHistory || shareFiles,
+                })
+                .then(async (done) => {
+                  if (!done) {
                     setError(
                       'Admission impossible\u202f: ses clés ont changé ou le Ring a changé entre-temps. Comparez à nouveau son numéro de sécurité.',
                     );
+                    return;
+                  }
+                  const problem = rewrap ? await giveFilesAfterAdmission(keys) : null;
+                  if (!problem) {
+                    onOpenChange(false);
+                    return;
+                  }
+                  setAdmitted(true);
+                  setError(problem);
                 })
                 .catch(() => setError('Admission impossible pour le moment. Réessayez.'))
                 .finally(() => setBusy(false));
