@@ -58,6 +58,22 @@ async function unlockWith(page: Page, phrase: string) {
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
 }
 
+/** « Marquer … comme vérifié » in `page`, after checking the number is the one `peer` shows itself. */
+async function markVerified(page: Page, peer: Page, username: string) {
+  await page.getByRole('button', { name: `Marquer ${username} comme vérifié` }).click();
+  const dialog = page.getByRole('dialog', { name: `Vérifier ${username}` });
+  expect((await dialog.getByTestId('verify-safety-number').textContent())!.trim()).toBe(
+    await safetyNumberOf(peer, username),
+  );
+  await dialog.getByRole('button', { name: 'Les numéros sont identiques' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page
+    .getByRole('list', { name: 'Membres du Ring' })
+    .getByRole('listitem', { name: username })
+    .getByTestId('verified-badge')
+    .waitFor();
+}
+
 async function safetyNumberOf(page: Page, username: string): Promise<string> {
   const row = page.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: username });
   const number = row.getByTestId('safety-number');
@@ -169,6 +185,10 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
       await safetyNumberOf(ownerRoom, 'Claire Fontaine'),
     );
     await screenshot(bob, 'e2ee-room-active');
+
+    // The owner marks bob « Vérifié » after comparing the number bob's own page shows.
+    await markVerified(ownerRoom, bob, 'bob');
+    await screenshot(ownerRoom, 'e2ee-member-verified');
   });
 
   it('[E2EE] a popup opened by the room gets its keys without a second passphrase', async () => {
@@ -209,6 +229,20 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await ownerRoom.getByRole('button', { name: 'Confirmer la nouvelle clé de bob' }).click();
     await waitForState(bob, 'active');
     expect(await ownerRoom.getByText('Le numéro de sécurité de bob a changé').count()).toBe(0);
+
+    // The owner had verified bob: his new key is in the log now, so the owner sends nothing (the
+    // room included) until it compares the new number.
+    const note = ownerRoom.getByTestId('chat-footer-note').first();
+    await note.getByText(/Envoi bloqué.*bob, que vous aviez vérifié, a changé/).waitFor({ timeout: 15_000 });
+    expect(await ownerRoom.getByRole('textbox', { name: 'Message' }).first().isDisabled()).toBe(true);
+    expect(await ownerRoom.getByTestId('verified-badge').count()).toBe(0);
+    await screenshot(ownerRoom, 'e2ee-verified-key-changed');
+    await markVerified(ownerRoom, bob, 'bob');
+    const box = ownerRoom.getByRole('textbox', { name: 'Message' }).first();
+    await box.and(ownerRoom.locator(':enabled')).waitFor();
+    await box.fill('Nouvelle clé comparée');
+    await ownerRoom.getByRole('button', { name: 'Envoyer' }).first().click();
+    await bob.getByText('Nouvelle clé comparée').waitFor({ timeout: 15_000 });
   });
 
   it('[E2EE] the owner deactivates the member: its open room loses access at once; it can be reactivated', async () => {

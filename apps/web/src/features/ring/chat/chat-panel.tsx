@@ -52,6 +52,14 @@ export function ChatPanel({
     return info.users.find((u) => u.id === peer)?.username ?? '';
   }, [conversationId, info.user.id, info.users]);
 
+  // Members this person verified whose keys changed since: no message reaches them until compared again.
+  const blockedNames = useMemo(() => {
+    const blocked = keys.verifiedKeyChanged.filter(
+      (id) => conversationId === ROOM_CONVERSATION_ID || conversationId.split(':').slice(1).includes(id),
+    );
+    return blocked.map((id) => info.users.find((u) => u.id === id)?.username ?? 'un membre');
+  }, [keys.verifiedKeyChanged, conversationId, info.users]);
+
   const debugNotifications = useMemo(
     () => new URLSearchParams(window.location.search).get('debugNotifs') === '1',
     [],
@@ -109,6 +117,7 @@ export function ChatPanel({
       <Composer
         keysState={keys.state}
         waitingForAdmission={keys.admission === 'waiting' || keys.admission === 'key_pending'}
+        verifiedKeyChanged={blockedNames}
         sending={snapshot.sending}
         privateConversation={conversationId !== ROOM_CONVERSATION_ID}
         onSend={handleSend}

@@ -16,6 +16,13 @@ const DM_NOTE = 'Message privé chiffré de bout en bout\u202f: seuls vous deux 
 /** Waiting for keys because no member admitted this one yet (issue 24): nobody sends it keys before. */
 const ADMISSION_NOTE = 'Envoi impossible pour l’instant\u202f: un membre du Ring doit d’abord vous admettre.';
 
+/** Why sending stops when a member this person verified has other keys now (issue 24). */
+export function verifiedKeyChangedNote(names: readonly string[]): string {
+  const who =
+    names.length === 1 ? `de ${names[0]}` : `de ${names.slice(0, -1).join(', ')} et ${names.at(-1)}`;
+  return `Envoi bloqué\u202f: le numéro de sécurité ${who}, que vous aviez vérifié, a changé. Comparez le nouveau numéro avec la personne puis marquez-la de nouveau comme vérifiée dans « Utilisateurs du Ring ».`;
+}
+
 /**
  * The message box: a textbox named "Message" and "Envoyer". Enter sends, Shift+Enter adds a line;
  * blank text and a send while one is in progress are ignored (spec 2 §5). The footer note claims
@@ -25,6 +32,7 @@ const ADMISSION_NOTE = 'Envoi impossible pour l’instant\u202f: un membre du Ri
 export function Composer({
   keysState,
   waitingForAdmission = false,
+  verifiedKeyChanged = [],
   sending,
   privateConversation,
   onSend,
@@ -32,13 +40,16 @@ export function Composer({
   keysState: KeyringStatus;
   /** The member is not admitted yet (or its new keys not confirmed): its keys wait for that. */
   waitingForAdmission?: boolean;
+  /** Names of verified members whose keys changed: sending waits until they are compared again. */
+  verifiedKeyChanged?: readonly string[];
   sending: boolean;
   privateConversation: boolean;
   /** Returns true when the message was taken (the box then empties). */
   onSend: (text: string) => boolean;
 }) {
   const [text, setText] = useState('');
-  const ready = keysState === 'active';
+  const blocked = verifiedKeyChanged.length > 0;
+  const ready = keysState === 'active' && !blocked;
 
   const submit = () => {
     if (!ready || !canSend(text, sending)) return;
@@ -67,7 +78,9 @@ export function Composer({
           value={text}
           maxLength={20_000}
           disabled={!ready}
-          placeholder={ready ? 'Écrire un message chiffré…' : 'Chiffrement pas encore prêt'}
+          placeholder={
+            ready ? 'Écrire un message chiffré…' : blocked ? 'Envoi bloqué' : 'Chiffrement pas encore prêt'
+          }
           onChange={(event) => setText(event.target.value)}
           onKeyDown={handleKeyDown}
           className={cn(
@@ -80,13 +93,22 @@ export function Composer({
           <SendHorizontal aria-hidden /> Envoyer
         </Button>
       </form>
-      <p className="mt-2 flex items-start gap-1.5 text-xs text-slate-500" data-testid="chat-footer-note">
+      <p
+        className={cn(
+          'mt-2 flex items-start gap-1.5 text-xs',
+          blocked && keysState === 'active' ? 'text-amber-800' : 'text-slate-500',
+        )}
+        data-testid="chat-footer-note"
+        role={blocked && keysState === 'active' ? 'alert' : undefined}
+      >
         <Lock className="mt-0.5 size-3 shrink-0" aria-hidden />
-        {ready && privateConversation
-          ? DM_NOTE
-          : keysState === 'waiting_keys' && waitingForAdmission
-            ? ADMISSION_NOTE
-            : NOTES[keysState]}
+        {blocked && keysState === 'active'
+          ? verifiedKeyChangedNote(verifiedKeyChanged)
+          : ready && privateConversation
+            ? DM_NOTE
+            : keysState === 'waiting_keys' && waitingForAdmission
+              ? ADMISSION_NOTE
+              : NOTES[keysState]}
       </p>
     </div>
   );

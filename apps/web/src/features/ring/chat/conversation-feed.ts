@@ -6,7 +6,7 @@ import {
   type TNewMessageEvent,
 } from '@securering/contract';
 import { isE2eeError } from '@securering/e2ee';
-import { PeerKeyUnavailable } from '../e2ee/keyring';
+import { PeerKeyUnavailable, VerifiedKeyChanged } from '../e2ee/keyring';
 import type { RingKeys } from '../e2ee/use-ring-keys';
 import type { ChatApi } from './chat-api';
 import {
@@ -79,6 +79,8 @@ export function peerKeyMessage(peerName: string, reason: PeerKeyUnavailable['rea
     : `${peerName} n’a pas encore créé ses clés de chiffrement\u202f: réessayez quand il se sera connecté.`;
 }
 
+const VERIFIED_KEY_CHANGED =
+  'Non envoyé\u202f: le numéro de sécurité d’un membre que vous aviez vérifié a changé. Comparez-le de nouveau dans « Utilisateurs du Ring ».';
 const KEYS_NOT_READY = 'Clé du Ring pas encore disponible\u202f: réessayez dans un instant.';
 
 /** An ApiError (status, body with the 409 `code`) as the retry rules read it; -1 for anything else. */
@@ -524,6 +526,7 @@ export class ConversationFeed {
           if (error instanceof PeerKeyUnavailable) {
             return this.fail(entry.key, peerKeyMessage(peerName || 'Ce membre', error.reason), release);
           }
+          if (error instanceof VerifiedKeyChanged) return this.fail(entry.key, VERIFIED_KEY_CHANGED, release);
           if (isE2eeError(error, 'missing_key')) return this.fail(entry.key, KEYS_NOT_READY, release);
           const decision = sendRetryDecision(failureOf(error), attempts, CHAT_MESSAGES.sendFailed);
           if (decision.action === 'fail') return this.fail(entry.key, decision.message, release);

@@ -2,6 +2,9 @@ import type { TKeyStateResponse, TPendingShare } from '@securering/contract';
 import type { LogMember, MembershipState } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
+  publicKeysId,
+  sendBlockedBy,
+  verificationOf,
   needsKeySync,
   admissionOf,
   checkAgainstCheckpoint,
@@ -124,6 +127,32 @@ describe('trust from the signed membership log (issue 24)', () => {
     expect(checkAgainstCheckpoint(log, { ...checkpoint, genesisHash: 'x'.repeat(64) })).toBe('fork');
     expect(checkAgainstCheckpoint(log, { ...checkpoint, headHash: 'y'.repeat(64) })).toBe('fork');
     expect(checkAgainstCheckpoint(log, { ...checkpoint, headSeq: 11 })).toBe('rollback');
+  });
+});
+
+describe('« Vérifié » (issue 24)', () => {
+  const keysA = { x25519: 'xa', ed25519: 'ea' };
+  const keysB = { x25519: 'xb', ed25519: 'ea' };
+
+  it('holds while the log names the keys compared; changed once it names others', () => {
+    const marked = publicKeysId(keysA);
+    expect(verificationOf(undefined, { keys: keysA, status: 'active' })).toBe('unverified');
+    expect(verificationOf(marked, { keys: keysA, status: 'active' })).toBe('verified');
+    expect(verificationOf(marked, { keys: keysB, status: 'active' })).toBe('changed');
+    // Not an active member of the log: nothing is sent to it anyway.
+    expect(verificationOf(marked, { keys: keysB, status: 'inactive' })).toBe('unverified');
+    expect(verificationOf(marked, undefined)).toBe('unverified');
+  });
+
+  it('blocks the room for any changed verified member, a private conversation for its peer only', () => {
+    const verification = new Map([
+      ['bob', 'changed' as const],
+      ['carol', 'verified' as const],
+      ['me', 'changed' as const],
+    ]);
+    expect(sendBlockedBy('room:general', 'me', verification)).toEqual(['bob']);
+    expect(sendBlockedBy('dm:bob:me', 'me', verification)).toEqual(['bob']);
+    expect(sendBlockedBy('dm:carol:me', 'me', verification)).toEqual([]);
   });
 });
 

@@ -31,6 +31,44 @@ export function keyringStatus(input: {
   return input.currentEpoch > 0 && input.holdsCurrentEpoch ? 'active' : 'waiting_keys';
 }
 
+// ---- « Vérifié »: safety numbers this person compared (issue 24) ------------------------------------
+
+/**
+ * Whether this person verified a member: `verified` when it marked the member « Vérifié » with the
+ * keys the log names for it now; `changed` when it verified other keys (the member reset and a
+ * Ring admin confirmed the new ones in the log): nothing is sent to that member until the person
+ * compares again; `unverified` otherwise (never marked, or not an active member of the log).
+ * `markedKeys` is the {@link publicKeysId} of the keys compared.
+ */
+export type Verification = 'unverified' | 'verified' | 'changed';
+
+export function verificationOf(
+  markedKeys: string | undefined,
+  logMember: { keys: TPublicKeys; status: string } | undefined,
+): Verification {
+  if (markedKeys === undefined || !logMember || logMember.status !== 'active') return 'unverified';
+  return publicKeysId(logMember.keys) === markedKeys ? 'verified' : 'changed';
+}
+
+/** One string for a member's two public keys (safety-number cache, verified marks). */
+export function publicKeysId(keys: TPublicKeys): string {
+  return `${keys.x25519}|${keys.ed25519}`;
+}
+
+/**
+ * The members a message to `conversationId` must not be sent to yet: in the room, every member
+ * whose verified key changed; in a private conversation, the peer if its verified key changed.
+ */
+export function sendBlockedBy(
+  conversationId: string,
+  selfId: string,
+  verification: ReadonlyMap<string, Verification>,
+): string[] {
+  const changed = [...verification].filter(([id, v]) => v === 'changed' && id !== selfId).map(([id]) => id);
+  if (conversationId === ROOM_CONVERSATION_ID) return changed;
+  return changed.filter((id) => dmConversationId(selfId, id) === conversationId);
+}
+
 // ---- Trust from the signed membership log (issue 24) ---------------------------------------------
 
 /**

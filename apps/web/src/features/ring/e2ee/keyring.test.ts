@@ -26,9 +26,10 @@ import {
   Keyring,
   LOG_PROBLEM_TEXT,
   PeerKeyUnavailable,
+  VerifiedKeyChanged,
   type KeyringApi,
 } from './keyring';
-import { memoryLogCheckpointStore, type LogCheckpointStore } from './log-checkpoint-store';
+import { memoryLocalTrustStore, type LocalTrustStore } from './local-trust-store';
 
 /**
  * A small in-memory stand-in for the key endpoints with the server's rules (own shares only,
@@ -302,18 +303,14 @@ class FakeKeyServer {
 }
 
 /** One member's browser tab: its keyring and this browser's memory of the log it verified. */
-function tab(
-  server: FakeKeyServer,
-  memberId: string,
-  checkpoints: LogCheckpointStore = memoryLogCheckpointStore(),
-) {
+function tab(server: FakeKeyServer, memberId: string, localTrust: LocalTrustStore = memoryLocalTrustStore()) {
   return new Keyring({
     ringId: server.ringId,
     memberId,
     level: () => server.level,
     role: () => server.members.get(memberId)!.role,
     api: server.api(memberId),
-    checkpoints,
+    localTrust,
   });
 }
 
@@ -551,7 +548,7 @@ describe('keyring flows against the key endpoints', () => {
         const again = tab(
           server,
           'owner',
-          (owner as unknown as { deps: { checkpoints: LogCheckpointStore } }).deps.checkpoints,
+          (owner as unknown as { deps: { localTrust: LocalTrustStore } }).deps.localTrust,
         );
         await again.load();
         expect(await again.unlock(OWNER_PHRASE)).toBe(true);
@@ -610,6 +607,54 @@ describe('keyring flows against the key endpoints', () => {
       await bob.sync();
       expect(bob.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted' });
       expect(bob.currentEpochKey()!.epoch).toBe(4);
+    },
+  );
+
+  it(
+    '« Vérifié »: once a verified member’s key changes in the log, nothing is sent to it until compared again',
+    SLOW,
+    async () => {
+      const { server, owner } = await ownerAndBob();
+      await refreshMembers(server, owner);
+      const before = owner.getSnapshot().safety.get('bob')!;
+      expect(before.verification).toBe('unverified');
+      // The number compared must be the log's: another one is refused.
+      expect(await owner.markVerified('bob', '00000 00000 00000 00000 00000 00000')).toBe(false);
+      expect(await owner.markVerified('bob', before.logFingerprint!)).toBe(true);
+      expect(owner.getSnapshot().safety.get('bob')!.verification).toBe('verified');
+      const key = await owner.ensureSendableEpoch();
+      await expect(owner.encryptText('room:general', 'avant', key)).resolves.toBeDefined();
+
+      // Bob resets; the owner (admin) confirms his new key in the log: the mark no longer holds.
+      const bob = tab(server, 'bob');
+      await bob.load();
+      expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
+      await refreshMembers(server, owner);
+      const changedKeys = owner.getSnapshot().safety.get('bob')!;
+      expect(await owner.confirmKey('bob', changedKeys.fingerprint)).toBe(true);
+      await refreshMembers(server, owner);
+      const after = owner.getSnapshot();
+      expect(after.safety.get('bob')!.verification).toBe('changed');
+      expect(after.verifiedKeyChanged).toEqual(['bob']);
+      const next = await owner.ensureSendableEpoch();
+      for (const conversation of ['room:general', dmConversationId('owner', 'bob')])
+        await expect(owner.encryptText(conversation, 'bloqué', next)).rejects.toBeInstanceOf(
+          VerifiedKeyChanged,
+        );
+
+      // Compared again: sending resumes. The mark is kept in this browser's store (a new tab sees it).
+      expect(await owner.markVerified('bob', after.safety.get('bob')!.logFingerprint!)).toBe(true);
+      expect(owner.getSnapshot().verifiedKeyChanged).toEqual([]);
+      await expect(owner.encryptText('room:general', 'après', next)).resolves.toBeDefined();
+      const store = (owner as unknown as { deps: { localTrust: LocalTrustStore } }).deps.localTrust;
+      const again = tab(server, 'owner', store);
+      await again.load();
+      expect(await again.unlock(OWNER_PHRASE)).toBe(true);
+      await again.sync();
+      await refreshMembers(server, again);
+      expect(again.getSnapshot().safety.get('bob')!.verification).toBe('verified');
+      expect(await again.unmarkVerified('bob')).toBe(true);
+      expect(again.getSnapshot().safety.get('bob')!.verification).toBe('unverified');
     },
   );
 
@@ -755,7 +800,7 @@ describe('keyring flows against the key endpoints', () => {
       level: () => server.level,
       role: () => 'owner',
       api: { ...server.api('owner'), getLog: () => Promise.reject(new Error('hors ligne')) },
-      checkpoints: memoryLogCheckpointStore(),
+      localTrust: memoryLocalTrustStore(),
     });
     await offline.adopt(owner.exportTransfer()!);
     expect(await offline.verifyKeysOf('bob')).toHaveLength(1);

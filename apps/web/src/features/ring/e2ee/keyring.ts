@@ -54,15 +54,19 @@ import {
   keyringStatus,
   planPendingShares,
   planRotationRecipients,
+  publicKeysId,
+  sendBlockedBy,
   sharesToOpen,
   trustOf,
+  verificationOf,
   waitingForAdmission,
   type Admission,
   type HeldEpoch,
   type KeyringStatus,
   type MemberTrust,
+  type Verification,
 } from './keyring-policy';
-import type { LogCheckpointStore } from './log-checkpoint-store';
+import type { LocalTrustStore } from './local-trust-store';
 import type { KeyringTransfer } from './popup-bridge';
 
 /** A Ring member's published keys, as rings/info.php lists them. */
@@ -103,6 +107,17 @@ export class PeerKeyUnavailable extends Error {
   }
 }
 
+/**
+ * A message cannot be sent yet: these members' keys, which this person marked « Vérifié », changed
+ * since (keyring-policy `sendBlockedBy`); the person compares the new safety numbers first.
+ */
+export class VerifiedKeyChanged extends Error {
+  constructor(readonly memberIds: readonly string[]) {
+    super('verified key changed');
+    this.name = 'VerifiedKeyChanged';
+  }
+}
+
 /** A 409 of the key calls that means "read the state again and retry". */
 export class KeyCallConflict extends Error {
   constructor(readonly code: string) {
@@ -122,7 +137,7 @@ export interface KeyringDeps {
    */
   role(): 'owner' | 'admin' | 'member';
   api: KeyringApi;
-  checkpoints: LogCheckpointStore;
+  localTrust: LocalTrustStore;
   log?(message: string, details?: Record<string, unknown>): void;
   now?(): Date;
 }
@@ -138,6 +153,8 @@ export interface MemberSafety {
   /** Safety number of the keys the membership log names (differs while a key change waits). */
   logFingerprint: string | null;
   trust: MemberTrust;
+  /** Whether this person marked it « Vérifié », and whether the log still names those keys. */
+  verification: Verification;
 }
 
 /** Why the membership log cannot be trusted: nothing is wrapped or sent while it is set. */
@@ -176,6 +193,8 @@ export interface KeyringSnapshot {
   historyOffered: boolean;
   /** Set when the log cannot be trusted (see LOG_PROBLEM_TEXT): no key is used then. */
   logProblem: string | null;
+  /** Members this person verified whose keys changed since: nothing is sent to them meanwhile. */
+  verifiedKeyChanged: readonly string[];
 }
 
 /** A keyring before anything is loaded: locked, nothing held. */
@@ -196,6 +215,7 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   logLevel: null,
   historyOffered: false,
   logProblem: null,
+  verifiedKeyChanged: [],
 };
 
 export const INSECURE_CONTEXT =
@@ -225,6 +245,8 @@ export class Keyring {
   private log: MembershipState | null = null;
   private logProblem: string | null = null;
   private ignoredPending: string[] = [];
+  /** Members this person marked « Vérifié »: member id → publicKeysId of the keys compared. */
+  private verified: Record<string, string> = {};
   /** When a lookup last read the log again for a member it did not know (verifyKeysOf). */
   private logReadAt = 0;
   private readonly fingerprints = new Map<string, string>();
@@ -320,6 +342,7 @@ export class Keyring {
       this.record = answer.key;
       this.publishedKeys = answer.publicKeys;
       this.keyVersion = answer.keyVersion;
+      this.verified = await this.deps.localTrust.getVerified(this.ringId, this.memberId).catch(() => ({}));
       this.failed = false;
       this.update({ phase: answer.key ? 'unlock' : 'setup', error: null });
     } catch (error) {
@@ -520,9 +543,13 @@ export class Keyring {
           fingerprint: await this.fingerprintOf(member.keys),
           logFingerprint: logged ? await this.fingerprintOf(logged.keys) : null,
           trust: this.trustOf(member.id, member.keys),
+          verification: this.verificationOf(member.id),
         });
       }
-      this.update({ safety });
+      const verifiedKeyChanged = [...safety.values()]
+        .filter((m) => m.verification === 'changed')
+        .map((m) => m.memberId);
+      this.update({ safety, verifiedKeyChanged });
     });
     // The chain never rejects, so a failure does not stop later refreshes.
     this.membersChain = run.catch((error: unknown) => {
@@ -532,7 +559,7 @@ export class Keyring {
   }
 
   private async fingerprintOf(keys: TPublicKeys): Promise<string> {
-    const id = fingerprintId(keys);
+    const id = publicKeysId(keys);
     let value = this.fingerprints.get(id);
     if (!value) {
       value = await fingerprint(keys);
@@ -545,6 +572,41 @@ export class Keyring {
    * What may be done with a member's published keys, from the verified log only (never from what
    * the server asserts). This member's own keys: trusted when the log names the keys it unlocked.
    */
+  private verificationOf(memberId: string): Verification {
+    if (this.logProblem) return 'unverified';
+    return verificationOf(this.verified[memberId], this.log?.members.get(memberId));
+  }
+
+  /**
+   * « Marquer … comme vérifié »: this person compared `shown`, the safety number of the keys the
+   * log names for the member, with the member (in person, by phone). Refused (false) when the log
+   * names other keys now. Kept in this browser only.
+   */
+  async markVerified(memberId: string, shown: string): Promise<boolean> {
+    const logged = this.logProblem ? undefined : this.log?.members.get(memberId);
+    if (!logged || logged.status !== 'active' || memberId === this.memberId) return false;
+    if ((await this.fingerprintOf(logged.keys)) !== shown) return false;
+    return this.saveVerified({ ...this.verified, [memberId]: publicKeysId(logged.keys) });
+  }
+
+  /** « Retirer la vérification »: the member is no longer marked « Vérifié » in this browser. */
+  async unmarkVerified(memberId: string): Promise<boolean> {
+    const { [memberId]: _removed, ...rest } = this.verified;
+    return this.saveVerified(rest);
+  }
+
+  private async saveVerified(verified: Record<string, string>): Promise<boolean> {
+    try {
+      await this.deps.localTrust.putVerified(this.ringId, this.memberId, verified);
+    } catch (error) {
+      this.report('Vérification non enregistrée dans ce navigateur', { error: messageOf(error) });
+      return false;
+    }
+    this.verified = verified;
+    await this.refreshSafety();
+    return true;
+  }
+
   private trustOf(memberId: string, keys: TPublicKeys): MemberTrust {
     if (this.logProblem) return 'waiting';
     if (memberId === this.memberId && this.ownKeys && !samePublicIdentity(keys, this.ownKeys))
@@ -573,7 +635,9 @@ export class Keyring {
     const after = this.log && headSeq > this.log.head.seq ? this.log.head.seq : -1;
     // The checkpoint first: another tab of this member (the room, a popup) may store a newer one
     // while this one reads the log, which an honest server then serves at least up to it.
-    const checkpoint = await this.deps.checkpoints.get(this.ringId, this.memberId).catch(() => undefined);
+    const checkpoint = await this.deps.localTrust
+      .getCheckpoint(this.ringId, this.memberId)
+      .catch(() => undefined);
     const answer = await this.deps.api.getLog(after);
     if (answer.links.length === 0) {
       if (this.log || checkpoint) this.setLogProblem(LOG_PROBLEM_TEXT.rollback, 'rollback');
@@ -596,8 +660,8 @@ export class Keyring {
     }
     this.log = verified;
     this.logProblem = null;
-    await this.deps.checkpoints
-      .put(this.memberId, {
+    await this.deps.localTrust
+      .putCheckpoint(this.memberId, {
         ringId: this.ringId,
         genesisHash: verified.genesisHash,
         headSeq: verified.head.seq,
@@ -738,7 +802,7 @@ export class Keyring {
    */
   private keysShownAs(memberId: string, shown: string): TPublicKeys | undefined {
     const keys = this.members.get(memberId)?.keys;
-    return keys && this.fingerprints.get(fingerprintId(keys)) === shown ? keys : undefined;
+    return keys && this.fingerprints.get(publicKeysId(keys)) === shown ? keys : undefined;
   }
 
   /** After an admission or a key change: the new epoch now, so nobody waits for the next message. */
@@ -1118,6 +1182,11 @@ export class Keyring {
     if (!this.identity) throw new E2eeError('missing_key', 'locked');
     const target = conversationPeerOf(conversationId, this.memberId);
     if (target.kind === 'foreign') throw new E2eeError('invalid_format', 'not a conversation of this member');
+    const verification = new Map(
+      Object.keys(this.verified).map((id) => [id, this.verificationOf(id)] as const),
+    );
+    const blockedBy = sendBlockedBy(conversationId, this.memberId, verification);
+    if (blockedBy.length > 0) throw new VerifiedKeyChanged(blockedBy);
     let key = epochKey;
     if (target.kind === 'dm') {
       const [peerX25519] = this.peerAgreementKeys(target.peerId, true);
@@ -1193,11 +1262,6 @@ export class Keyring {
     }
     throw lastError;
   }
-}
-
-/** The cache key of a safety number: both public keys. */
-function fingerprintId(keys: TPublicKeys): string {
-  return `${keys.x25519}|${keys.ed25519}`;
 }
 
 /** A 403 of the key calls (a rotation by a member who is not a holder while others are). */

@@ -9,7 +9,7 @@ import { needsKeySync } from './keyring-policy';
 import { createKeysApi, membersOf } from './keys-api';
 import { PassphraseDialog, type PassphraseDialogMode } from './passphrase-dialog';
 import { hasSameOriginOpener, requestKeyringFromOpener, serveKeyringToPopups } from './popup-bridge';
-import { browserLogCheckpointStore } from './log-checkpoint-store';
+import { browserLocalTrustStore } from './local-trust-store';
 import { RingKeysContext, type RingKeys } from './use-ring-keys';
 
 /** A burst of keys_changed events makes one state read. */
@@ -49,7 +49,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       level: () => live.current.level,
       role: () => live.current.role,
       api: createKeysApi(client),
-      checkpoints: browserLogCheckpointStore(),
+      localTrust: browserLocalTrustStore(),
       log: (message, details) =>
         logToServer('warning', 'security', message, { ringId, ...details }, memberId),
     });
@@ -180,6 +180,9 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       historyOffered: snapshot.historyOffered,
       ignoredPending: snapshot.ignoredPending,
       logProblem: snapshot.logProblem,
+      verifiedKeyChanged: snapshot.verifiedKeyChanged,
+      markVerified: async (id, shown) => (keyring ? keyring.markVerified(id, shown) : false),
+      unmarkVerified: async (id) => (keyring ? keyring.unmarkVerified(id) : false),
       confirmKey: async (id, expectedFingerprint) =>
         keyring ? keyring.confirmKey(id, expectedFingerprint) : false,
       admit: async (id, options) => (keyring ? keyring.admit(id, options) : false),

@@ -78,6 +78,18 @@ export interface RingKeys {
   /** Why the membership log is not trusted (nothing is encrypted for anyone meanwhile), or null. */
   logProblem: string | null;
   /**
+   * Members this person marked « Vérifié » whose keys changed since: nothing is sent to them (the
+   * room included) until the person compares the new safety number and marks them again.
+   */
+  verifiedKeyChanged: readonly string[];
+  /**
+   * « Marquer … comme vérifié » after comparing `shown` (the safety number of the member's keys in
+   * the log) with the member; false when the log names other keys now. Kept in this browser.
+   */
+  markVerified(memberId: string, shown: string): Promise<boolean>;
+  /** « Retirer la vérification ». */
+  unmarkVerified(memberId: string): Promise<boolean>;
+  /**
    * « Confirmer la nouvelle clé de … » (owner or Ring admin): signs the member's new keys — those
    * whose safety number the person compared — in the log, then a new epoch reaches them.
    */

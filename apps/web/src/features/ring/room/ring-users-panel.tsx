@@ -1,6 +1,6 @@
 import { dmConversationId, type TRingRoomUser } from '@securering/contract';
-import { AlertTriangle, KeyRound, MessageCircle } from 'lucide-react';
-import { useState } from 'react';
+import { AlertTriangle, BadgeCheck, KeyRound, MessageCircle } from 'lucide-react';
+import { lazy, Suspense, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
@@ -11,6 +11,11 @@ import { useChat } from '../chat/chat-provider';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { AdmissionControls, MembershipLogNotices } from './admission';
+
+// Loaded when first opened.
+const VerifyMemberDialog = lazy(() =>
+  import('./verify-member-dialog').then((m) => ({ default: m.VerifyMemberDialog })),
+);
 
 const DOT: Record<TRingRoomUser['status'], string> = {
   online: 'bg-emerald-500',
@@ -65,6 +70,11 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
                   {user.isCurrentUser ? <span className="text-slate-500">(vous)</span> : null}
                   {user.role === 'owner' ? <Badge variant="neutral">Propriétaire</Badge> : null}
                   {user.role === 'admin' ? <Badge variant="neutral">Admin</Badge> : null}
+                  {keys.safety.get(user.id)?.verification === 'verified' ? (
+                    <Badge variant="success" data-testid="verified-badge">
+                      <BadgeCheck className="size-3" aria-hidden /> Vérifié
+                    </Badge>
+                  ) : null}
                 </p>
                 <p className="text-xs text-slate-500">
                   <span className="sr-only">{STATUS_TEXT[user.status]}. </span>
@@ -212,8 +222,65 @@ function SafetyNumber({
         <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onReset}>
           Réinitialiser mes clés
         </Button>
+      ) : safety.trust === 'trusted' && safety.logFingerprint ? (
+        <Verification user={user} safety={safety} fingerprint={safety.logFingerprint} />
       ) : null}
     </div>
+  );
+}
+
+/**
+ * « Vérifié » (issue 24): this person compares a member's safety number with the member and marks
+ * it; if the log later names other keys for the member, sending stops until compared again.
+ */
+function Verification({
+  user,
+  safety,
+  fingerprint,
+}: {
+  user: TRingRoomUser;
+  safety: MemberSafety;
+  fingerprint: string;
+}) {
+  const keys = useRingKeys();
+  const [open, setOpen] = useState(false);
+  const mark = (
+    <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={() => setOpen(true)}>
+      Marquer {user.username} comme vérifié
+    </Button>
+  );
+  return (
+    <>
+      {safety.verification === 'changed' ? (
+        <div
+          role="alert"
+          className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+        >
+          <p className="flex items-start gap-1 font-medium">
+            <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
+            Le numéro de sécurité de {user.username}, que vous aviez vérifié, a changé.
+          </p>
+          <p>Vos messages ne partent plus tant que vous ne l’avez pas comparé de nouveau avec lui.</p>
+          {mark}
+        </div>
+      ) : safety.verification === 'verified' ? (
+        <Button
+          size="sm"
+          variant="link"
+          className="h-auto px-0 text-xs text-slate-500"
+          onClick={() => void keys.unmarkVerified(user.id)}
+        >
+          Retirer la vérification de {user.username}
+        </Button>
+      ) : (
+        mark
+      )}
+      <Suspense fallback={null}>
+        {open ? (
+          <VerifyMemberDialog user={user} fingerprint={fingerprint} open={open} onOpenChange={setOpen} />
+        ) : null}
+      </Suspense>
+    </>
   );
 }
 
