@@ -118,6 +118,37 @@ describe('message envelope', () => {
     });
   });
 
+  it('binds the membership log head the sender verified: signed, both fields or neither, well formed', async () => {
+    const { alice, key, lookups } = await setup();
+    const logHead = { logSeq: 7, logHash: 'ab'.repeat(32) };
+    const envelope = await encryptMessage(header(logHead), 'avec le journal', key, alice.signing.privateKey);
+    expect(JSON.parse(envelope)).toMatchObject({ l: 7, h: 'ab'.repeat(32) });
+    expect(await decryptMessage(envelope, WHERE, lookups)).toEqual({
+      header: header(logHead),
+      plaintext: 'avec le journal',
+    });
+    // The server cannot move it to another log head, nor drop the head (the signature covers it).
+    for (const change of [
+      (w: WireEnvelope) => (w.l = 8),
+      (w: WireEnvelope) => (w.h = 'cd'.repeat(32)),
+      (w: WireEnvelope) => {
+        delete w.l;
+        delete w.h;
+      },
+    ])
+      await expectCode(decryptMessage(rewrite(envelope, change), WHERE, lookups), 'unverifiable');
+    for (const change of [
+      (w: WireEnvelope) => delete w.h,
+      (w: WireEnvelope) => (w.h = 'AB'.repeat(32)),
+      (w: WireEnvelope) => (w.l = -1),
+    ])
+      expectThrowsCode(() => parseEnvelope(rewrite(envelope, change)), 'invalid_format');
+    // A message from before the log keeps its shape and still opens.
+    const legacy = await encryptMessage(header(), 'avant le journal', key, alice.signing.privateKey);
+    expect(Object.keys(JSON.parse(legacy))).not.toContain('l');
+    expect((await decryptMessage(legacy, WHERE, lookups)).plaintext).toBe('avant le journal');
+  });
+
   it('cannot be moved to another conversation or Ring', async () => {
     const { alice, key, lookups } = await setup();
     const envelope = await encryptMessage(header(), 'only here', key, alice.signing.privateKey);

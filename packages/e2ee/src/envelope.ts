@@ -24,6 +24,14 @@ export interface MessageHeader {
   clientMessageId: string;
   /** UTC ISO-8601 time of sending, e.g. "2026-11-24T10:00:00.000Z". */
   sentAt: string;
+  /**
+   * The head of the Ring's signed membership log the sender had verified when sending (issue
+   * 24): its seq and link hash (hex SHA-256). Signed with the rest: a reader whose verified log has
+   * another link at that seq sees a forked log, and the sender's key must be the one the log
+   * names for it there. Absent on messages from before the log.
+   */
+  logSeq?: number;
+  logHash?: string;
 }
 
 /**
@@ -45,6 +53,10 @@ export interface WireEnvelope {
   m: string;
   /** sentAt */
   t: string;
+  /** logSeq (with `h`, or neither) */
+  l?: number;
+  /** logHash */
+  h?: string;
   iv: string;
   ct: string;
   sig: string;
@@ -69,6 +81,8 @@ export const MAX_ENVELOPE_TEXT_LENGTH = Math.ceil(MAX_ENVELOPE_CIPHERTEXT_BYTES 
 
 const MESSAGE_DOMAIN = 'securering/message/v1';
 const WIRE_FIELDS = ['v', 'r', 'c', 'e', 's', 'm', 't', 'iv', 'ct', 'sig'] as const;
+const WIRE_FIELDS_WITH_LOG = [...WIRE_FIELDS, 'l', 'h'] as const;
+const LOG_HASH = /^[0-9a-f]{64}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
 const subtle = () => globalThis.crypto.subtle;
@@ -85,11 +99,22 @@ function assertHeader(header: MessageHeader): void {
   if (typeof header.sentAt !== 'string' || !ISO_UTC.test(header.sentAt) || isNaN(Date.parse(header.sentAt))) {
     throw new E2eeError('invalid_format', 'message header: sentAt');
   }
+  if (header.logSeq === undefined && header.logHash === undefined) return;
+  if (
+    typeof header.logSeq !== 'number' ||
+    !Number.isInteger(header.logSeq) ||
+    header.logSeq < 0 ||
+    header.logSeq > 0xffff_ffff ||
+    typeof header.logHash !== 'string' ||
+    !LOG_HASH.test(header.logHash)
+  ) {
+    throw new E2eeError('invalid_format', 'message header: membership log head');
+  }
 }
 
 /** The canonical header bytes: associated data of both layers and part of the signed input. */
 function headerBytes(header: MessageHeader): Bytes {
-  return encodeFields(
+  const fields = [
     MESSAGE_DOMAIN,
     header.ringId,
     header.conversationId,
@@ -97,7 +122,10 @@ function headerBytes(header: MessageHeader): Bytes {
     header.senderId,
     header.clientMessageId,
     header.sentAt,
-  );
+  ];
+  // Length-prefixed fields: a header with the log head never encodes like one without.
+  if (header.logSeq !== undefined) fields.push(String(header.logSeq), header.logHash!);
+  return encodeFields(...fields);
 }
 
 function signedBytes(header: MessageHeader, iv: Bytes, ciphertext: Bytes): Bytes {
@@ -154,6 +182,7 @@ export async function encryptMessage(
     s: header.senderId,
     m: header.clientMessageId,
     t: header.sentAt,
+    ...(header.logSeq !== undefined ? { l: header.logSeq, h: header.logHash! } : {}),
     iv: toBase64(iv),
     ct: toBase64(ciphertext),
     sig: toBase64(signature),
@@ -175,7 +204,8 @@ export function parseEnvelope(text: string): ParsedEnvelope {
   } catch {
     throw new E2eeError('invalid_format', 'envelope: not JSON');
   }
-  assertExactKeys(wire, WIRE_FIELDS, 'envelope');
+  const withLog = typeof wire === 'object' && wire !== null && ('l' in wire || 'h' in wire);
+  assertExactKeys(wire, withLog ? WIRE_FIELDS_WITH_LOG : WIRE_FIELDS, 'envelope');
   const header = {
     v: wire.v,
     ringId: wire.r,
@@ -184,6 +214,7 @@ export function parseEnvelope(text: string): ParsedEnvelope {
     senderId: wire.s,
     clientMessageId: wire.m,
     sentAt: wire.t,
+    ...(withLog ? { logSeq: wire.l, logHash: wire.h } : {}),
   } as MessageHeader;
   assertHeader(header);
   return {

@@ -9,6 +9,7 @@ import {
 } from '@securering/contract';
 import {
   LEGACY_KDF_ITERATIONS,
+  encryptMessage,
   generateEpochKey,
   generateIdentity,
   sealIdentity,
@@ -607,6 +608,49 @@ describe('keyring flows against the key endpoints', () => {
       await bob.sync();
       expect(bob.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted' });
       expect(bob.currentEpochKey()!.epoch).toBe(4);
+    },
+  );
+
+  it(
+    'every message names the log head its sender verified: another link there, or a head older than its epoch, is refused',
+    SLOW,
+    async () => {
+      const { server, owner, bob } = await ownerAndBob();
+      await owner.sync();
+      const key = await bob.ensureSendableEpoch();
+      const sent = await bob.encryptText('room:general', 'tête du journal', key);
+      const head = server.links.length - 1;
+      expect(sent.header).toMatchObject({ logSeq: head });
+      expect((await owner.decryptText(sent.content, 'room:general')).plaintext).toBe('tête du journal');
+
+      // Bob's own key signs, but the head he names is not the owner's log (a server showing him
+      // another history), or is older than the epoch the message uses.
+      const bobSigning = (bob as unknown as { identity: { signing: { privateKey: CryptoKey } } }).identity
+        .signing.privateKey;
+      const forged = (logSeq: number, logHash: string) =>
+        encryptMessage(
+          { ...sent.header, clientMessageId: crypto.randomUUID(), logSeq, logHash },
+          'x',
+          key,
+          bobSigning,
+        );
+      await expect(
+        owner.decryptText(await forged(head, 'f'.repeat(64)), 'room:general'),
+      ).rejects.toMatchObject({
+        code: 'unverifiable',
+      });
+      const epochLogSeq = key.logSeq!;
+      expect(epochLogSeq).toBeGreaterThan(0);
+      const older = await verifyMembershipLog(server.links.slice(0, epochLogSeq), { ringId: server.ringId });
+      await expect(
+        owner.decryptText(await forged(older.head.seq, older.head.hash), 'room:general'),
+      ).rejects.toMatchObject({ code: 'unverifiable' });
+      // A head further than the owner's log: it waits for the log rather than failing.
+      await expect(
+        owner.decryptText(await forged(head + 5, 'e'.repeat(64)), 'room:general'),
+      ).rejects.toMatchObject({
+        code: 'missing_key',
+      });
     },
   );
 

@@ -846,18 +846,41 @@ export class Keyring {
    * Keys that verify what `memberId` signed, newest first: its key in the log now first (the only
    * one for calls and anything new), then keys it had earlier (content of epochs from then).
    */
+  /**
+   * The keys that may have signed a message with this header. A header that names the log head
+   * its sender verified (every message since issue 24) must agree with this browser's log at that
+   * seq — another link there is a log the server forked — and not be older than its epoch's log
+   * head; its sender's key is then the one the log names for it at that seq. Older messages: the
+   * sender's keys from its epoch's log head on (verifyKeysOf).
+   */
+  private async senderKeysFor(senderId: string, header: MessageHeader): Promise<CryptoKey[]> {
+    const epochLogSeq = this.epochs.get(header.epoch)?.logSeq;
+    const seq = header.logSeq;
+    if (seq === undefined) return this.verifyKeysOf(senderId, epochLogSeq);
+    if (this.log && !this.logProblem && seq > this.log.head.seq) await this.readLogAgain();
+    const log = this.logProblem ? null : this.log;
+    // Not verified that far yet: the message waits (missing key) and is tried again after a sync.
+    if (!log || seq > log.head.seq) return [];
+    if (log.hashes[seq] !== header.logHash)
+      throw new E2eeError('unverifiable', 'the sender saw another membership log');
+    if (epochLogSeq !== undefined && seq < epochLogSeq)
+      throw new E2eeError('unverifiable', 'log head older than the epoch of the message');
+    return Promise.all(signingKeysAt(log, senderId, seq).map((k) => this.importVerifyKeyCached(k)));
+  }
+
+  /** Reads the membership log again, at most every few seconds (a sender may be ahead of this tab). */
+  private async readLogAgain(): Promise<void> {
+    if (!this.identity || this.now().getTime() - this.logReadAt <= 2000) return;
+    this.logReadAt = this.now().getTime();
+    await this.sync();
+  }
+
   async verifyKeysOf(memberId: string, fromSeq?: number): Promise<CryptoKey[]> {
     let keys = this.senderKeysOf(memberId, fromSeq);
     // Not in the log this tab holds: the log may be newer (a member just admitted, a popup that
     // has not read it yet). Read it again, at most every few seconds.
-    if (
-      keys.length === 0 &&
-      this.identity &&
-      !this.logProblem &&
-      this.now().getTime() - this.logReadAt > 2000
-    ) {
-      this.logReadAt = this.now().getTime();
-      await this.sync();
+    if (keys.length === 0 && !this.logProblem) {
+      await this.readLogAgain();
       keys = this.senderKeysOf(memberId, fromSeq);
     }
     return Promise.all(keys.map((k) => this.importVerifyKeyCached(k)));
@@ -1192,6 +1215,7 @@ export class Keyring {
       const [peerX25519] = this.peerAgreementKeys(target.peerId, true);
       key = await this.conversationKey(epochKey, conversationId, target.peerId, peerX25519!);
     }
+    const log = this.logProblem ? null : this.log;
     const header: MessageHeader = {
       v: 1,
       ringId: this.ringId,
@@ -1200,6 +1224,8 @@ export class Keyring {
       senderId: this.memberId,
       clientMessageId,
       sentAt: this.now().toISOString(),
+      // The log head this browser verified, signed with the message (see senderKeysFor).
+      ...(log ? { logSeq: log.head.seq, logHash: log.head.hash } : {}),
     };
     return {
       content: await encryptMessage(header, plaintext, key, this.identity.signing.privateKey),
@@ -1250,7 +1276,7 @@ export class Keyring {
         return await decryptMessage(content, expected, {
           epochKey: keyOf,
           senderVerifyKey: async (senderId, header) => {
-            candidates ??= await this.verifyKeysOf(senderId, this.epochs.get(header.epoch)?.logSeq);
+            candidates ??= await this.senderKeysFor(senderId, header);
             return candidates[index];
           },
         });
