@@ -265,6 +265,13 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await dashboard.getByText('Utilisateur désactivé').first().waitFor();
     await bobRow.getByText('Inactif').waitFor();
 
+    // The owner's room shows that the log still counts bob; the owner records his departure.
+    const departure = ownerRoom.getByRole('button', { name: 'Retirer bob du journal' });
+    await departure.waitFor({ timeout: 15_000 });
+    await screenshot(ownerRoom, 'e2ee-departed-member');
+    await departure.click();
+    await departure.waitFor({ state: 'detached', timeout: 15_000 });
+
     // Login is refused while inactive.
     await bob.getByRole('tab', { name: 'Code d’invitation' }).click();
     await bob.getByLabel('Code d’invitation').fill(bobCode);
@@ -275,6 +282,19 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await bobRow.getByRole('button', { name: 'Réactiver' }).click();
     await dashboard.getByText('Utilisateur réactivé').first().waitFor();
     await bobRow.getByRole('button', { name: 'Désactiver' }).waitFor();
+
+    // His account is back, but the log deactivated him: he reads nothing new until the owner
+    // signs his reactivation in the room.
+    await bob.getByRole('button', { name: 'Se connecter' }).click();
+    await roomTitle(bob).waitFor();
+    await unlockWith(bob, BOB_NEW_PHRASE);
+    await waitForState(bob, 'waiting_keys');
+    await bob.getByText('Accès retiré').waitFor();
+    const reactivate = ownerRoom.getByRole('button', { name: 'Réactiver bob' });
+    await reactivate.waitFor({ timeout: 15_000 });
+    await screenshot(ownerRoom, 'e2ee-reactivation-request');
+    await reactivate.click();
+    await waitForState(bob, 'active', 20_000);
   });
 
   it('[E2EE] the owner chooses to share the history with new members', async () => {

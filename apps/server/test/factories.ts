@@ -237,15 +237,23 @@ export async function buildRingMember(
     log_x25519: null,
     log_ed25519: null,
     refused_at: null,
+    log_deactivated: 0,
     ...rest,
   };
-  // The membership-log columns (migration 20261128-002) are left to their defaults unless set.
-  const { admitted_seq: _admitted, log_x25519: _x, log_ed25519: _ed, refused_at: _refused, ...base } = member;
+  // The membership-log columns (migrations 20261128-002 and -004) are left to their defaults unless set.
+  const {
+    admitted_seq: _admitted,
+    log_x25519: _x,
+    log_ed25519: _ed,
+    refused_at: _refused,
+    log_deactivated: _deactivated,
+    ...base
+  } = member;
   await ctx.db
     .insertInto('ring_members')
     .values({
       ...base,
-      ...pick(rest, ['admitted_seq', 'log_x25519', 'log_ed25519', 'refused_at']),
+      ...pick(rest, ['admitted_seq', 'log_x25519', 'log_ed25519', 'refused_at', 'log_deactivated']),
     } as RingMembersTable)
     .execute();
   return { ...member, password };

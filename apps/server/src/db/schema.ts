@@ -251,6 +251,8 @@ export interface RingMembersTable {
   first_readable_epoch: number;
   /** Seq of the membership log link that admitted it (genesis for the owner); null: not admitted. */
   admitted_seq: number | null;
+  /** 1: the membership log deactivated it (no Ring key until a reactivation link), whatever `status` says. */
+  log_deactivated: number;
   /** The member's keys as the verified membership log names them (null before its admission). */
   log_x25519: string | null;
   log_ed25519: string | null;

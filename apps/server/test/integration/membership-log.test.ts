@@ -16,7 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { E2eeMember } from '../e2ee-member';
-import { bearer, customerToken } from '../factories';
+import { bearer, customerToken, ringToken } from '../factories';
 import { ringWithMembers } from '../ring-fixture';
 
 /**
@@ -371,6 +371,55 @@ describe('the signed membership log on the server (issue 24)', () => {
     expect(reactivate.statusCode).toBe(409);
     expect(reactivate.json().error).toBe(RING_MESSAGES.cannotReactivateRefused);
     expect(await admissionInCustomerSpace(customerId, ringId, mallory.memberId)).toBe('refused');
+  });
+
+  it('a member the log deactivated stays out when the customer space reactivates its account, until a member signs its reactivation', async () => {
+    const { customerId, owner, members } = await ringWithMembers(t, 1);
+    const [bob] = members as [E2eeMember];
+    await bob.publish();
+    expect((await owner.rotate()).statusCode).toBe(200);
+    const setStatus = async (status: 'active' | 'inactive') =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/customer/ring-users.php',
+        headers: bearer(await customerToken(t.ctx, customerId)),
+        payload: { user_id: bob.memberId, status },
+      });
+
+    // Deactivated in the customer space, then the owner records it in the log.
+    expect((await setStatus('inactive')).statusCode).toBe(200);
+    expect(
+      (await owner.appendChange({ type: 'deactivate', body: { memberId: bob.memberId } })).statusCode,
+    ).toBe(200);
+    expect(await memberRow(bob.memberId)).toMatchObject({ status: 'inactive', log_deactivated: 1 });
+    // A reactivation link is refused while the account is inactive (the customer space decides accounts).
+    const early = await owner.appendChange({ type: 'reactivate', body: { memberId: bob.memberId } });
+    expect(early.statusCode).toBe(400);
+    expect(early.json().error).toBe(MEMBERSHIP_LOG_MESSAGES.reactivateAccountFirst);
+
+    // The customer space reactivates the account: bob signs in again, but reads nothing and is no
+    // recipient — a rotation without him is accepted, and he is pending for nobody.
+    expect((await setStatus('active')).statusCode).toBe(200);
+    bob.token = await ringToken(t.ctx, bob.memberId);
+    expect((await owner.rotate()).statusCode).toBe(200);
+    expect((await owner.state()).pending).toEqual([]);
+    expect((await bob.state()).shares.filter((s) => s.epoch === 2)).toEqual([]);
+    const page = await bob.call('GET', '/api/messages/get.php?conversation_id=room:general');
+    expect(page.json().messages ?? []).toEqual([]);
+    expect((await bob.rotate({ admitWaiting: false })).json().error).toBe(E2EE_MESSAGES.notAdmitted);
+
+    // Signed in the room: he is a recipient again, from the next epoch on.
+    expect(
+      (await owner.appendChange({ type: 'reactivate', body: { memberId: bob.memberId } })).statusCode,
+    ).toBe(200);
+    expect(await memberRow(bob.memberId)).toMatchObject({
+      status: 'active',
+      log_deactivated: 0,
+      first_readable_epoch: 3,
+    });
+    expect((await owner.rotate()).statusCode).toBe(200);
+    await bob.loadKeys();
+    expect([...bob.epochKeys.keys()]).toContain(3);
   });
 
   it('the level the owner signed is the level of new epochs, whatever the server stores', async () => {

@@ -268,4 +268,6 @@ export const MEMBERSHIP_LOG_MESSAGES = {
   memberMismatch: 'Ce changement ne correspond pas au membre tel que le serveur le connaît.',
   notWaiting: 'Ce membre n’attend pas d’admission.',
   refused: 'Votre accès à ce Ring a été refusé.',
+  reactivateAccountFirst:
+    'Ce membre est désactivé dans l’espace client : réactivez d’abord son compte, puis réactivez-le dans le Ring.',
 } as const;

@@ -10,6 +10,7 @@ import * as hotQueryIndexes from './20261124-020-hot-query-indexes';
 import * as ringKeyRevision from './20261128-001-ring-key-revision';
 import * as membershipLog from './20261128-002-membership-log';
 import * as fileKeyWraps from './20261128-003-file-key-wraps';
+import * as logDeactivatedMembers from './20261128-004-log-deactivated-members';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '20261128-001-ring-key-revision': ringKeyRevision,
   '20261128-002-membership-log': membershipLog,
   '20261128-003-file-key-wraps': fileKeyWraps,
+  '20261128-004-log-deactivated-members': logDeactivatedMembers,
 };

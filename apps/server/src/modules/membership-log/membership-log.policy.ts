@@ -67,8 +67,12 @@ export function checkLinkAgainstRing(
         return MEMBERSHIP_LOG_MESSAGES.notWaiting;
       return undefined;
     }
-    case 'deactivate':
     case 'reactivate':
+      // The account is reactivated in the customer space first: the room decides who reads again,
+      // the customer space who has an account.
+      if (!target || target.id !== link.body.memberId || target.admitted_seq === null) return mismatch;
+      return target.status === 'active' ? undefined : MEMBERSHIP_LOG_MESSAGES.reactivateAccountFirst;
+    case 'deactivate':
     case 'role':
       return target && target.id === link.body.memberId && target.admitted_seq !== null
         ? undefined

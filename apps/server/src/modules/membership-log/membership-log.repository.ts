@@ -94,6 +94,7 @@ export class MembershipLogRepository {
       log_ed25519?: string;
       first_readable_epoch?: number;
       status?: 'active' | 'inactive';
+      log_deactivated?: 0 | 1;
       role?: 'owner' | 'admin' | 'member';
       refused_at?: string;
       updated_at: string;

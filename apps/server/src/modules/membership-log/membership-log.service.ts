@@ -161,11 +161,14 @@ export class MembershipLogService {
           await update(link.body.memberId, { status: 'inactive', refused_at: nowIso, updated_at: nowIso });
           break;
         case 'deactivate':
-          await update(link.body.memberId, { status: 'inactive', updated_at: nowIso });
+          await update(link.body.memberId, { status: 'inactive', log_deactivated: 1, updated_at: nowIso });
           break;
         case 'reactivate':
+          // The customer space reactivated the account first (see the policy); the member reads
+          // again from the next epoch on.
           await update(link.body.memberId, {
             status: 'active',
+            log_deactivated: 0,
             first_readable_epoch: currentEpoch + 1,
             updated_at: nowIso,
           });

@@ -82,6 +82,11 @@ describe('readable epochs', () => {
   it('gives a member nobody admitted nothing to read, whatever its first readable epoch says', () => {
     expect(firstReadableEpoch({ first_readable_epoch: 0, admitted_seq: null })).toBe(NOTHING_READABLE);
     expect(mayReadEpoch({ first_readable_epoch: 0, admitted_seq: null }, 1_000_000)).toBe(false);
+    // Deactivated in the log, reactivated in the customer space only: still nothing.
+    expect(firstReadableEpoch({ first_readable_epoch: 4, admitted_seq: 2, log_deactivated: 1 })).toBe(
+      NOTHING_READABLE,
+    );
+    expect(firstReadableEpoch({ first_readable_epoch: 4, admitted_seq: 2, log_deactivated: 0 })).toBe(4);
   });
 
   it('lists the readable epochs a member lacks', () => {

@@ -54,7 +54,9 @@ export function isRotationDue(
  * that box is offered: it never opens the history by itself (issue 24, H1).
  */
 export function firstReadableEpoch(member: ReadableEpochs): number {
-  return member.admitted_seq === null ? NOTHING_READABLE : member.first_readable_epoch;
+  return member.admitted_seq === null || member.log_deactivated === 1
+    ? NOTHING_READABLE
+    : member.first_readable_epoch;
 }
 
 export function mayReadEpoch(member: ReadableEpochs, epoch: number): boolean {
@@ -66,6 +68,8 @@ export interface ReadableEpochs {
   first_readable_epoch: number;
   /** Null while no member admitted it in the log: it may read nothing, not even ciphertext. */
   admitted_seq: number | null;
+  /** 1 while the log deactivated it (reactivated in the customer space only): nothing either. */
+  log_deactivated?: number;
 }
 
 /** The first readable epoch of a member nobody admitted yet: past every epoch there will be. */

@@ -34,6 +34,7 @@ function activeKeyedMemberRows(db: Database) {
     .innerJoin('member_keys', 'member_keys.member_id', 'ring_members.id')
     .where('ring_members.status', '=', 'active')
     .where('ring_members.admitted_seq', 'is not', null)
+    .where('ring_members.log_deactivated', '=', 0)
     .where('member_keys.key_version', '>', 0)
     .whereRef('member_keys.public_x25519', '=', 'ring_members.log_x25519')
     .whereRef('member_keys.public_ed25519', '=', 'ring_members.log_ed25519');

@@ -262,7 +262,8 @@ export class RingKeysService {
     const { member, ring } = caller;
     const own = await this.keys.findMemberKey(member.id);
     if (!own || own.key_version === 0) throw badRequest(E2EE_MESSAGES.noKeysPublished);
-    if (ring.log_head_seq < 0 || member.admitted_seq === null) throw badRequest(E2EE_MESSAGES.notAdmitted);
+    if (ring.log_head_seq < 0 || member.admitted_seq === null || member.log_deactivated === 1)
+      throw badRequest(E2EE_MESSAGES.notAdmitted);
     if (input.level !== ring.log_level) throw badRequest(E2EE_MESSAGES.levelMismatch);
     const conflict = (currentEpoch: number) =>
       new AppError(409, E2EE_MESSAGES.epochConflict, { code: 'epoch_conflict', currentEpoch });

@@ -133,6 +133,7 @@ export class CustomerRingsService {
           updated_at: nowIso,
           first_readable_epoch: 0,
           admitted_seq: null,
+          log_deactivated: 0,
           log_x25519: null,
           log_ed25519: null,
           refused_at: null,
@@ -222,6 +223,7 @@ export class CustomerRingsService {
       // Set when the invitation is accepted: the epoch current then.
       first_readable_epoch: 0,
       admitted_seq: null,
+      log_deactivated: 0,
       log_x25519: null,
       log_ed25519: null,
       refused_at: null,

@@ -110,6 +110,7 @@ const MEMBER_COLUMNS = columnsOf<RingMembersTable>({
   updated_at: true,
   first_readable_epoch: true,
   admitted_seq: true,
+  log_deactivated: true,
   log_x25519: true,
   log_ed25519: true,
   refused_at: true,

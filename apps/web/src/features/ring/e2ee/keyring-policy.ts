@@ -274,6 +274,35 @@ export function waitingForAdmission(
   return members.filter((m) => m.keys && !log.members.has(m.id) && !log.refused.has(m.id));
 }
 
+/**
+ * Members the log says are active but the server no longer lists (deactivated in the customer
+ * space): the owner and Ring admins may record it in the log (« Retirer … du journal »). Nothing is
+ * decided for them: the server already serves these members nothing, and a browser wraps keys only
+ * to members the server lists with the log's keys. Empty until the list includes this member (a
+ * list not read yet says nothing).
+ */
+export function departedMembers(
+  log: MembershipState | null,
+  selfId: string,
+  listed: ReadonlySet<string>,
+): Array<{ id: string; username: string }> {
+  if (!log || !listed.has(selfId)) return [];
+  return [...log.members.values()]
+    .filter((m) => m.status === 'active' && m.role !== 'owner' && m.id !== selfId && !listed.has(m.id))
+    .map((m) => ({ id: m.id, username: m.username }));
+}
+
+/**
+ * Members the server lists (reactivated in the customer space) whom the log deactivated: they read
+ * nothing new until the owner or a Ring admin signs their reactivation in the room.
+ */
+export function reactivatableMembers(log: MembershipState | null, listed: ReadonlySet<string>): string[] {
+  if (!log) return [];
+  return [...log.members.values()]
+    .filter((m) => m.status === 'deactivated' && listed.has(m.id))
+    .map((m) => m.id);
+}
+
 /** The shares of state.php to open: epochs this member lacks, from its first readable one, by epoch. */
 export function sharesToOpen(
   shares: TKeyStateResponse['shares'],

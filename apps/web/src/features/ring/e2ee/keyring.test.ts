@@ -92,6 +92,14 @@ class FakeKeyServer {
     this.rotationDue = true;
   }
 
+  /** The customer space reactivates the account (the log is not the server's to change). */
+  reactivateAccount(id: string) {
+    const member = this.members.get(id)!;
+    member.active = true;
+    member.firstReadable = this.currentEpoch + 1;
+    this.rotationDue = true;
+  }
+
   /**
    * A malicious server's epoch: a key it made, wrapped to `recipient` and signed by `signer` (a
    * ghost's key, a stolen revoked one) at the log's head, made the Ring's current epoch.
@@ -225,7 +233,10 @@ class FakeKeyServer {
           target.firstReadable = link.body.shareHistory ? 0 : this.currentEpoch + 1;
           this.rotationDue = true;
         }
-        if (link.type === 'key_change' || link.type === 'deactivate') this.rotationDue = true;
+        if (link.type === 'key_change' || link.type === 'deactivate' || link.type === 'reactivate')
+          this.rotationDue = true;
+        if (link.type === 'reactivate')
+          this.members.get(link.body.memberId)!.firstReadable = this.currentEpoch + 1;
         if (link.type === 'refuse' || link.type === 'deactivate')
           this.members.get(link.body.memberId)!.active = false;
       },
@@ -715,6 +726,40 @@ describe('keyring flows against the key endpoints', () => {
       expect(server.shares.filter((s) => s.recipient === 'bob').map((s) => s.epoch)).toEqual([2]);
       await expect(bob.sync()).resolves.toBeUndefined();
       expect(bob.epochKey(3)).toBeUndefined();
+    },
+  );
+
+  it(
+    'a deactivation in the customer space is recorded in the log by a person; a reactivation there gives nothing until one signs it in the room',
+    SLOW,
+    async () => {
+      const { server, owner, bob } = await ownerAndBob();
+      server.deactivate('bob');
+      await refreshMembers(server, owner);
+      expect(owner.getSnapshot().departed).toEqual([{ id: 'bob', username: 'bob' }]);
+      // The browser signs nothing by itself.
+      expect(server.links.at(-1)!.type).toBe('admit');
+      expect(await owner.recordDeparture('bob')).toBe(true);
+      expect(server.links.at(-1)!.type).toBe('deactivate');
+      expect(owner.getSnapshot().departed).toEqual([]);
+      await owner.ensureSendableEpoch();
+
+      // The customer space reactivates bob's account: he is listed again, still out of the log.
+      server.reactivateAccount('bob');
+      await refreshMembers(server, owner);
+      expect(owner.getSnapshot().reactivatable).toEqual(['bob']);
+      const before = server.currentEpoch;
+      const sent = await owner.ensureSendableEpoch();
+      expect(server.shares.some((s) => s.recipient === 'bob' && s.epoch === sent.epoch)).toBe(false);
+      await bob.sync();
+      expect(bob.getSnapshot()).toMatchObject({ admission: 'removed', status: 'waiting_keys' });
+
+      expect(await owner.reactivate('bob')).toBe(true);
+      expect(server.links.at(-1)!.type).toBe('reactivate');
+      expect(server.currentEpoch).toBeGreaterThan(before);
+      await bob.sync();
+      expect(bob.getSnapshot()).toMatchObject({ admission: 'admitted', status: 'active' });
+      expect(bob.currentEpochKey()!.epoch).toBe(server.currentEpoch);
     },
   );
 

@@ -49,12 +49,14 @@ import {
   admissionOf,
   checkAgainstCheckpoint,
   chunk,
+  departedMembers,
   conversationPeerOf,
   decideEpochAction,
   keyringStatus,
   planPendingShares,
   planRotationRecipients,
   publicKeysId,
+  reactivatableMembers,
   sendBlockedBy,
   sharesToOpen,
   trustOf,
@@ -187,6 +189,10 @@ export interface KeyringSnapshot {
   waiting: readonly string[];
   /** Members the server asked to share keys with although the log does not know them. */
   ignoredPending: readonly string[];
+  /** Active in the log but no longer listed by the server (deactivated in the customer space). */
+  departed: ReadonlyArray<{ id: string; username: string }>;
+  /** Listed by the server again (reactivated in the customer space) but deactivated in the log. */
+  reactivatable: readonly string[];
   /** The level the owner signed in the log (null before its genesis). */
   logLevel: SecurityLevel | null;
   /** The customer space offers « Partager l'historique » in the admission dialog. */
@@ -212,6 +218,8 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   isLogOwner: false,
   waiting: [],
   ignoredPending: [],
+  departed: [],
+  reactivatable: [],
   logLevel: null,
   historyOffered: false,
   logProblem: null,
@@ -298,6 +306,9 @@ export class Keyring {
     next.isLogOwner = next.mayAdmit && this.log?.members.get(this.memberId)?.role === 'owner';
     next.waiting = waitingForAdmission(this.log, [...this.members.values()]).map((m) => m.id);
     next.ignoredPending = this.ignoredPending;
+    const listed = new Set(this.members.keys());
+    next.departed = next.mayAdmit ? departedMembers(this.log, this.memberId, listed) : [];
+    next.reactivatable = reactivatableMembers(this.logProblem ? null : this.log, listed);
     next.logLevel = this.log?.level ?? null;
     next.historyOffered = this.state?.shareHistory ?? false;
     next.logProblem = this.logProblem;
@@ -772,6 +783,33 @@ export class Keyring {
         ? { type: 'role', body: { memberId, role } }
         : null;
     });
+  }
+
+  /**
+   * « Retirer … du journal » (owner or Ring admin): records in the log that a member deactivated in
+   * the customer space left. Signed by the person who clicks, never automatically: a server hiding
+   * members from the list cannot make a browser sign anything.
+   */
+  async recordDeparture(memberId: string): Promise<boolean> {
+    return this.change(() =>
+      this.snapshot.departed.some((m) => m.id === memberId)
+        ? { type: 'deactivate', body: { memberId } }
+        : null,
+    );
+  }
+
+  /**
+   * « Réactiver … » (owner or Ring admin): a member the customer space reactivated reads again once
+   * this signed link says so, from a new epoch on (never what was said while it was away).
+   */
+  async reactivate(memberId: string): Promise<boolean> {
+    const done = await this.change(() =>
+      this.log?.members.get(memberId)?.status === 'deactivated' && this.members.has(memberId)
+        ? { type: 'reactivate', body: { memberId } }
+        : null,
+    );
+    if (done) await this.rotateAfterChange();
+    return done;
   }
 
   /** « Refuser »: ends a newcomer's membership (the server closes its session at once). */

@@ -101,6 +101,14 @@ export interface RingKeys {
   ): Promise<boolean>;
   /** « Refuser »: ends the newcomer's membership. */
   refuse(memberId: string): Promise<boolean>;
+  /** Active in the log but deactivated in the customer space (shown to those who admit). */
+  departed: ReadonlyArray<{ id: string; username: string }>;
+  /** Reactivated in the customer space, still deactivated in the log: they read nothing new yet. */
+  reactivatable: readonly string[];
+  /** « Retirer … du journal »: records a departure in the log (owner or Ring admin). */
+  recordDeparture(memberId: string): Promise<boolean>;
+  /** « Réactiver … »: signs the reactivation; a new epoch then reaches the member. */
+  reactivate(memberId: string): Promise<boolean>;
   /** This member is the Ring's owner in the membership log (it names Ring admins). */
   isLogOwner: boolean;
   /** The owner names a Ring admin or takes the role back (a signed link). */

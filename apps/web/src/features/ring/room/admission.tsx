@@ -70,6 +70,48 @@ export function AdmissionControls({
   );
 }
 
+/**
+ * A member the customer space reactivated whom the log still says deactivated (issue 24): it reads
+ * nothing new until the owner or a Ring admin signs « Réactiver » here.
+ */
+export function ReactivationControls({ user }: { user: TRingRoomUser }) {
+  const keys = useRingKeys();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div
+      className="mt-1 space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+      data-testid="reactivation-request"
+    >
+      <p className="font-medium">Désactivé dans le journal des membres</p>
+      <p>
+        Son compte a été réactivé dans l’espace client, mais il ne lit rien de nouveau tant qu’un membre du
+        Ring ne l’a pas réactivé ici.
+      </p>
+      {keys.mayAdmit ? (
+        <Button
+          size="sm"
+          className="h-7 px-2 text-xs"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            setError(null);
+            void keys
+              .reactivate(user.id)
+              .then((done) => (done ? undefined : setError('Réactivation impossible pour le moment.')))
+              .finally(() => setBusy(false));
+          }}
+        >
+          <UserCheck aria-hidden /> Réactiver {user.username}
+        </Button>
+      ) : (
+        <p>Le propriétaire ou un admin du Ring doit le réactiver.</p>
+      )}
+      {error ? <p role="alert">{error}</p> : null}
+    </div>
+  );
+}
+
 /** Warnings about the membership log for the room (any member) and for those who admit. */
 export function MembershipLogNotices() {
   const keys = useRingKeys();
@@ -95,9 +137,11 @@ export function MembershipLogNotices() {
       ) : null}
       {keys.admission === 'removed' ? (
         <Alert variant="error" title="Accès retiré">
-          Vous n’êtes plus membre de ce Ring d’après son journal des membres.
+          Vous n’êtes plus membre de ce Ring d’après son journal des membres. Si votre compte vient d’être
+          réactivé, le propriétaire ou un admin du Ring doit aussi vous réactiver ici.
         </Alert>
       ) : null}
+      {keys.mayAdmit && keys.departed.length > 0 ? <DepartedMembers members={keys.departed} /> : null}
       {keys.mayAdmit && keys.ignoredPending.length > 0 ? (
         <Alert variant="warning" title="Demande de clés refusée">
           Le serveur a demandé les clés du Ring pour des personnes qu’aucun membre n’a admises. Rien ne leur a
@@ -105,5 +149,40 @@ export function MembershipLogNotices() {
         </Alert>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Members deactivated in the customer space whom the log still counts in (issue 24): the server no
+ * longer serves them, and a person who may admit records it in the log — never the browser alone.
+ */
+function DepartedMembers({ members }: { members: ReadonlyArray<{ id: string; username: string }> }) {
+  const keys = useRingKeys();
+  const [busy, setBusy] = useState<string | null>(null);
+  return (
+    <Alert variant="warning" title="Membres désactivés dans l’espace client">
+      <p>
+        Le serveur ne les sert plus, mais le journal des membres les compte encore. Enregistrez leur départ
+        pour que le journal dise qui lit le Ring.
+      </p>
+      <ul className="mt-2 space-y-1">
+        {members.map((member) => (
+          <li key={member.id}>
+            <Button
+              size="sm"
+              variant="outline"
+              className="h-7 px-2 text-xs"
+              disabled={busy !== null}
+              onClick={() => {
+                setBusy(member.id);
+                void keys.recordDeparture(member.id).finally(() => setBusy(null));
+              }}
+            >
+              <UserX aria-hidden /> Retirer {member.username} du journal
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </Alert>
   );
 }

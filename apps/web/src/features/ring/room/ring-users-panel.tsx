@@ -10,7 +10,7 @@ import { CallButtons } from '../calls/room-calls';
 import { useChat } from '../chat/chat-provider';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
-import { AdmissionControls, MembershipLogNotices } from './admission';
+import { AdmissionControls, MembershipLogNotices, ReactivationControls } from './admission';
 
 // Loaded when first opened.
 const VerifyMemberDialog = lazy(() =>
@@ -96,6 +96,8 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
                 <CallButtons user={user} />
                 {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
                   <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
+                ) : keys.reactivatable.includes(user.id) && !user.isCurrentUser ? (
+                  <ReactivationControls user={user} />
                 ) : (
                   <SafetyNumber
                     user={user}
