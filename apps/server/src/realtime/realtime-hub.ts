@@ -5,6 +5,12 @@ import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
 
 export const ringRoom = (ringId: string) => `ring:${ringId}`;
 export const memberRoom = (memberId: string) => `member:${memberId}`;
+/**
+ * The sockets of a Ring's members who may read its room (admitted in the membership log, not
+ * deactivated there): room messages go here, so a newcomer waiting for admission receives no
+ * ciphertext, sender or timing of a conversation it cannot read (issue 24).
+ */
+export const ringReadersRoom = (ringId: string) => `ring-readers:${ringId}`;
 /** The sockets opened with stream tokens of one Ring session. */
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
@@ -59,6 +65,20 @@ export class RealtimeHub {
 
   emitToRing<E extends keyof ServerToClientEvents>(ringId: string, event: E, ...args: EventArgs<E>): void {
     this.io?.to(ringRoom(ringId)).emit(event, ...args);
+  }
+
+  /** To the members who may read the Ring's room (see ringReadersRoom). */
+  emitToRingReaders<E extends keyof ServerToClientEvents>(
+    ringId: string,
+    event: E,
+    ...args: EventArgs<E>
+  ): void {
+    this.io?.to(ringReadersRoom(ringId)).emit(event, ...args);
+  }
+
+  /** A member just admitted (or reactivated) in the log: its open sockets, on every instance, read the room now. */
+  addRingReader(ringId: string, memberId: string): void {
+    this.io?.in(memberRoom(memberId)).socketsJoin(ringReadersRoom(ringId));
   }
 
   emitToMember<E extends keyof ServerToClientEvents>(

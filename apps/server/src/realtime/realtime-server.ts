@@ -15,7 +15,12 @@ import { findLiveRingAccess } from '../modules/rings/ring.guard';
 import { subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
 import { guardBackpressure } from './backpressure';
 import { PresenceRegistry } from './presence-registry';
-import { memberRoom, ringRoom, sessionRoom } from './realtime-hub';
+import { NOTHING_READABLE, firstReadableEpoch } from '../modules/ring-keys/ring-keys.policy';
+import { memberRoom, ringReadersRoom, ringRoom, sessionRoom } from './realtime-hub';
+
+/** Whether a member's socket receives the room's messages (see ringReadersRoom). */
+const mayReadRoom = (member: Parameters<typeof firstReadableEpoch>[0]) =>
+  firstReadableEpoch(member) !== NOTHING_READABLE;
 
 /** The longest close() waits for socket hooks still running (above the adapter's 5 s request timeout). */
 const CLOSE_HOOKS_WAIT_MS = 6000;
@@ -200,7 +205,11 @@ export function createRealtimeServer(
       if (access.ring.id !== request.ringId) return { kind: 'forbidden' };
       if (!socket.connected) return { kind: 'joined', ringId: access.ring.id, answer: {} };
       socket.data.ringId = access.ring.id;
-      void socket.join(ringRoom(access.ring.id));
+      void socket.join(
+        mayReadRoom(access.member)
+          ? [ringRoom(access.ring.id), ringReadersRoom(access.ring.id)]
+          : ringRoom(access.ring.id),
+      );
       const parts = await Promise.all(
         features.map((feature) =>
           feature.joinAnswer

@@ -4,6 +4,7 @@ import {
   MEMBERSHIP_LOG_MESSAGES,
   RING_MESSAGES,
   ZMembershipLogResponse,
+  type TNewMessageEvent,
 } from '@securering/contract';
 import {
   createLink,
@@ -13,11 +14,12 @@ import {
   hashLink,
   type MembershipLink,
 } from '@securering/e2ee';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { E2eeMember } from '../e2ee-member';
 import { bearer, customerToken, ringToken } from '../factories';
-import { ringWithMembers } from '../ring-fixture';
+import { joinedSocket, ringWithMembers } from '../ring-fixture';
+import { listen, type TestSocket } from '../socket-client';
 
 /**
  * The signed membership log on the server (issue 24): stored and served as signed, verified with
@@ -166,6 +168,43 @@ describe('the signed membership log on the server (issue 24)', () => {
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toMatchObject({ code: 'log_head_moved', error: MEMBERSHIP_LOG_MESSAGES.headMoved });
     expect((await memberRow(bob.memberId)).admitted_seq).toBe(2);
+  });
+
+  it('pushes room messages only to members who may read them: a newcomer’s open socket gets them from its admission on (across instances with Redis)', async () => {
+    const baseUrl = await listen(t.app);
+    // With Redis, the newcomer's socket is on another instance than the one that admits it.
+    const other = process.env.TEST_REDIS_URL
+      ? await buildTestApp({ database: t.database, redisKeyPrefix: t.ctx.config.redisKeyPrefix })
+      : undefined;
+    const otherUrl = other ? await listen(other.app) : baseUrl;
+    const sockets: TestSocket[] = [];
+    try {
+      const { ringId, owner, members } = await ringWithMembers(t, 1);
+      const [zoe] = members as [E2eeMember];
+      zoe.sponsor = undefined;
+      await zoe.publish();
+      expect((await owner.rotate({ admitWaiting: false })).statusCode).toBe(200);
+      const watcher = await joinedSocket(t, baseUrl, owner);
+      const waiting = await joinedSocket(other ?? t, otherUrl, zoe);
+      sockets.push(watcher.socket, waiting.socket);
+      const roomMessages = (events: Array<{ name: string; payload: unknown }>) =>
+        events.filter((e) => e.name === 'new_message').map((e) => (e.payload as TNewMessageEvent).messageId);
+
+      const before = await owner.send('pendant son attente');
+      expect(before.statusCode).toBe(200);
+      await vi.waitFor(() => expect(roomMessages(watcher.events)).toHaveLength(1));
+      expect(roomMessages(waiting.events)).toEqual([]);
+
+      expect((await owner.admit(zoe.memberId)).statusCode).toBe(200);
+      expect((await owner.rotate()).statusCode).toBe(200);
+      const after = await owner.send('après son admission');
+      const afterId = (after.json() as { message: { id: string } }).message.id;
+      await vi.waitFor(() => expect(roomMessages(waiting.events)).toEqual([afterId]));
+      expect(ringId).toBe(zoe.ringId);
+    } finally {
+      for (const socket of sockets) socket.close();
+      await other?.close();
+    }
   });
 
   it('gives a newcomer nothing until a member admits it, and then only from its admission on', async () => {

@@ -191,6 +191,9 @@ export class MembershipLogService {
 
     if ((link.type === 'refuse' || link.type === 'deactivate') && targetId)
       await endMemberAccess(ctx, targetId);
+    // Admitted (the owner at the genesis) or reactivated: its open sockets receive the room's messages now.
+    if ((link.type === 'genesis' || link.type === 'admit' || link.type === 'reactivate') && targetId)
+      ctx.realtime.addRingReader(ring.id, targetId);
     // A member who may now receive keys (admitted with the history, a key change confirmed): the
     // online holders are asked to share what it may read.
     if ((link.type === 'admit' || link.type === 'key_change') && targetId)

@@ -33,7 +33,7 @@ export async function purgeExpiredMessages(ctx: AppContext): Promise<number> {
           messageIds: byConversation.get(conversation.id) ?? [],
         };
         if (conversation.kind === 'room')
-          ctx.realtime.emitToRing(conversation.ring_id, 'messages_deleted', event);
+          ctx.realtime.emitToRingReaders(conversation.ring_id, 'messages_deleted', event);
         else
           for (const member of participants.get(conversation.id) ?? [])
             ctx.realtime.emitToMember(member, 'messages_deleted', event);

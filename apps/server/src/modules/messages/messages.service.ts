@@ -187,7 +187,7 @@ export class MessagesService {
     );
     const event = toNewMessageEvent(message, ring.id);
     // After the commit, to the conversation's members only: the Ring's room, or the two participants.
-    if (target.kind === 'room') ctx.realtime.emitToRing(ring.id, 'new_message', event);
+    if (target.kind === 'room') ctx.realtime.emitToRingReaders(ring.id, 'new_message', event);
     else
       for (const participant of target.participants)
         ctx.realtime.emitToMember(participant, 'new_message', event);
