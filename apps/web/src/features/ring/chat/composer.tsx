@@ -20,7 +20,7 @@ const ADMISSION_NOTE = 'Envoi impossible pour l’instant\u202f: un membre du Ri
 export function verifiedKeyChangedNote(names: readonly string[]): string {
   const who =
     names.length === 1 ? `de ${names[0]}` : `de ${names.slice(0, -1).join(', ')} et ${names.at(-1)}`;
-  return `Envoi bloqué\u202f: le numéro de sécurité ${who}, que vous aviez vérifié, a changé. Comparez le nouveau numéro avec la personne puis marquez-la de nouveau comme vérifiée dans « Utilisateurs du Ring ».`;
+  return `Envoi bloqué\u202f: le numéro de sécurité ${who}, que vous aviez vérifié, a changé. Comparez le nouveau numéro avec la personne puis marquez-la de nouveau comme vérifiée dans «\u202fUtilisateurs du Ring\u202f».`;
 }
 
 /**

@@ -80,7 +80,7 @@ export function peerKeyMessage(peerName: string, reason: PeerKeyUnavailable['rea
 }
 
 const VERIFIED_KEY_CHANGED =
-  'Non envoyé\u202f: le numéro de sécurité d’un membre que vous aviez vérifié a changé. Comparez-le de nouveau dans « Utilisateurs du Ring ».';
+  'Non envoyé\u202f: le numéro de sécurité d’un membre que vous aviez vérifié a changé. Comparez-le de nouveau dans «\u202fUtilisateurs du Ring\u202f».';
 const KEYS_NOT_READY = 'Clé du Ring pas encore disponible\u202f: réessayez dans un instant.';
 
 /** An ApiError (status, body with the 409 `code`) as the retry rules read it; -1 for anything else. */

@@ -193,6 +193,11 @@ export interface KeyringSnapshot {
   departed: ReadonlyArray<{ id: string; username: string }>;
   /** Listed by the server again (reactivated in the customer space) but deactivated in the log. */
   reactivatable: readonly string[];
+  /**
+   * This member is the log's owner, other members are active, and none is a Ring admin: nobody
+   * could vouch for the owner's new keys after a forgotten passphrase.
+   */
+  noAdminToVouch: boolean;
   /** The level the owner signed in the log (null before its genesis). */
   logLevel: SecurityLevel | null;
   /** The customer space offers « Partager l'historique » in the admission dialog. */
@@ -220,6 +225,7 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   ignoredPending: [],
   departed: [],
   reactivatable: [],
+  noAdminToVouch: false,
   logLevel: null,
   historyOffered: false,
   logProblem: null,
@@ -309,6 +315,8 @@ export class Keyring {
     const listed = new Set(this.members.keys());
     next.departed = next.mayAdmit ? departedMembers(this.log, this.memberId, listed) : [];
     next.reactivatable = reactivatableMembers(this.logProblem ? null : this.log, listed);
+    const active = this.log ? [...this.log.members.values()].filter((m) => m.status === 'active') : [];
+    next.noAdminToVouch = next.isLogOwner && active.length > 1 && !active.some((m) => m.role === 'admin');
     next.logLevel = this.log?.level ?? null;
     next.historyOffered = this.state?.shareHistory ?? false;
     next.logProblem = this.logProblem;

@@ -189,6 +189,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       refuse: async (id) => (keyring ? keyring.refuse(id) : false),
       departed: snapshot.departed,
       reactivatable: snapshot.reactivatable,
+      noAdminToVouch: snapshot.noAdminToVouch,
       recordDeparture: async (id) => (keyring ? keyring.recordDeparture(id) : false),
       reactivate: async (id) => (keyring ? keyring.reactivate(id) : false),
       isLogOwner: snapshot.isLogOwner,

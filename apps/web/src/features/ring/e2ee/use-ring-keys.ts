@@ -105,6 +105,8 @@ export interface RingKeys {
   departed: ReadonlyArray<{ id: string; username: string }>;
   /** Reactivated in the customer space, still deactivated in the log: they read nothing new yet. */
   reactivatable: readonly string[];
+  /** The owner has no Ring admin to vouch for its new keys if it forgets its passphrase. */
+  noAdminToVouch: boolean;
   /** « Retirer … du journal »: records a departure in the log (owner or Ring admin). */
   recordDeparture(memberId: string): Promise<boolean>;
   /** « Réactiver … »: signs the reactivation; a new epoch then reaches the member. */

@@ -142,6 +142,12 @@ export function MembershipLogNotices() {
         </Alert>
       ) : null}
       {keys.mayAdmit && keys.departed.length > 0 ? <DepartedMembers members={keys.departed} /> : null}
+      {keys.noAdminToVouch ? (
+        <Alert variant="info" title="Nommez un admin du Ring">
+          Si vous oubliez votre phrase secrète, seul un admin du Ring pourra confirmer vos nouvelles clés.
+          Sans admin, les clés du Ring seraient perdues pour vous.
+        </Alert>
+      ) : null}
       {keys.mayAdmit && keys.ignoredPending.length > 0 ? (
         <Alert variant="warning" title="Demande de clés refusée">
           Le serveur a demandé les clés du Ring pour des personnes qu’aucun membre n’a admises. Rien ne leur a
