@@ -11,6 +11,7 @@ import {
   ShieldCheck,
   Smartphone,
   Timer,
+  UserCheck,
 } from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
@@ -73,9 +74,14 @@ const POINTS = [
     text: 'Chaque membre choisit sa propre phrase secrète. Elle protège ses clés et ne quitte jamais son navigateur\u202f: personne ne peut la récupérer, pas même SecureRing. En cas d’oubli, «\u202fRéinitialiser mes clés\u202f» en crée de nouvelles\u202f; l’historique ne revient que si un membre vous le partage à nouveau.',
   },
   {
+    icon: UserCheck,
+    title: 'Les membres décident qui lit',
+    text: 'Qui fait partie du Ring, avec quelles clés, est inscrit dans un journal signé par les membres et vérifié par chaque navigateur. Un nouveau venu ne lit rien tant que le propriétaire ou un admin du Ring ne l’a pas admis dans le salon, après avoir comparé son numéro de sécurité\u202f; il lit à partir de son admission, l’historique seulement s’il lui est partagé. Ni le serveur, ni l’espace client, ni un administrateur de SecureRing ne peuvent ajouter un lecteur.',
+  },
+  {
     icon: Fingerprint,
     title: 'Numéros de sécurité',
-    text: 'Comparez votre numéro de sécurité avec celui qu’affiche l’autre membre, par un autre moyen. Si la clé d’un membre change, un avertissement s’affiche et rien ne lui est partagé avant votre confirmation.',
+    text: 'Comparez votre numéro de sécurité avec celui qu’affiche l’autre membre, par un autre moyen, puis marquez-le «\u202fVérifié\u202f». Si la clé d’un membre change, un avertissement s’affiche et rien ne lui est partagé avant qu’un admin la confirme\u202f; si vous l’aviez vérifié, vos messages ne partent plus avant une nouvelle comparaison.',
   },
   {
     icon: MessageCircle,
@@ -100,7 +106,12 @@ const POINTS = [
   {
     icon: EyeOff,
     title: 'Ce que le chiffrement ne cache pas',
-    text: 'Le serveur voit les métadonnées\u202f: qui est membre, qui écrit et quand, la taille des messages et des fichiers. Un serveur malveillant pourrait publier une fausse clé\u202f: les numéros de sécurité sont là pour le détecter.',
+    text: 'Le serveur voit les métadonnées\u202f: qui est membre, qui écrit et quand, la taille des messages et des fichiers. Il peut retarder ou retenir des messages. La première clé d’un nouveau venu est celle que le serveur présente\u202f: seule la comparaison du numéro de sécurité à l’admission prouve qu’elle est la sienne.',
+  },
+  {
+    icon: ShieldCheck,
+    title: 'Comparé à Signal, Matrix et MLS',
+    text: 'Comme MLS et les chaînes signées de Keybase, les changements de membres sont signés par des membres et vérifiés par chacun. Comme Signal, les numéros de sécurité se comparent hors ligne. Contrairement à Matrix, un appareil non admis ne reçoit jamais de clé. Contrairement à Signal et MLS, la clé du Ring change par période et non à chaque message.',
   },
 ] as const;
 
