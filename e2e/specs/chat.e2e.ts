@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admitInRoom } from '../support/room';
+import { admitInRoom, waitForInvitePrefill } from '../support/room';
 import { adminLogin, saveSettings } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -92,6 +92,7 @@ async function choosePassphrase(page: Page, phrase: string) {
 
 async function acceptInvite(page: Page, baseUrl: string, code: string, username: string) {
   await page.goto(`${baseUrl}/accept-invite?invite=${code}`);
+  await waitForInvitePrefill(page);
   await page.getByLabel('Nom d’utilisateur').fill(username);
   await page.getByLabel('Mot de passe', { exact: true }).fill(MEMBER_PASSWORD);
   await page.getByLabel('Confirmer le mot de passe').fill(MEMBER_PASSWORD);

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
+import { waitForInvitePrefill } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
@@ -11,6 +12,7 @@ const OWNER_PHRASE = 'la mer est calme ce soir';
 const BOB_PASSWORD = 'Bob-Pass-123';
 const BOB_PHRASE = 'bob aime les phrases longues';
 const BOB_NEW_PHRASE = 'une toute nouvelle phrase de bob';
+const OWNER_NEW_PHRASE = 'la propriétaire recommence avec une phrase neuve';
 
 /** The room's title (a modal dialog hides it from the accessibility tree, hence no role query). */
 const roomTitle = (page: Page) => page.locator('h1', { hasText: RING });
@@ -142,6 +144,7 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     errors.push(trackPageErrors(bob));
     await recordStates(bob);
     await bob.goto(`${suite.server.url}/accept-invite?invite=${bobCode}`);
+    await waitForInvitePrefill(bob);
     await bob.getByLabel('Nom d’utilisateur').fill('bob');
     await bob.getByLabel('Mot de passe', { exact: true }).fill(BOB_PASSWORD);
     await bob.getByLabel('Confirmer le mot de passe').fill(BOB_PASSWORD);
@@ -329,7 +332,39 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
     await waitForState(ownerRoom, 'active');
     expect(await ownerRoom.getByRole('dialog', { name: 'Phrase secrète' }).count()).toBe(0);
+  });
 
-    expect(errors.flat().filter((e) => !/Failed to load resource|401|409/.test(e))).toEqual([]);
+  it('[E2EE] the last holder of the Ring’s key resets its keys while unlocked: its browser starts a recovery epoch', async () => {
+    // Bob leaves (customer space): the owner is the only member holding the Ring's key.
+    await dashboard.bringToFront();
+    await dashboard.getByRole('tab', { name: 'Mes Utilisateurs' }).click();
+    const bobRow = dashboard.getByRole('row').filter({ hasText: 'bob' });
+    await bobRow.getByRole('button', { name: 'Désactiver' }).click();
+    await dashboard
+      .getByRole('alertdialog', { name: 'Désactiver l’utilisateur ?' })
+      .getByRole('button', { name: 'Désactiver' })
+      .click();
+    await bobRow.getByText('Inactif').waitFor();
+
+    await ownerRoom.bringToFront();
+    await ownerRoom
+      .getByRole('list', { name: 'Membres du Ring' })
+      .getByRole('listitem', { name: 'Claire Fontaine' })
+      .getByRole('button', { name: 'Réinitialiser mes clés' })
+      .click();
+    const reset = ownerRoom.getByRole('dialog', { name: 'Réinitialiser mes clés' });
+    await reset.getByLabel('Phrase secrète', { exact: true }).fill(OWNER_NEW_PHRASE);
+    await reset.getByLabel('Confirmer la phrase secrète').fill(OWNER_NEW_PHRASE);
+    await reset.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
+    await reset.waitFor({ state: 'detached' });
+    // Nobody else holds the key: no one could share it, so the owner's browser starts a new epoch.
+    await waitForState(ownerRoom, 'active', 20_000);
+    const box = ownerRoom.getByRole('textbox', { name: 'Message' }).first();
+    await box.fill('Après la nouvelle clé');
+    await ownerRoom.getByRole('button', { name: 'Envoyer' }).first().click();
+    await ownerRoom.getByText('Après la nouvelle clé').waitFor();
+    await screenshot(ownerRoom, 'e2ee-recovery-epoch');
+
+    expect(errors.flat().filter((e) => !/Failed to load resource|401|403|409/.test(e))).toEqual([]);
   });
 });

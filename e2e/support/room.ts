@@ -74,3 +74,13 @@ export async function openUnlockedRoom(
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
   await page.locator('[data-e2ee-state="active"], [data-e2ee-state="waiting_keys"]').first().waitFor();
 }
+
+/**
+ * The invitation form prefills the username from the invitation once its details load: wait for
+ * that before typing (a fill racing the prefill can leave both, e.g. "bobbob", on a slow machine).
+ */
+export async function waitForInvitePrefill(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => (document.getElementById('invite-username') as HTMLInputElement | null)?.value !== '',
+  );
+}

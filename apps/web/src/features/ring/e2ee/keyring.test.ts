@@ -763,6 +763,27 @@ describe('keyring flows against the key endpoints', () => {
     },
   );
 
+  it(
+    'the last holder who resets its keys while unlocked starts a recovery epoch by itself',
+    SLOW,
+    async () => {
+      const server = new FakeKeyServer();
+      server.addMember('owner', 'owner');
+      const owner = tab(server, 'owner');
+      await owner.load();
+      expect(await owner.createPassphrase(OWNER_PHRASE)).toBe(true);
+      await owner.sync();
+      expect((await owner.ensureSendableEpoch()).epoch).toBe(1);
+
+      expect(await owner.resetKeys('nouvelle phrase du propriétaire')).toBe(true);
+      expect(server.links.at(-1)!.type).toBe('key_change');
+      await vi.waitFor(() =>
+        expect(owner.getSnapshot()).toMatchObject({ status: 'active', currentEpoch: 2 }),
+      );
+      expect(owner.epochKey(1)).toBeUndefined();
+    },
+  );
+
   it('when nobody holds the current epoch any more, a member starts a recovery epoch', SLOW, async () => {
     const { server, owner, bob } = await ownerAndBob();
     // Every share of the current epoch is gone (its holders reset or left).

@@ -412,6 +412,7 @@ export class Keyring {
         ...(reset ? { reset } : {}),
       });
       const opened = await openIdentity(record, passphrase, { memberId: this.memberId });
+      let vouched = false;
       if (vouch) {
         const link = await createLink(
           vouch.log,
@@ -419,14 +420,21 @@ export class Keyring {
           vouch.signer,
           this.now(),
         );
-        await this.deps.api.appendLink(link).catch((error: unknown) => {
-          this.report('Changement de clé non signé par l’ancienne clé', { error: messageOf(error) });
-        });
+        vouched = await this.deps.api.appendLink(link).then(
+          () => true,
+          (error: unknown) => {
+            this.report('Changement de clé non signé par l’ancienne clé', { error: messageOf(error) });
+            return false;
+          },
+        );
       }
       this.record = record;
       this.publishedKeys = publicKeys;
       if (reset) this.epochs.clear();
       await this.becomeUnlocked(opened, publicKeys, saved.keyVersion);
+      // The new keys are in the log: a holder of the current epoch shares it with them; when there
+      // is none any more (this member was the last one), this browser starts a recovery epoch.
+      if (vouched) void this.rotateAfterChange();
       return true;
     } catch (error) {
       this.report('Publication des clés E2EE impossible', { error: messageOf(error), reset });
