@@ -103,7 +103,23 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
     await stateOf(pages.alice).getByText('En attente d’admission').waitFor();
     expect(await messages(pages.alice).getByText('Dit avant toute admission').count()).toBe(0);
 
-    await admitInRoom(pages.owner, 'alice', { newcomer: pages.alice, shareHistory: true });
+    // On a phone: the request in the users panel and the dialog fit 375 px.
+    await pages.owner.setViewportSize({ width: 375, height: 812 });
+    await pages.owner.getByTestId('admission-request').scrollIntoViewIfNeeded();
+    await screenshot(pages.owner, 'admission-request-375');
+    await admitInRoom(pages.owner, 'alice', {
+      newcomer: pages.alice,
+      shareHistory: true,
+      onDialog: async (dialog) => {
+        // « Donner accès aux fichiers existants » is ticked by default, and the history carries
+        // the files too: the box goes once « Partager l'historique » is ticked.
+        expect(
+          await dialog.getByRole('checkbox', { name: 'Donner accès aux fichiers existants' }).count(),
+        ).toBe(0);
+        await screenshot(pages.owner, 'admission-dialog-375');
+      },
+    });
+    await pages.owner.setViewportSize({ width: 1280, height: 800 });
     await waitForState(pages.alice, 'active');
     await messages(pages.alice).getByText('Dit avant toute admission').waitFor({ timeout: 20_000 });
     await screenshot(pages.alice, 'admission-history-shared');
@@ -125,7 +141,16 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
 
     pages.bob = await openRoom(logins.bob, PHRASES.bob);
     await waitForState(pages.bob, 'waiting_keys');
-    await admitInRoom(pages.alice, 'bob', { newcomer: pages.bob });
+    await admitInRoom(pages.alice, 'bob', {
+      newcomer: pages.bob,
+      onDialog: async (dialog) => {
+        const files = dialog.getByRole('checkbox', { name: 'Donner accès aux fichiers existants' });
+        expect(await files.getAttribute('data-state')).toBe('checked');
+        expect(
+          await dialog.getByRole('checkbox', { name: 'Partager l’historique' }).getAttribute('data-state'),
+        ).toBe('unchecked');
+      },
+    });
     await waitForState(pages.bob, 'active');
     // He opens the file from before his admission (its key wrapped again for his epoch)...
     await openFilesTab(pages.bob);

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /**
  * What the owner or a Ring admin does in the room when a newcomer waits for admission (issue 24):
@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 export async function admitInRoom(
   admitter: Page,
   username: string,
-  options: { newcomer?: Page; shareHistory?: boolean } = {},
+  options: { newcomer?: Page; shareHistory?: boolean; onDialog?: (dialog: Locator) => Promise<void> } = {},
 ): Promise<void> {
   const button = admitter.getByRole('button', { name: `Admettre ${username}` });
   await button.waitFor({ timeout: 20_000 });
@@ -22,6 +22,7 @@ export async function admitInRoom(
     if (shown !== own) throw new Error(`numéros de sécurité différents : ${shown} ≠ ${own}`);
   }
   if (options.shareHistory) await dialog.getByRole('checkbox', { name: 'Partager l’historique' }).check();
+  await options.onDialog?.(dialog);
   await dialog.getByRole('button', { name: 'Admettre', exact: true }).click();
   await dialog.waitFor({ state: 'detached', timeout: 20_000 });
 }

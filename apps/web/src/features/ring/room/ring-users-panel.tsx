@@ -39,6 +39,7 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
   const chat = useChat();
   const selfId = chat.info.user.id;
   const online = users.filter((u) => u.isOnline).length;
+  const outOfLog = (id: string) => keys.waiting.includes(id) || keys.reactivatable.includes(id);
   return (
     <Card>
       <CardHeader>
@@ -86,14 +87,15 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
                         ? `Vu ${formatRelative(user.lastSeen)}`
                         : 'Jamais connecté'}
                 </p>
-                {user.isCurrentUser || user.id === selfId ? null : (
+                {user.isCurrentUser || user.id === selfId ? null : outOfLog(user.id) ? null : (
                   <DirectMessage
                     user={user}
                     unread={chat.unreadOf(dmConversationId(selfId, user.id))}
                     onOpen={() => chat.openDm(user)}
                   />
                 )}
-                <CallButtons user={user} />
+                {/* Nothing can be encrypted for a member the log does not count in (yet). */}
+                {outOfLog(user.id) ? null : <CallButtons user={user} />}
                 {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
                   <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
                 ) : keys.reactivatable.includes(user.id) && !user.isCurrentUser ? (
