@@ -364,17 +364,22 @@ describe('the signed membership log on the server (issue 24)', () => {
     owner.epochKeys.clear();
     bob.epochKeys.clear();
     expect((await owner.state()).shares).toEqual([]);
+    // The key state says so, to whoever lacks the current epoch: its browser starts a recovery epoch.
+    expect((await bob.state()).currentEpochOrphaned).toBe(true);
     // Before: 403 « Vous ne détenez pas cette clé du Ring » forever.
     const recovery = await bob.rotate({ admitWaiting: false });
     expect(recovery.statusCode, recovery.body).toBe(200);
     expect((await ringRow(ringId)).current_epoch).toBe(2);
     await owner.loadKeys();
     expect(owner.epochKeys.has(2)).toBe(true);
-    // While someone still holds the current epoch, a non-holder still may not rotate.
+    expect((await owner.state()).currentEpochOrphaned).toBe(false);
+    // While someone still holds the current epoch, a non-holder still may not rotate (nor is told to).
     const carolLike = await ringWithMembers(t, 1);
     const [carol] = carolLike.members as [E2eeMember];
     expect((await carolLike.owner.rotate()).statusCode).toBe(200);
-    await carol.publish();
+    await carol.publish({ admit: false });
+    await carolLike.owner.admit(carol.memberId);
+    expect((await carol.state()).currentEpochOrphaned).toBe(false);
     expect((await carol.rotate({ admitWaiting: false })).statusCode).toBe(403);
   });
 

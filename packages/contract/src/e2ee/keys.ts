@@ -186,6 +186,11 @@ export const ZKeyStateResponse = successOf({
   keyRevision: z.number().int().nonnegative(),
   /** Seq of the membership log's head (-1: no log yet; the owner's browser starts it). */
   logHeadSeq: z.number().int().min(-1),
+  /**
+   * The caller lacks the current epoch and no admitted member with keys holds it any more (they
+   * left or reset): the caller's browser starts a recovery epoch instead of waiting for nobody.
+   */
+  currentEpochOrphaned: z.boolean(),
 });
 export type TKeyStateResponse = z.infer<typeof ZKeyStateResponse>;
 

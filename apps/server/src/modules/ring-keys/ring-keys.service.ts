@@ -227,9 +227,16 @@ export class RingKeysService {
           epochs: [row.epoch],
         });
     }
+    // Only asked when the caller lacks the current epoch (one more query, for waiting members only).
+    const lacksCurrent = ring.current_epoch > 0 && !shares.some((s) => s.epoch === ring.current_epoch);
+    const currentEpochOrphaned =
+      lacksCurrent &&
+      member.admitted_seq !== null &&
+      !(await this.keys.epochHasHolder(ring.id, ring.current_epoch));
     return {
       success: true,
       ringId: ring.id,
+      currentEpochOrphaned,
       // Read with the caller's access, before anything above: a change meanwhile shows as a newer
       // revision at the next join, so the page reads again.
       keyRevision: ring.key_revision,

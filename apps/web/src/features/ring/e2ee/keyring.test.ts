@@ -208,6 +208,10 @@ class FakeKeyServer {
           pending,
           keyRevision: this.keyRevision,
           logHeadSeq: (this.servedLinks ?? this.links).length - 1,
+          currentEpochOrphaned:
+            this.currentEpoch > 0 &&
+            !held.includes(this.currentEpoch) &&
+            !this.keyed().some((m) => this.held(m.id).has(this.currentEpoch)),
         };
       },
       getLog: async (after) => {
@@ -791,6 +795,9 @@ describe('keyring flows against the key endpoints', () => {
     const fresh = tab(server, 'bob');
     await fresh.load();
     await fresh.unlock(BOB_PHRASE);
+    // No send needed: the key state says nobody can share the current epoch any more.
+    await fresh.sync();
+    await vi.waitFor(() => expect(fresh.getSnapshot()).toMatchObject({ status: 'active', currentEpoch: 3 }));
     const key = await fresh.ensureSendableEpoch();
     expect(key.epoch).toBe(3);
     await owner.sync();

@@ -270,6 +270,8 @@ export class Keyring {
   private failed = false;
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
+  /** A recovery epoch is being created (an orphaned current epoch). */
+  private recovering = false;
   private membersChain: Promise<void> = Promise.resolve();
   private disposed = false;
   private readonly listeners = new Set<() => void>();
@@ -1014,6 +1016,13 @@ export class Keyring {
         if (outcome === 'done' || outcome === 'retry') this.syncAgain = true;
       } else {
         await this.sharePending(state);
+        // Nobody can share the current epoch any more: start a recovery epoch, once per state.
+        if (state.currentEpochOrphaned && !this.epochs.has(state.currentEpoch) && !this.recovering) {
+          this.recovering = true;
+          void this.rotateAfterChange().finally(() => {
+            this.recovering = false;
+          });
+        }
       }
     }
     this.update({});
