@@ -26,7 +26,7 @@ const KB = 1024;
  * screen lazily (the customer dashboard after sign-in, the Ring room), the chunks it fetches for
  * that screen too: the `includeLazy` dynamic imports reachable from the route, minus `excludeLazy`
  * (the Ring's call and file chunks, loaded when a call starts or a file is opened, and the
- * admission dialogs, loaded when a member opens one).
+ * admission, verification and security explanation dialogs, loaded when a member opens one).
  */
 export const AREAS = [
   { name: 'Accueil (/)', route: 'src/features/home/home-page.tsx', budget: 120 * KB },
@@ -41,8 +41,9 @@ export const AREAS = [
     name: 'Salle Ring (/ring)',
     route: 'src/features/ring/ring-page.tsx',
     includeLazy: /^src\/features\/ring\//,
-    // Calls, files and the admission dialogs (opened when a member admits or refuses someone).
-    excludeLazy: /\/(?:calls?|files?)[-/.]|\/admission-dialogs\./i,
+    // Calls, files and dialogs a member opens (admit or refuse, verify a member, the security
+    // explanations).
+    excludeLazy: /\/(?:calls?|files?)[-/.]|\/(?:admission-dialogs|verify-member-dialog|security-points)\./i,
     budget: 250 * KB,
   },
   // Not budgeted, shown for information: the subscription page and the back office.

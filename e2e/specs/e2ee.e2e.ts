@@ -137,6 +137,15 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     expect(await state(ownerRoom).textContent()).toContain('Chiffrement de bout en bout actif');
     // The badge shows the Ring's real level (standard by default).
     await ownerRoom.getByText('AES-256', { exact: true }).waitFor();
+
+    // « À propos de la sécurité » explains who decides who reads (its text loads with the dialog).
+    await ownerRoom.getByRole('button', { name: 'À propos de la sécurité' }).click();
+    const about = ownerRoom.getByRole('dialog', { name: 'À propos de la sécurité' });
+    await about.getByText('Les membres décident qui lit').waitFor();
+    await about.getByText('Comparé à Signal, Matrix et MLS').waitFor();
+    await screenshot(ownerRoom, 'e2ee-security-dialog');
+    await ownerRoom.keyboard.press('Escape');
+    await about.waitFor({ state: 'detached' });
   });
 
   it('[E2EE] an invited member waits for admission; once the owner admits it, it gets the key without any message', async () => {
