@@ -2,8 +2,9 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { downloadOf, fileRow, openFilesTab, upload } from '../support/files';
+import { qrCameraFlag } from '../support/qr-camera';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
-import { screenshot, trackPageErrors } from '../support/browser';
+import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
@@ -166,6 +167,42 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
     // Not even as undecryptable bubbles: the server serves no history from before his admission.
     expect(await messages(pages.bob).getByText('En attente de la clé de chiffrement…').count()).toBe(0);
     await screenshot(pages.bob, 'admission-by-ring-admin');
+  });
+
+  it('[ADMISSION] bob verifies alice by scanning the QR code her page shows: she is marked « Vérifié »', async () => {
+    await pages.alice.bringToFront();
+    await pages.alice
+      .getByRole('list', { name: 'Membres du Ring' })
+      .getByRole('listitem', { name: 'alice' })
+      .getByRole('button', { name: 'Afficher mon code QR' })
+      .click();
+    const qr = pages.alice.getByTestId('my-verification-qr');
+    const payload = (await qr.getAttribute('data-payload'))!;
+    expect(payload).toMatch(/^SECURERING-VERIFY:1:/);
+    await screenshot(pages.alice, 'verification-my-qr');
+    await pages.alice.keyboard.press('Escape');
+
+    // Bob's phone: another browser whose camera films alice's screen.
+    const phone = await launchBrowser([qrCameraFlag(payload)]);
+    try {
+      const context = await newContext(phone, 375, 812);
+      await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
+      const bobPhone = await context.newPage();
+      errors.push(trackPageErrors(bobPhone));
+      await openUnlockedRoom(bobPhone, suite.server.url, logins.bob, PHRASES.bob);
+      await bobPhone.getByRole('button', { name: 'Marquer alice comme vérifié' }).click();
+      const dialog = bobPhone.getByRole('dialog', { name: 'Vérifier alice' });
+      await dialog.getByRole('button', { name: 'Scanner son code QR' }).click();
+      await dialog.waitFor({ state: 'detached', timeout: 20_000 });
+      await bobPhone
+        .getByRole('list', { name: 'Membres du Ring' })
+        .getByRole('listitem', { name: 'alice' })
+        .getByTestId('verified-badge')
+        .waitFor();
+      await screenshot(bobPhone, 'verification-scanned');
+    } finally {
+      await phone.close();
+    }
   });
 
   it('[ADMISSION] a refused newcomer loses its room within seconds and cannot sign in again', async () => {

@@ -18,8 +18,13 @@ export const CHROMIUM_ARGS = [
   '--use-fake-device-for-media-stream',
 ];
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+/** Debian Chromium with the flags above, and `extraArgs` (e.g. a file as the fake camera). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
 }
 
 export async function newContext(browser: Browser, width = 1280, height = 800): Promise<BrowserContext> {

@@ -16,6 +16,7 @@ import { AdmissionControls, MembershipLogNotices, ReactivationControls } from '.
 const VerifyMemberDialog = lazy(() =>
   import('./verify-member-dialog').then((m) => ({ default: m.VerifyMemberDialog })),
 );
+const MyQrDialog = lazy(() => import('./verify-member-dialog').then((m) => ({ default: m.MyQrDialog })));
 
 const DOT: Record<TRingRoomUser['status'], string> = {
   online: 'bg-emerald-500',
@@ -172,6 +173,7 @@ function SafetyNumber({
   onReset: () => void;
 }) {
   const [confirming, setConfirming] = useState(false);
+  const [showQr, setShowQr] = useState(false);
   if (!safety) {
     return <p className="mt-1 text-xs text-slate-400">Clés de chiffrement pas encore créées</p>;
   }
@@ -223,9 +225,19 @@ function SafetyNumber({
         </div>
       ) : null}
       {user.isCurrentUser ? (
-        <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onReset}>
-          Réinitialiser mes clés
-        </Button>
+        <div className="flex flex-wrap gap-x-3">
+          <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={() => setShowQr(true)}>
+            Afficher mon code QR
+          </Button>
+          <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onReset}>
+            Réinitialiser mes clés
+          </Button>
+          <Suspense fallback={null}>
+            {showQr ? (
+              <MyQrDialog fingerprint={safety.fingerprint} open={showQr} onOpenChange={setShowQr} />
+            ) : null}
+          </Suspense>
+        </div>
       ) : safety.trust === 'trusted' && safety.logFingerprint ? (
         <Verification user={user} safety={safety} fingerprint={safety.logFingerprint} />
       ) : null}
