@@ -4,6 +4,7 @@ import { screenshot, trackPageErrors } from '../support/browser';
 import { useSuite } from '../support/suite';
 import { customerSignIn, subscribedCustomer } from '../support/customer';
 import { linkIn } from '../support/mailbox';
+import { waitForInvitePrefill } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 
 const OWNER = 'claire.fontaine@example.com';
@@ -29,8 +30,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
   async function acceptInvite(page: Page, url: string, username: string, password: string, email?: string) {
     await page.goto(url);
     await page.getByRole('heading', { name: 'Rejoindre un Ring' }).waitFor();
-    // The invitation's prefill (Ring name, username, email) has arrived: typing cannot race it.
-    await page.getByText(/Vous avez été invité à rejoindre «/).waitFor();
+    await waitForInvitePrefill(page);
     await page.getByLabel('Nom d’utilisateur').fill(username);
     if (email) await page.getByLabel('Email (facultatif)').fill(email);
     await page.getByLabel('Mot de passe', { exact: true }).fill(password);

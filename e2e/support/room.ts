@@ -77,11 +77,10 @@ export async function openUnlockedRoom(
 }
 
 /**
- * The invitation form prefills the username from the invitation once its details load: wait for
- * that before typing (a fill racing the prefill can leave both, e.g. "bobbob", on a slow machine).
+ * The invitation form prefills the Ring's name, the username and the email from the invitation
+ * once its details load: wait for that before typing (a fill racing the prefill can leave both,
+ * e.g. "bobbob", on a slow machine).
  */
 export async function waitForInvitePrefill(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () => (document.getElementById('invite-username') as HTMLInputElement | null)?.value !== '',
-  );
+  await page.getByText(/Vous avez été invité à rejoindre «/).waitFor();
 }

@@ -1,6 +1,7 @@
 import { CHAT_MESSAGES, ROOM_CONVERSATION_ID } from '@securering/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { cn } from '@/lib/utils';
+import { sendBlockedBy } from '../e2ee/keyring-policy';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { ChatHeader } from './chat-header';
 import { useChat, useConversationFeed, useDocumentVisible } from './chat-provider';
@@ -53,12 +54,13 @@ export function ChatPanel({
   }, [conversationId, info.user.id, info.users]);
 
   // Members this person verified whose keys changed since: no message reaches them until compared again.
-  const blockedNames = useMemo(() => {
-    const blocked = keys.verifiedKeyChanged.filter(
-      (id) => conversationId === ROOM_CONVERSATION_ID || conversationId.split(':').slice(1).includes(id),
-    );
-    return blocked.map((id) => info.users.find((u) => u.id === id)?.username ?? 'un membre');
-  }, [keys.verifiedKeyChanged, conversationId, info.users]);
+  const blockedNames = useMemo(
+    () =>
+      sendBlockedBy(conversationId, info.user.id, keys.verifiedKeyChanged).map(
+        (id) => info.users.find((u) => u.id === id)?.username ?? 'un membre',
+      ),
+    [keys.verifiedKeyChanged, conversationId, info.user.id, info.users],
+  );
 
   const debugNotifications = useMemo(
     () => new URLSearchParams(window.location.search).get('debugNotifs') === '1',

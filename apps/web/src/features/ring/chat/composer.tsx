@@ -50,6 +50,8 @@ export function Composer({
   const [text, setText] = useState('');
   const blocked = verifiedKeyChanged.length > 0;
   const ready = keysState === 'active' && !blocked;
+  // The keys are in force but a verified member's key changed: the note says why sending stops.
+  const blockedNote = blocked && keysState === 'active';
 
   const submit = () => {
     if (!ready || !canSend(text, sending)) return;
@@ -96,13 +98,13 @@ export function Composer({
       <p
         className={cn(
           'mt-2 flex items-start gap-1.5 text-xs',
-          blocked && keysState === 'active' ? 'text-amber-800' : 'text-slate-500',
+          blockedNote ? 'text-amber-800' : 'text-slate-500',
         )}
         data-testid="chat-footer-note"
-        role={blocked && keysState === 'active' ? 'alert' : undefined}
+        role={blockedNote ? 'alert' : undefined}
       >
         <Lock className="mt-0.5 size-3 shrink-0" aria-hidden />
-        {blocked && keysState === 'active'
+        {blockedNote
           ? verifiedKeyChangedNote(verifiedKeyChanged)
           : ready && privateConversation
             ? DM_NOTE

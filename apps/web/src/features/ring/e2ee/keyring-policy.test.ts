@@ -145,14 +145,11 @@ describe('« Vérifié » (issue 24)', () => {
   });
 
   it('blocks the room for any changed verified member, a private conversation for its peer only', () => {
-    const verification = new Map([
-      ['bob', 'changed' as const],
-      ['carol', 'verified' as const],
-      ['me', 'changed' as const],
-    ]);
-    expect(sendBlockedBy('room:general', 'me', verification)).toEqual(['bob']);
-    expect(sendBlockedBy('dm:bob:me', 'me', verification)).toEqual(['bob']);
-    expect(sendBlockedBy('dm:carol:me', 'me', verification)).toEqual([]);
+    // Bob's verified key changed (carol's still holds); "me" never blocks itself.
+    const verifiedKeyChanged = ['bob', 'me'];
+    expect(sendBlockedBy('room:general', 'me', verifiedKeyChanged)).toEqual(['bob']);
+    expect(sendBlockedBy('dm:bob:me', 'me', verifiedKeyChanged)).toEqual(['bob']);
+    expect(sendBlockedBy('dm:carol:me', 'me', verifiedKeyChanged)).toEqual([]);
   });
 });
 

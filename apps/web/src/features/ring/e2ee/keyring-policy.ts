@@ -56,15 +56,17 @@ export function publicKeysId(keys: TPublicKeys): string {
 }
 
 /**
- * The members a message to `conversationId` must not be sent to yet: in the room, every member
- * whose verified key changed; in a private conversation, the peer if its verified key changed.
+ * The members a message to `conversationId` must not be sent to yet, of `verifiedKeyChanged` (the
+ * members this person verified whose keys changed since): in the room, all of them; in a private
+ * conversation, the peer if it is one of them. The keyring refuses the send and the composer says
+ * why, both from this rule.
  */
 export function sendBlockedBy(
   conversationId: string,
   selfId: string,
-  verification: ReadonlyMap<string, Verification>,
+  verifiedKeyChanged: readonly string[],
 ): string[] {
-  const changed = [...verification].filter(([id, v]) => v === 'changed' && id !== selfId).map(([id]) => id);
+  const changed = verifiedKeyChanged.filter((id) => id !== selfId);
   if (conversationId === ROOM_CONVERSATION_ID) return changed;
   return changed.filter((id) => dmConversationId(selfId, id) === conversationId);
 }

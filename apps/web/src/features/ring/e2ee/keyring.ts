@@ -1268,10 +1268,8 @@ export class Keyring {
     if (!this.identity) throw new E2eeError('missing_key', 'locked');
     const target = conversationPeerOf(conversationId, this.memberId);
     if (target.kind === 'foreign') throw new E2eeError('invalid_format', 'not a conversation of this member');
-    const verification = new Map(
-      Object.keys(this.verified).map((id) => [id, this.verificationOf(id)] as const),
-    );
-    const blockedBy = sendBlockedBy(conversationId, this.memberId, verification);
+    const changed = Object.keys(this.verified).filter((id) => this.verificationOf(id) === 'changed');
+    const blockedBy = sendBlockedBy(conversationId, this.memberId, changed);
     if (blockedBy.length > 0) throw new VerifiedKeyChanged(blockedBy);
     let key = epochKey;
     if (target.kind === 'dm') {

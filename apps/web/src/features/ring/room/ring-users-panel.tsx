@@ -1,6 +1,6 @@
 import { dmConversationId, type TRingRoomUser } from '@securering/contract';
 import { AlertTriangle, BadgeCheck, KeyRound, MessageCircle } from 'lucide-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
@@ -187,16 +187,13 @@ function SafetyNumber({
         </span>
       </p>
       {safety.trust === 'changed' ? (
-        <div
-          role="alert"
-          className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
-        >
-          <p className="flex items-start gap-1 font-medium">
-            <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
-            {user.isCurrentUser
+        <KeyWarning
+          title={
+            user.isCurrentUser
               ? 'Vos nouvelles clés attendent d’être confirmées dans le journal des membres.'
-              : `Le numéro de sécurité de ${user.username} a changé`}
-          </p>
+              : `Le numéro de sécurité de ${user.username} a changé`
+          }
+        >
           {user.isCurrentUser ? null : mayConfirm ? (
             <>
               <p>
@@ -222,7 +219,7 @@ function SafetyNumber({
               partagé d’ici là.
             </p>
           )}
-        </div>
+        </KeyWarning>
       ) : null}
       {user.isCurrentUser ? (
         <div className="flex flex-wrap gap-x-3">
@@ -241,6 +238,22 @@ function SafetyNumber({
       ) : safety.trust === 'trusted' && safety.logFingerprint ? (
         <Verification user={user} safety={safety} fingerprint={safety.logFingerprint} />
       ) : null}
+    </div>
+  );
+}
+
+/** A member's key changed (in the log, or since this person verified it): what to do about it. */
+function KeyWarning({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div
+      role="alert"
+      className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+    >
+      <p className="flex items-start gap-1 font-medium">
+        <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
+        {title}
+      </p>
+      {children}
     </div>
   );
 }
@@ -268,17 +281,10 @@ function Verification({
   return (
     <>
       {safety.verification === 'changed' ? (
-        <div
-          role="alert"
-          className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
-        >
-          <p className="flex items-start gap-1 font-medium">
-            <AlertTriangle className="mt-0.5 size-3 shrink-0" aria-hidden />
-            Le numéro de sécurité de {user.username}, que vous aviez vérifié, a changé.
-          </p>
+        <KeyWarning title={`Le numéro de sécurité de ${user.username}, que vous aviez vérifié, a changé.`}>
           <p>Vos messages ne partent plus tant que vous ne l’avez pas comparé de nouveau avec lui.</p>
           {mark}
-        </div>
+        </KeyWarning>
       ) : safety.verification === 'verified' ? (
         <Button
           size="sm"
