@@ -64,10 +64,15 @@ function serve(script) {
 
 // The functions below run in the page (page.evaluate serializes them): globalThis.e2ee only.
 
+/** Unlocks of one record: Argon2id (`iterations` undefined) or the older PBKDF2 format. */
 async function unlockTimes({ iterations, runs }) {
-  const { generateIdentity, sealIdentity, openIdentity } = globalThis.e2ee;
+  const { generateIdentity, sealIdentity, openIdentity, generateRecoveryKey } = globalThis.e2ee;
   const passphrase = 'une phrase secrète de banc';
-  const record = await sealIdentity(await generateIdentity(), passphrase, { memberId: 'm-1', iterations });
+  const record = await sealIdentity(await generateIdentity(), passphrase, {
+    memberId: 'm-1',
+    recoveryKey: generateRecoveryKey(),
+    ...(iterations ? { iterations } : {}),
+  });
   const times = [];
   for (let run = 0; run < runs; run++) {
     const start = performance.now();
@@ -358,14 +363,26 @@ async function main() {
       return ok ? 'yes' : '**no**';
     };
 
-    for (const iterations of [600_000, 1_000_000]) {
-      const times = await page.evaluate(unlockTimes, { iterations, runs: RUNS });
-      const name = `Unlock (openIdentity, PBKDF2 ${iterations.toLocaleString('en')} it.)`;
+    // Argon2id (issue 27) is what every record is sealed with now; the first run includes
+    // compiling hash-wasm's WebAssembly, as a browser's first unlock does.
+    {
+      const times = await page.evaluate(unlockTimes, { runs: RUNS });
+      const name = 'Unlock (openIdentity, Argon2id 64 MiB × 2 passes, 1 lane)';
       rows.push([
         name,
         `${ms(median(times))} ms (max ${ms(Math.max(...times))})`,
         '≤ 1,500 ms',
         check(name, Math.max(...times), BUDGET.unlockMs),
+      ]);
+    }
+    // Older PBKDF2 records still open once, then are re-sealed with Argon2id (not budgeted).
+    for (const iterations of [600_000, 1_000_000]) {
+      const times = await page.evaluate(unlockTimes, { iterations, runs: RUNS });
+      rows.push([
+        `Unlock an older record (PBKDF2 ${iterations.toLocaleString('en')} it., re-sealed after)`,
+        `${ms(median(times))} ms (max ${ms(Math.max(...times))})`,
+        '—',
+        '—',
       ]);
     }
     for (const level of ['standard', 'military']) {
@@ -436,7 +453,7 @@ async function main() {
       `Machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'CPU'}, Chromium ${browser.version()}, ${os.platform()} ${os.release()}`,
     );
     console.log(
-      `Bundle: ${(Buffer.byteLength(script) / 1024).toFixed(0)} KiB minified (packages/e2ee with @hpke/core and @noble/ciphers)\n`,
+      `Bundle: ${(Buffer.byteLength(script) / 1024).toFixed(0)} KiB minified (packages/e2ee with @hpke/core, @noble/ciphers and hash-wasm)\n`,
     );
     console.log(table(['Measure', 'Result', 'Budget', 'Within budget'], rows));
     if (misses.length > 0) {

@@ -54,8 +54,24 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * engine.io-client bundles its WebTransport transport whatever the options; the web client asks for
+ * `transports: ['websocket', 'polling']` only (lib/realtime.ts), so the Ring room ships a stub in
+ * its place (about 1 KB gzip less), which fails loudly if it were ever chosen.
+ */
+function withoutWebTransport(): Plugin {
+  const target = /engine\.io-client[\\/]build[\\/]esm[\\/]transports[\\/]webtransport\.js$/;
+  return {
+    name: 'securering-without-webtransport',
+    load(id) {
+      if (!target.test(id)) return null;
+      return `export class WT { constructor() { throw new Error('WebTransport is not used by this client'); } }`;
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompress()],
+  plugins: [react(), tailwindcss(), precompress(), withoutWebTransport()],
   resolve: {
     alias: {
       '@': fileURLToPath(new URL('./src', import.meta.url)),

@@ -196,4 +196,46 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     await page.getByText('Token de vérification manquant').waitFor();
     await page.getByRole('heading', { name: 'Recevoir un nouveau lien' }).waitFor();
   });
+
+  it('[ACCOUNTS] keeps the plan chosen on the home page through registration and verification, onto /subscribe', async () => {
+    const email = 'choix.plan@example.com';
+    const visitor = await suite.page();
+    await visitor.goto(`${suite.server.url}/`);
+    const enterprise = visitor.getByRole('article', { name: 'Plan Enterprise' });
+    await enterprise.getByRole('button', { name: 'Commencer' }).click();
+    await visitor.waitForURL(`${suite.server.url}/register`);
+    await visitor.getByLabel('Prénom').fill('Inès');
+    await visitor.getByLabel('Nom', { exact: true }).fill('Durand');
+    await visitor.getByLabel('Email').fill(email);
+    await visitor.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
+    await visitor.getByLabel('Confirmer le mot de passe').fill(PASSWORD);
+    await visitor.getByRole('button', { name: 'Suivant' }).click();
+    await visitor.getByRole('group', { name: 'Étape 2 : adresse de facturation' }).waitFor();
+    await visitor.getByRole('button', { name: 'Suivant' }).click();
+    await visitor.getByRole('group', { name: 'Étape 3 : récapitulatif' }).waitFor();
+    await visitor.getByRole('definition').filter({ hasText: 'Enterprise · 99,00 € / mois' }).waitFor();
+    await screenshot(visitor, 'register-step3-chosen-plan');
+    await visitor.getByLabel('J’accepte les conditions générales d’utilisation').click();
+    await visitor.getByLabel('J’accepte la politique de confidentialité').click();
+    await visitor.getByRole('button', { name: 'Créer mon compte' }).click();
+    await visitor.getByRole('heading', { name: 'Inscription réussie !' }).waitFor();
+
+    // The link is opened in another browser (no visitor cookie there): the account kept the choice.
+    const mail = await suite.mailbox.waitFor((m) => m.to.includes(email) && m.subject.includes('confirmez'));
+    const other = await suite.page();
+    await other.goto(linkIn(mail.text, '/verify-email?token='));
+    await other.getByRole('heading', { name: 'Bienvenue Inès !' }).waitFor();
+    await other.waitForURL(`${suite.server.url}/subscribe`, { timeout: 8000 });
+    await other.getByText('Finaliser votre abonnement').waitFor();
+    const order = other.getByRole('definition');
+    await order
+      .filter({ hasText: /^Enterprise$/ })
+      .first()
+      .waitFor();
+    await order
+      .filter({ hasText: /^Mensuel$/ })
+      .first()
+      .waitFor();
+    await screenshot(other, 'subscribe-with-home-choice');
+  });
 });

@@ -350,6 +350,11 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
     for (const popup of [callerPopup, calleePopup]) {
       await popup.getByText('Appel chiffré de bout en bout').waitFor();
       expect((await mediaStats(popup))?.state).toBe('connected');
+      // Review L2: this Chromium hands out the peer's DTLS certificate, which the popup compared
+      // with the signed fingerprint (a mismatch would have ended the call; see call-session.test.ts).
+      expect(await popup.evaluate(() => typeof RTCDtlsTransport.prototype.getRemoteCertificates)).toBe(
+        'function',
+      );
     }
     // No second passphrase prompt in the popups: the keys came from the rooms.
     expect(await calleePopup.getByRole('dialog', { name: 'Phrase secrète' }).count()).toBe(0);

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admitInRoom, waitForInvitePrefill } from '../support/room';
+import { admitInRoom, saveRecoveryKey, waitForInvitePrefill } from '../support/room';
 import { adminLogin, saveSettings } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -86,8 +86,10 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.waitFor();
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   const confirm = dialog.getByLabel('Confirmer la phrase secrète');
-  if (await confirm.count()) await confirm.fill(phrase);
+  const chosen = (await confirm.count()) > 0;
+  if (chosen) await confirm.fill(phrase);
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  if (chosen) await saveRecoveryKey(page);
 }
 
 async function acceptInvite(page: Page, baseUrl: string, code: string, username: string) {
@@ -508,6 +510,65 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     });
     expect(JSON.stringify(await page.json())).not.toContain(messageId);
 
+    await api(
+      suite.server,
+      'PUT',
+      '/api/customer/rings.php',
+      { ring_id: ringId, ephemeral_messages: false },
+      customerToken,
+    );
+    await owner.getByText('activés (10 s)').first().waitFor({ state: 'detached', timeout: 3000 });
+  });
+
+  it('[CHAT] an ephemeral message waits for a member who was away, and counts down from its own first reading', async () => {
+    await carolPolling?.close();
+    carolPolling = undefined;
+    const saved = await api(
+      suite.server,
+      'PUT',
+      '/api/customer/rings.php',
+      { ring_id: ringId, ephemeral_messages: true, auto_destroy_delay: 10 },
+      customerToken,
+    );
+    expect(saved.success).toBe(true);
+    for (const page of [owner, bob, carol])
+      await page.getByText('activés (10 s)').first().waitFor({ timeout: 3000 });
+    // Carol is away: her page is offline (its socket drops, nothing reaches it).
+    await carol.context().setOffline(true);
+
+    const text = `Après lecture ${CANARY} absente`;
+    await send(bob, roomChat(bob), text);
+    const sent = log(roomChat(bob)).getByRole('article').filter({ hasText: text });
+    await sent.and(bob.locator('[data-status="sent"]')).waitFor();
+    const messageId = (await sent.getAttribute('data-message-id'))!;
+    // The owner reads it: its countdown and Bob's (from the first reading by anyone) run out.
+    await log(roomChat(owner)).getByText(text).waitFor({ timeout: 3000 });
+    await sent.getByTestId('ephemeral-countdown').waitFor({ timeout: 3000 });
+    for (const page of [owner, bob])
+      await log(roomChat(page)).getByText(text).waitFor({ state: 'detached', timeout: 13_000 });
+
+    // Carol comes back after the delay: the message is there and her own countdown starts now.
+    await owner.waitForTimeout(1000);
+    await carol.context().setOffline(false);
+    const hers = log(roomChat(carol)).getByRole('article').filter({ hasText: text });
+    await hers.getByTestId('ephemeral-countdown').waitFor({ timeout: 15_000 });
+    const countdown = hers.getByTestId('ephemeral-countdown');
+    expect((await countdown.textContent())!.trim()).toMatch(/00:(0[6-9]|10)$/);
+    await screenshot(carol, 'chat-ephemeral-after-reading');
+
+    const database = new Database(path.join(suite.server.dataDir, 'securering.sqlite'), { readonly: true });
+    try {
+      const row = () =>
+        database.prepare('SELECT count(*) AS n FROM messages WHERE id = ?').get(messageId) as { n: number };
+      expect(row().n).toBe(1);
+      await hers.waitFor({ state: 'detached', timeout: 13_000 });
+      // Everyone present at sending has read it and the delays ran out: the server deletes it.
+      const deadline = Date.now() + 10_000;
+      while (row().n !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      expect(row().n).toBe(0);
+    } finally {
+      database.close();
+    }
     await api(
       suite.server,
       'PUT',

@@ -16,6 +16,7 @@ import {
   subscribedRing,
 } from '../../scripts/lib/ring-driver.mjs';
 import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
+import { saveRecoveryKey } from '../support/room';
 
 /**
  * Several instances, faults and load (issue 16): three built instances on PostgreSQL, Redis and S3
@@ -493,8 +494,10 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         await dialog.waitFor();
         await dialog.getByLabel('Phrase secrète', { exact: true }).fill('la grappe tient bon sous la charge');
         const confirm = dialog.getByLabel('Confirmer la phrase secrète');
-        if (await confirm.count()) await confirm.fill('la grappe tient bon sous la charge');
+        const chosen = (await confirm.count()) > 0;
+        if (chosen) await confirm.fill('la grappe tient bon sous la charge');
         await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+        if (chosen) await saveRecoveryKey(page);
         await page.locator('[data-e2ee-state="active"]').first().waitFor({ timeout: 30_000 });
         // Bob published his keys first and waits for admission: the owner admits him in the room,
         // and its browser creates the epoch that reaches him.

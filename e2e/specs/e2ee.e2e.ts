@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
-import { waitForInvitePrefill } from '../support/room';
+import { saveRecoveryKey, waitForInvitePrefill } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
@@ -50,6 +50,7 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   await dialog.getByLabel('Confirmer la phrase secrète').fill(phrase);
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await saveRecoveryKey(page);
 }
 
 async function unlockWith(page: Page, phrase: string) {
@@ -221,12 +222,17 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await bob.reload();
     await roomTitle(bob).waitFor();
     const unlock = bob.getByRole('dialog', { name: 'Phrase secrète' });
-    await unlock.getByRole('button', { name: /Phrase secrète oubliée/ }).click();
+    await unlock.getByRole('button', { name: 'J’ai oublié ma phrase secrète' }).click();
+    await bob
+      .getByRole('dialog', { name: 'J’ai oublié ma phrase secrète' })
+      .getByRole('button', { name: 'Je n’ai pas de clé de secours' })
+      .click();
     const reset = bob.getByRole('dialog', { name: 'Réinitialiser mes clés' });
     await reset.getByText(/ne redevient lisible que si un membre vous le partage/).waitFor();
     await reset.getByLabel('Phrase secrète', { exact: true }).fill(BOB_NEW_PHRASE);
     await reset.getByLabel('Confirmer la phrase secrète').fill(BOB_NEW_PHRASE);
     await reset.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
+    await saveRecoveryKey(bob);
     await waitForState(bob, 'waiting_keys');
 
     await ownerRoom.getByText('Le numéro de sécurité de bob a changé').waitFor({ timeout: 15_000 });
@@ -366,6 +372,7 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await reset.getByLabel('Confirmer la phrase secrète').fill(OWNER_NEW_PHRASE);
     await reset.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
     await reset.waitFor({ state: 'detached' });
+    await saveRecoveryKey(ownerRoom);
     // Nobody else holds the key: no one could share it, so the owner's browser starts a new epoch.
     await waitForState(ownerRoom, 'active', 20_000);
     const box = ownerRoom.getByRole('textbox', { name: 'Message' }).first();

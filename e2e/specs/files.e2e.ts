@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { RING_FILES_MESSAGES } from '@securering/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admitInRoom } from '../support/room';
+import { admitInRoom, saveRecoveryKey } from '../support/room';
 import { type TestFile, downloadOf, fileRow, filesTab, openFilesTab, upload } from '../support/files';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
@@ -92,6 +92,7 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   await dialog.getByLabel('Confirmer la phrase secrète').fill(phrase);
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await saveRecoveryKey(page);
 }
 
 const folderTile = (page: Page, name: string) =>
@@ -511,6 +512,82 @@ describe('[FILES] the encrypted Ring file space', () => {
     );
     expect(await fileRow(owner, tooBig.name).count()).toBe(0);
     db.close();
+  });
+
+  it('[FILES] names the server swaps and a file it moves are flagged, never shown as true (review M3)', async () => {
+    const mkdir = async (name: string) => {
+      await filesTab(owner).getByRole('button', { name: 'Nouveau dossier' }).click();
+      const dialog = owner.getByRole('dialog', { name: 'Nouveau dossier' });
+      await dialog.getByRole('textbox', { name: 'Nom du dossier' }).fill(name);
+      await dialog.getByRole('button', { name: 'Créer' }).click();
+      await folderTile(owner, name).waitFor();
+    };
+    const crumbs = (page: Page) => filesTab(page).getByRole('navigation', { name: 'Fil d’Ariane' });
+    const pdf = (name: string): TestFile => ({
+      name,
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(`%PDF-1.4 ${name}`),
+    });
+    const signed = pdf('contrat_signé.pdf');
+    const draft = pdf('contrat_brouillon.pdf');
+    const inside = pdf('devis_du_dossier_A.pdf');
+    await mkdir('Dossier A');
+    await mkdir('Dossier B');
+    await upload(owner, [signed, draft]);
+    await fileRow(owner, signed.name).waitFor();
+    await fileRow(owner, draft.name).waitFor();
+    await folderMenu(owner, 'Dossier A', 'Ouvrir');
+    await upload(owner, [inside]);
+    await fileRow(owner, inside.name).waitFor();
+    const idOf = async (page: Page, name: string) =>
+      (await fileRow(page, name).getAttribute('data-file-id'))!;
+    const insideId = await idOf(owner, inside.name);
+    await crumbs(owner).getByRole('button', { name: '🏠 Racine' }).click();
+    await fileRow(bob, signed.name).waitFor({ timeout: 15_000 });
+
+    // The server swaps everything that names the two files, and moves A's file into B.
+    const db = database();
+    type Row = { id: string; name: string; original_name: string; extension: string; meta: string | null };
+    const rowNamed = (id: string) =>
+      db
+        .prepare('SELECT id, name, original_name, extension, meta FROM ring_files WHERE id = ?')
+        .get(id) as Row;
+    const [a, b] = [rowNamed(await idOf(bob, signed.name)), rowNamed(await idOf(bob, draft.name))];
+    const setNames = db.prepare(
+      'UPDATE ring_files SET name = ?, original_name = ?, extension = ?, meta = ? WHERE id = ?',
+    );
+    setNames.run(b.name, b.original_name, b.extension, b.meta, a.id);
+    setNames.run(a.name, a.original_name, a.extension, a.meta, b.id);
+    const from = (
+      db.prepare('SELECT folder_path FROM ring_files WHERE id = ?').get(insideId) as {
+        folder_path: string;
+      }
+    ).folder_path;
+    const folders = db.prepare('SELECT path FROM ring_folders WHERE ring_id = ?').all(ringId) as Array<{
+      path: string;
+    }>;
+    // The Ring has two folders now: A (the file's) and B.
+    expect(folders).toHaveLength(2);
+    const into = folders.find((f) => f.path !== from)!.path;
+    db.prepare('UPDATE ring_files SET folder_path = ? WHERE id = ?').run(into, insideId);
+    db.close();
+
+    // Bob opens B: A's file is there, flagged; then the root: neither swapped name is shown.
+    await folderMenu(bob, 'Dossier B', 'Ouvrir');
+    const moved = fileRow(bob, inside.name);
+    await moved.waitFor({ timeout: 15_000 });
+    await moved
+      .getByRole('note')
+      .getByText(/Emplacement non vérifié/)
+      .waitFor();
+    await screenshot(bob, 'files-moved-flagged');
+    await crumbs(bob).getByRole('button', { name: '🏠 Racine' }).click();
+    const unreadable = fileRow(bob, 'Nom illisible');
+    await expect.poll(() => unreadable.count(), { timeout: 15_000 }).toBe(2);
+    expect(await unreadable.first().getByRole('note').textContent()).toMatch(/Métadonnées non vérifiables/);
+    expect(await fileRow(bob, signed.name).count()).toBe(0);
+    expect(await fileRow(bob, draft.name).count()).toBe(0);
+    await screenshot(bob, 'files-swapped-flagged');
   });
 
   it('[FILES] no canary name or content in DATA_DIR, the database, the server log or what the browsers sent', async () => {

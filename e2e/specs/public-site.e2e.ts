@@ -1,13 +1,14 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { adminLogin, apiJson } from '../support/api';
 import { newContext, screenshot, trackPageErrors } from '../support/browser';
 import { useSuite } from '../support/suite';
 
 describe('[PUBLIC] home, contact and legal pages', () => {
   const suite = useSuite();
 
-  it('[PUBLIC] home shows the hero badges, the security levels, the plans with the popular second plan, and the advanced features', async () => {
+  it('[PUBLIC] home shows the hero badges, the security levels, the plans with the popular plan, and the advanced features', async () => {
     const context = await newContext(suite.browser);
     await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
     const page = await context.newPage();
@@ -32,9 +33,14 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     expect(await enterprise.getByText('Utilisateurs : Illimité').isVisible()).toBe(true);
     expect(await enterprise.getByText('✓ Vidéo incluse').isVisible()).toBe(true);
     expect(await page.getByRole('article', { name: 'Plan Starter' }).getByText('Populaire').count()).toBe(0);
-    for (const title of ['Passphrase personnalisée', 'Messages éphémères', 'Gestion d’équipe']) {
+    for (const title of ['Passphrase personnelle', 'Messages éphémères', 'Gestion d’équipe']) {
       expect(await page.getByRole('heading', { name: title }).isVisible()).toBe(true);
     }
+    // The product derives keys from each member's own passphrase, not one per Ring (issue 25).
+    expect(
+      await page.getByText('Chaque membre a sa propre phrase secrète', { exact: false }).isVisible(),
+    ).toBe(true);
+    expect(await page.getByText(/Chaque Ring a sa propre phrase/).count()).toBe(0);
     // Meta from settings, rendered by the suite.server for link previews.
     expect(await page.title()).toBe('SecureRing — Communication privée chiffrée de bout en bout');
     expect(await page.locator('meta[name="description"]').getAttribute('content')).toContain(
@@ -42,7 +48,7 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     );
     expect(await page.locator('meta[property="og:title"]').getAttribute('content')).toContain('SecureRing');
     await screenshot(page, 'home-desktop');
-    await pro.getByRole('link', { name: 'Commencer' }).click();
+    await pro.getByRole('button', { name: 'Commencer' }).click();
     await page.waitForURL(`${suite.server.url}/register`);
     expect(errors).toEqual([]);
 
@@ -95,7 +101,9 @@ describe('[PUBLIC] home, contact and legal pages', () => {
 
     // Bypass the server's own sanitising to prove the page sanitises again when rendering.
     const db = new Database(path.join(suite.server.dataDir, 'securering.sqlite'));
-    db.prepare("update settings set setting_value = '' where category = 'legal' and key = 'privacy_content'").run();
+    db.prepare(
+      "update settings set setting_value = '' where category = 'legal' and key = 'privacy_content'",
+    ).run();
     await page.goto(`${suite.server.url}/privacy`);
     await page.getByText('Le contenu de cette page n’a pas encore été configuré').waitFor();
     db.prepare(
@@ -116,6 +124,49 @@ describe('[PUBLIC] home, contact and legal pages', () => {
     await page.locator('#bad').click();
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     await screenshot(page, 'terms');
+    await context.close();
+  });
+
+  it('[PUBLIC] highlights the plans the back office marks popular, in the back office’s order', async () => {
+    const token = await adminLogin(suite.server.url);
+    const admin = await apiJson<{ data: Array<{ id: string; slug: string }> }>(
+      suite.server.url,
+      'GET',
+      '/api/admin/plans.php',
+      undefined,
+      token,
+    );
+    const id = (slug: string) => admin.data.find((p) => p.slug === slug)!.id;
+    const put = (body: object) => apiJson(suite.server.url, 'PUT', '/api/admin/plans.php', body, token);
+    expect(await put({ id: id('professional'), popular: false })).toMatchObject({ success: true });
+    expect(await put({ id: id('enterprise'), popular: true })).toMatchObject({ success: true });
+    expect(
+      await apiJson(
+        suite.server.url,
+        'POST',
+        '/api/admin/plans-order.php',
+        { ids: [id('enterprise'), id('starter'), id('professional')] },
+        token,
+      ),
+    ).toMatchObject({ success: true });
+
+    const context = await newContext(suite.browser);
+    await context.addCookies([{ name: 'cookie_consent', value: 'essential', url: suite.server.url }]);
+    const page = await context.newPage();
+    await page.goto(`${suite.server.url}/`);
+    const plans = page.locator('article[aria-label^="Plan "]');
+    await plans.first().waitFor();
+    expect(await plans.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label')))).toEqual([
+      'Plan Enterprise',
+      'Plan Starter',
+      'Plan Professional',
+    ]);
+    // The flag decides, not the position: the first plan is the popular one, the second is not.
+    await page.getByRole('article', { name: 'Plan Enterprise' }).getByText('Populaire').waitFor();
+    for (const name of ['Plan Starter', 'Plan Professional']) {
+      expect(await page.getByRole('article', { name }).getByText('Populaire').count()).toBe(0);
+    }
+    await screenshot(page, 'home-popular-from-back-office');
     await context.close();
   });
 });

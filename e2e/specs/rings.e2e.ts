@@ -1,3 +1,5 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
@@ -90,6 +92,43 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
       true,
     );
     await screenshot(owner, 'client-users-tab');
+  });
+
+  it('[RINGS] an expired invitation shows « Invitation expirée », its code is refused, « Renvoyer » renews it', async () => {
+    // Seven days pass for bob's invitation (INVITATION_TTL_DAYS): its expiry is moved to the past.
+    const database = new Database(path.join(suite.server.dataDir, 'securering.sqlite'));
+    try {
+      database
+        .prepare('update ring_members set invite_expires_at = ? where invite_code = ?')
+        .run(new Date(Date.now() - 60_000).toISOString(), bobCode);
+    } finally {
+      database.close();
+    }
+    await owner.reload();
+    const bobRow = owner.getByRole('row').filter({ hasText: 'bob' });
+    await bobRow.getByText('Invitation expirée').waitFor();
+    expect(
+      await owner.getByRole('row').filter({ hasText: 'alice' }).getByText('Invitation expirée').count(),
+    ).toBe(0);
+    await screenshot(owner, 'client-users-invitation-expired');
+
+    // The code no longer opens the Ring, and the page says why.
+    const late = await visitor();
+    await late.goto(`${suite.server.url}/accept-invite?invite=${bobCode}`);
+    await late.getByLabel('Nom d’utilisateur').fill('bob');
+    await late.getByLabel('Mot de passe', { exact: true }).fill('Bob-Pass-123');
+    await late.getByLabel('Confirmer le mot de passe').fill('Bob-Pass-123');
+    await late.getByRole('button', { name: 'Rejoindre le Ring' }).click();
+    await late
+      .getByText('Invitation expirée\u202f: demandez au propriétaire du Ring de vous la renvoyer.')
+      .first()
+      .waitFor();
+    await screenshot(late, 'ring-accept-invite-expired');
+    await late.close();
+
+    await bobRow.getByRole('button', { name: 'Renvoyer l’invitation de bob' }).click();
+    await owner.getByText('Invitation renouvelée').first().waitFor();
+    await expect.poll(() => bobRow.getByText('Invitation expirée').count()).toBe(0);
   });
 
   it('[RINGS] the customer tunes the Ring settings in the four sub-tabs', async () => {

@@ -109,4 +109,37 @@ describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {
     await page.getByRole('button', { name: 'Changer de plan' }).click();
     await page.getByRole('article', { name: 'Plan Enterprise' }).getByText('✓ Vidéo incluse').waitFor();
   });
+
+  it('[SUBSCRIBE] says before payment what happens to the time left of the current plan, and the payment does just that', async () => {
+    const plans = (await (await fetch(`${suite.server.url}/api/subscriptions/plans.php`)).json()) as {
+      data: Array<{ id: string; name: string }>;
+    };
+    const starter = plans.data.find((p) => p.name === 'Starter')!;
+    const pro = plans.data.find((p) => p.name === 'Professional')!;
+    const notice = page.getByRole('status').filter({ hasText: 'Votre abonnement actuel' });
+
+    // Paul holds Professional for a year: the same plan again keeps the time left…
+    await page.goto(`${suite.server.url}/subscribe?plan_id=${pro.id}&billing=yearly`);
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(
+      /Vous avez déjà le plan Professional jusqu’au .+\. La période payée s’ajoute à la suite\. Les 36\d\u00a0jours restants sont conservés\./,
+    );
+
+    // …another plan replaces it at once, and the time left is lost: said before any payment button.
+    await page.goto(`${suite.server.url}/subscribe?plan_id=${starter.id}&billing=monthly`);
+    await notice.filter({ hasText: 'sera remplacé dès le paiement' }).waitFor();
+    expect(await notice.textContent()).toMatch(
+      /Votre plan Professional \(jusqu’au .+\) sera remplacé dès le paiement\. Les 36\d\u00a0jours restants sont perdus, ni remboursés ni reportés\./,
+    );
+    await screenshot(page, 'subscribe-plan-change');
+
+    await page.getByRole('button', { name: 'Paiement de test' }).click();
+    await page.getByRole('button', { name: 'Approuver le paiement' }).click();
+    await page.getByRole('heading', { name: 'Paiement réussi !' }).waitFor();
+    // Starter is now the one subscription, for a month: Professional's year is gone, as announced.
+    await page.goto(`${suite.server.url}/subscribe?plan_id=${starter.id}&billing=monthly`);
+    await notice.filter({ hasText: 'Vous avez déjà le plan Starter' }).waitFor();
+    expect(await notice.textContent()).toMatch(/Les (2\d|3[01])\u00a0jours restants sont conservés\./);
+    expect(errors).toEqual([]);
+  });
 });

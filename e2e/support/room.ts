@@ -72,8 +72,24 @@ export async function openUnlockedRoom(
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   const confirm = dialog.getByLabel('Confirmer la phrase secrète');
   if (await confirm.count()) await confirm.fill(phrase);
+  const chosen = (await confirm.count()) > 0;
   await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  if (chosen) await saveRecoveryKey(page);
   await page.locator('[data-e2ee-state="active"], [data-e2ee-state="waiting_keys"]').first().waitFor();
+}
+
+/**
+ * The « Clé de secours » dialog that follows a new passphrase (first unlock or new keys): ticks
+ * that the key is saved, closes it, and returns the key.
+ */
+export async function saveRecoveryKey(page: Page): Promise<string> {
+  const dialog = page.getByRole('dialog', { name: 'Clé de secours' });
+  await dialog.waitFor({ timeout: 30_000 });
+  const key = (await dialog.getByTestId('recovery-key').textContent())!.trim();
+  await dialog.getByLabel('J’ai imprimé ou enregistré ma clé de secours en lieu sûr.').check();
+  await dialog.getByRole('button', { name: 'Terminer' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  return key;
 }
 
 /**

@@ -10,6 +10,7 @@ import { buildJobs } from './jobs';
 import { Scheduler } from './jobs/scheduler';
 import { systemClock, type Clock } from './lib/clock';
 import { redactUrl } from './lib/redact-url';
+import { watchRedisClient } from './lib/redis-client';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import { ROUTE_MODULES, buildSocketFeatures } from './modules';
 import { registerCompression } from './plugins/compression';
@@ -78,6 +79,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     mailTransportFor: options.mailTransportFor,
   });
   app.decorate('ctx', ctx);
+  // Without an `error` listener ioredis prints a warning on every failed reconnection; the outage
+  // is logged once (then every 30 s) and the features that use Redis degrade (issue 26).
+  if (ctx.redis) watchRedisClient(ctx.redis, app.log, 'main');
   if (config.paymentTestMode) {
     app.log.warn(
       'PAYMENT_TEST_MODE actif : le paiement de test est proposé et les abonnements peuvent être activés sans paiement. Ne jamais l’activer sur un serveur public.',
@@ -90,8 +94,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     done(null, payload);
   });
   // API response times feed the console's p50/p95 (static files and sockets are left out).
+  const queryDuration = {
+    ok: ctx.operatorMetrics.dbQueryDuration.labels({ outcome: 'ok' }),
+    error: ctx.operatorMetrics.dbQueryDuration.labels({ outcome: 'error' }),
+  };
+  options.database.observeQueries((ms, failed) =>
+    (failed ? queryDuration.error : queryDuration.ok).observe(ms / 1000),
+  );
+  // Every request feeds the operators' metrics, by route pattern (never the URL: it may hold tokens).
+  const { httpRequests, httpDuration } = ctx.operatorMetrics;
   app.addHook('onResponse', (request, reply, done) => {
     if (request.url.startsWith('/api/')) ctx.metrics.record(reply.elapsedTime);
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    httpDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
     done();
   });
 
@@ -110,7 +126,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const realtime = createRealtimeServer(app.server, ctx, buildSocketFeatures(ctx));
   app.decorate('realtimeServer', realtime);
 
-  const scheduler = new Scheduler(app.log);
+  const scheduler = new Scheduler(app.log, (job, outcome) =>
+    ctx.operatorMetrics.jobRuns.inc({ job, outcome }),
+  );
   app.decorate('scheduler', scheduler);
   if (options.startJobs) scheduler.start(buildJobs(ctx));
 

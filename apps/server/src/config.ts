@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TURN_CREDENTIAL_MAX_TTL_SEC } from '@securering/contract';
+import { DEFAULT_MIN_FREE_MB } from './lib/disk-space';
 import { parseTrustProxy, type TrustProxy } from './lib/trust-proxy';
 
 export interface RateLimitConfig {
@@ -16,11 +18,21 @@ export interface AppConfig {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * DATA_DIR_MIN_FREE_MB (default 200), in bytes: below this much free space on DATA_DIR's file
+   * system /readyz fails (`storage: disk full`); the back office warns from five times it (1 GiB at least).
+   */
+  diskMinFreeBytes: number;
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
+  /**
+   * METRICS_TOKEN: the bearer token `GET /metrics` asks for (16 printable characters or more);
+   * without it the endpoint does not exist.
+   */
+  metricsToken: string | undefined;
   admin: { username: string; password: string | undefined; email: string };
   webDistDir: string;
   logLevel: string;
@@ -45,6 +57,11 @@ export interface AppConfig {
   /** An unanswered call is cancelled for both sides after this time (CALL_RING_TIMEOUT_SEC, default 30). */
   callRingTimeoutMs: number;
   /**
+   * INVITATION_TTL_DAYS (1 to 90, default 7): an unaccepted Ring invitation code (a bearer
+   * credential) expires after this long; the owner's « Renvoyer » gives it this long again.
+   */
+  invitationTtlMs: number;
+  /**
    * Where Ring files are stored: the local disk under DATA_DIR/ring-files (default), or an
    * S3-compatible bucket when S3_BUCKET is set (S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
    * S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE), which several instances can share.
@@ -63,6 +80,11 @@ export interface ClusterConfig {
   instanceName: string;
   /** PG_POOL_SIZE (default 10): PostgreSQL connections this instance may open. */
   pgPoolSize: number;
+  /**
+   * PG_STATEMENT_TIMEOUT_MS (default 4000, 0: none): the longest a request's SQL statement runs
+   * before PostgreSQL cancels it, so a request answers within 5 s (migrations are not bounded).
+   */
+  pgStatementTimeoutMs: number;
   /**
    * SHUTDOWN_DRAIN_MS (default 0): on SIGTERM, how long /readyz answers 503 before the instance
    * stops accepting, so the load balancer has taken it out first (set it above the balancer's
@@ -124,8 +146,15 @@ function backupKeyFrom(value: string | undefined): string | undefined {
   return value;
 }
 
-/** TURN credentials live at most an hour (TURN REST API scheme). */
-export const TURN_TTL_MAX_SEC = 3600;
+/** TURN credentials live at most 10 minutes (review L1; TURN REST API scheme). */
+export const TURN_TTL_MAX_SEC = TURN_CREDENTIAL_MAX_TTL_SEC;
+
+/** INVITATION_TTL_DAYS: how long a pending Ring invitation stays valid, 1 to 90 days (default 7). */
+function invitationTtlDaysFrom(value: string | undefined): number {
+  const days = intFrom(value, 7, 'INVITATION_TTL_DAYS');
+  if (days < 1 || days > 90) throw new Error(`INVITATION_TTL_DAYS must be between 1 and 90, got "${value}"`);
+  return days;
+}
 
 /** TURN_URLS: comma-separated STUN/TURN URLs; anything else is refused at start-up. */
 function turnUrlsFrom(value: string | undefined): string[] {
@@ -168,6 +197,14 @@ function storageConfigFrom(env: NodeJS.ProcessEnv): StorageConfig {
 }
 
 /** Reads the environment once; every other module receives the typed result. */
+/** METRICS_TOKEN, checked: a short or spaced token would be guessed or mangled in a header. */
+function metricsTokenFrom(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value))
+    throw new Error('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = intFrom(env.PORT, 8080, 'PORT');
   const host = env.HOST || '127.0.0.1';
@@ -179,10 +216,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port,
     host,
     dataDir,
+    diskMinFreeBytes:
+      intFrom(env.DATA_DIR_MIN_FREE_MB, DEFAULT_MIN_FREE_MB, 'DATA_DIR_MIN_FREE_MB') * 1024 * 1024,
     publicUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'securering:',
+    metricsToken: metricsTokenFrom(env.METRICS_TOKEN),
     admin: {
       username: env.ADMIN_USERNAME || 'admin',
       password: env.ADMIN_PASSWORD || undefined,
@@ -201,10 +241,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     backupEncryptionKey: backupKeyFrom(env.BACKUP_ENCRYPTION_KEY),
     turn: turnConfigFrom(env),
     callRingTimeoutMs: Math.max(1, intFrom(env.CALL_RING_TIMEOUT_SEC, 30, 'CALL_RING_TIMEOUT_SEC')) * 1000,
+    invitationTtlMs: invitationTtlDaysFrom(env.INVITATION_TTL_DAYS) * 86_400_000,
     storage: storageConfigFrom(env),
     cluster: {
       instanceName: (env.INSTANCE_NAME || os.hostname()).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64),
       pgPoolSize: Math.max(1, intFrom(env.PG_POOL_SIZE, 10, 'PG_POOL_SIZE')),
+      pgStatementTimeoutMs: intFrom(env.PG_STATEMENT_TIMEOUT_MS, 4000, 'PG_STATEMENT_TIMEOUT_MS'),
       shutdownDrainMs: intFrom(env.SHUTDOWN_DRAIN_MS, 0, 'SHUTDOWN_DRAIN_MS'),
       socketBufferLimitBytes:
         Math.max(64, intFrom(env.SOCKET_BUFFER_LIMIT_KB, 4096, 'SOCKET_BUFFER_LIMIT_KB')) * 1024,

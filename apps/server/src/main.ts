@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { buildApp } from './app';
 import { loadConfig } from './config';
@@ -6,6 +5,8 @@ import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { checkPlannerStatistics } from './db/planner-statistics';
 import { DataDirError, prepareDataDir } from './lib/data-dir';
+import { processErrorOutcome, unavailableDependency } from './lib/dependency-errors';
+import { createRedisClient } from './lib/redis-client';
 import { SqliteInUseError, acquireSqliteLock } from './lib/sqlite-lock';
 import { storagePaths } from './lib/storage-paths';
 import { seedDatabase } from './seed/seed';
@@ -25,24 +26,42 @@ async function main(): Promise<void> {
   prepareDataDir(config.dataDir);
   // SQLite serves one instance: a second process on the same file is refused (docs/OPERATIONS.md).
   if (!config.databaseUrl) acquireSqliteLock(storagePaths.sqliteFile(config));
-  const database = openDatabase({
+  const databaseOptions = {
     databaseUrl: config.databaseUrl,
     sqlitePath: storagePaths.sqliteFile(config),
     pgPoolSize: config.cluster.pgPoolSize,
+  };
+  // Migrations may take long on big tables: on PostgreSQL they run on a connection of their own,
+  // without the statement timeout that bounds every request's queries.
+  if (config.databaseUrl) {
+    const migrations = openDatabase({ ...databaseOptions, pgPoolSize: 1, pgStatementTimeoutMs: 0 });
+    try {
+      await migrateToLatest(migrations.db);
+    } finally {
+      await migrations.close();
+    }
+  }
+  const database = openDatabase({
+    ...databaseOptions,
+    pgStatementTimeoutMs: config.cluster.pgStatementTimeoutMs,
   });
-  await migrateToLatest(database.db);
+  if (!config.databaseUrl) await migrateToLatest(database.db);
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl) : undefined;
   const app = await buildApp({ config, database, redis, startJobs: true });
+  handleProcessErrors(app.log);
 
   // Two instances starting together must not seed twice: serialise on a PostgreSQL advisory lock.
   const seed = await (database.dialect === 'postgres'
     ? database.db.connection().execute(async (conn) => {
+        // Waiting for the other instance's seeding may take longer than a request's statement.
+        await sql`set statement_timeout = 0`.execute(conn);
         await sql`select pg_advisory_lock(7243001)`.execute(conn);
         try {
           return await seedDatabase(app.ctx);
         } finally {
           await sql`select pg_advisory_unlock(7243001)`.execute(conn);
+          await sql`reset statement_timeout`.execute(conn);
         }
       })
     : seedDatabase(app.ctx));
@@ -54,6 +73,10 @@ async function main(): Promise<void> {
         `  Mot de passe (affiché une seule fois) : ${seed.generatedAdminPassword}\n${line}\n\n`,
     );
   }
+
+  // Without SMTP, mails and their links (invitation codes) go to this log: say so at every start.
+  const mailWarning = await app.ctx.mail.loggingWarning();
+  if (mailWarning) app.log.warn(mailWarning);
 
   await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   app.log.info(
@@ -111,6 +134,37 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * The last line of defence (issue 26): an error nobody handled is logged with its stack. A
+ * dependency's failure (the database, Redis) never ends the process — it comes back and clients
+ * retry; another rejected promise is logged and left; another uncaught exception left some state
+ * half-updated, so the process exits 1 and its supervisor starts a clean one.
+ */
+function handleProcessErrors(log: {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}): void {
+  const handle = (kind: 'rejection' | 'exception') => (error: unknown) => {
+    const outcome = processErrorOutcome(error, kind);
+    const dependency = unavailableDependency(error);
+    const message = kind === 'rejection' ? 'promesse rejetée sans traitement' : 'exception non interceptée';
+    if (outcome === 'continue') {
+      (dependency ? log.warn : log.error).call(
+        log,
+        { err: error, dependency },
+        `${message} : le processus continue`,
+      );
+      return;
+    }
+    log.error({ err: error }, `${message} : arrêt du processus`);
+    process.exitCode = 1;
+    // Let the log line reach its destination first.
+    setTimeout(() => process.exit(1), 100).unref();
+  };
+  process.on('unhandledRejection', handle('rejection'));
+  process.on('uncaughtException', handle('exception'));
 }
 
 main().catch((error: unknown) => {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app';
 import type { AppContext } from '../src/app-context';
 import { loadConfig, type AppConfig } from '../src/config';
 import type { DatabaseHandle } from '../src/db/database';
 import { systemClock, type Clock } from '../src/lib/clock';
+import { createRedisClient } from '../src/lib/redis-client';
 import type { MailTransport, SmtpSettings } from '../src/providers/mail/mail-transport';
 import { seedDatabase, type SeedResult } from '../src/seed/seed';
 import { recordQueuedMails } from './queued-mails';
@@ -25,6 +25,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Use Redis when TEST_REDIS_URL is set (the PostgreSQL project sets it). Default true. */
   redis?: boolean;
+  /** A Redis of the test's own (startOwnRedis, redis-server.ts) instead of TEST_REDIS_URL. */
+  redisUrl?: string;
   redisKeyPrefix?: string;
   /** Lets a test add routes before the app is ready (e.g. one that throws). */
   beforeReady?: (app: FastifyInstance) => void;
@@ -59,8 +61,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const ownsDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
   const handle: DatabaseHandle = ownsDatabase ? database.handle : database.open();
-  const redisUrl = options.redis === false ? undefined : process.env.TEST_REDIS_URL;
-  const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  const redisUrl = options.redisUrl ?? (options.redis === false ? undefined : process.env.TEST_REDIS_URL);
+  // The server's own client options (timeouts, retries), so outages behave as in production.
+  const redis = redisUrl ? createRedisClient(redisUrl) : undefined;
   const config = testConfig({
     dataDir: database.dataDir,
     redisUrl,

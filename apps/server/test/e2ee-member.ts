@@ -320,7 +320,7 @@ export class E2eeMember {
   async encrypt(
     conversationId: string,
     text: string,
-    options: { epoch?: number; clientMessageId?: string } = {},
+    options: { epoch?: number; clientMessageId?: string; ephemeralSec?: number } = {},
   ): Promise<string> {
     const epoch = options.epoch ?? Math.max(...this.epochKeys.keys());
     const key = this.epochKeys.get(epoch);
@@ -334,6 +334,7 @@ export class E2eeMember {
         senderId: this.memberId,
         clientMessageId: options.clientMessageId ?? randomUUID(),
         sentAt: new Date().toISOString(),
+        ...(options.ephemeralSec !== undefined ? { ephemeralSec: options.ephemeralSec } : {}),
       },
       text,
       key,
@@ -349,6 +350,8 @@ export class E2eeMember {
       epoch?: number;
       clientMessageId?: string;
       isEphemeral?: boolean;
+      /** The ephemeral delay signed in the envelope (the Ring's setting, for an ephemeral message). */
+      ephemeralSec?: number;
     } = {},
   ): Promise<LightMyRequestResponse> {
     const conversationId = options.conversationId ?? 'room:general';

@@ -12,6 +12,10 @@ export const MESSAGES = {
   payloadTooLarge: 'Requête trop volumineuse',
   tooManyRequests: 'Trop de requêtes. Veuillez réessayer dans quelques minutes.',
   internalError: 'Erreur interne du serveur',
+  /** A dependency (database, Redis) is down: answered with 503 and Retry-After (issue 26). */
+  serviceUnavailable: 'Service momentanément indisponible, nouvel essai dans quelques secondes',
+  /** 507: the server's disk (or its database's) is full; nothing was written. */
+  diskFull: 'Espace disque insuffisant sur le serveur',
   adminInvalidCredentials: 'Identifiants invalides',
   adminLoginRequired: 'Nom d’utilisateur et mot de passe requis',
   accountDisabled: 'Compte désactivé',

@@ -3,6 +3,7 @@ import { type TCallEndReason, type TCallType } from './calls/calls';
 import { type PROTECTION_LEVELS } from './constants';
 import {
   MAX_JOIN_CATCH_UP,
+  MAX_READ_RECEIPTS,
   ZJoinCatchUp,
   type TConversationSummary,
   type TJoinMissed,
@@ -147,6 +148,34 @@ export interface TNewMessageEvent {
   expiresAt: string | null;
 }
 
+/**
+ * message_read: this member's browser displayed these ephemeral messages of a conversation it may
+ * read for the first time (its countdown started). Idempotent: the server keeps the first time per
+ * member and message, and answers it (`reads`; another device may have been first).
+ */
+export const ZMessageRead = z.object({
+  ringId: z.string().min(1).max(64),
+  conversationId: z.string().min(1).max(80),
+  messageIds: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(MAX_READ_RECEIPTS)
+    .refine((ids) => new Set(ids).size === ids.length),
+});
+export type TMessageRead = z.infer<typeof ZMessageRead>;
+export type TMessageReadAck =
+  { ok: true; reads: Array<{ messageId: string; readAt: string }> } | { ok: false; error: string };
+
+/** To the sender of an ephemeral message: another member displayed it first (its copy counts down). */
+export interface TMessageFirstRead {
+  ringId: string;
+  conversationId: string;
+  messageId: string;
+  readAt: string;
+  /** The server's new deletion time of the message. */
+  expiresAt: string | null;
+}
+
 /** Messages removed from a conversation (ephemeral messages at expiry). */
 export interface TMessagesDeleted {
   ringId: string;
@@ -218,9 +247,38 @@ export interface TFilesChanged {
   folder: string;
 }
 
+/**
+ * realtime_mode: whether this socket's instance pushes every event (`live`) or, while its link to
+ * the other instances (Redis) is down, only its own (`polling`): the page then reads what it missed
+ * every REALTIME_POLL_MS (join_ring with its catch-up) and shows presence as unknown. Sent when the
+ * mode changes, and on connection while it is `polling` (issue 26).
+ */
+export interface TRealtimeMode {
+  mode: 'live' | 'polling';
+}
+/** How often a page polls (join_ring's catch-up) while its instance's realtime mode is `polling`. */
+export const REALTIME_POLL_MS = 3000;
+
+/**
+ * catch_up: check your sequence numbers now (join_ring again with its `catchUp`), at a random moment
+ * within `withinMs` so that every page does not ask at once. Sent by an instance whose link to the
+ * other instances (Redis) has just come back, to the pages of every instance: pushes published
+ * while a subscriber was not yet listening again never arrive, so a quiet Ring catches up without
+ * waiting for a later message (issue 26). Pages also check by themselves every
+ * {@link IDLE_CATCH_UP_MS} while nothing arrives.
+ */
+export interface TCatchUp {
+  withinMs: number;
+}
+/** A page that has received nothing for this long checks its sequence numbers (join_ring catch-up). */
+export const IDLE_CATCH_UP_MS = 60_000;
+
 export interface ServerToClientEvents {
   new_message: (e: TNewMessageEvent) => void;
+  catch_up: (e: TCatchUp) => void;
+  realtime_mode: (e: TRealtimeMode) => void;
   messages_deleted: (e: TMessagesDeleted) => void;
+  message_first_read: (e: TMessageFirstRead) => void;
   keys_changed: (e: TKeysChanged) => void;
   call_invite: (e: TIncomingCall & TCallEvent) => void;
   call_cancel: (e: TCallEvent) => void;
@@ -245,6 +303,8 @@ export interface ClientToServerEvents {
     /** `nudged`: how many online key holders were asked (0: nothing lacking, or no holder online). */
     ack?: (result: { ok: boolean; error?: string; nudged?: number }) => void,
   ) => void;
+  /** Ephemeral messages this member displayed for the first time (their countdowns started). */
+  message_read: (payload: TMessageRead, ack?: (result: TMessageReadAck) => void) => void;
   /** A spare stream token for the next (re)connection, so it needs no HTTP call first. */
   renew_stream_token: (payload: TRenewStreamToken, ack: (result: TRenewStreamTokenAck) => void) => void;
   call_invite: (payload: TCallInvite, ack?: (result: TCallInviteAck) => void) => void;

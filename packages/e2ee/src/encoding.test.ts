@@ -71,6 +71,32 @@ describe('encoding', () => {
     expectThrowsCode(() => utf8Decode(new Uint8Array([0xff])), 'invalid_format');
   });
 
+  it('encodes fields as each one\'s 4-byte length and UTF-8 bytes, in a buffer of exactly that size', () => {
+    const reference = (...fields: (string | Uint8Array)[]) =>
+      concatBytes(
+        ...fields.flatMap((field) => {
+          const bytes = typeof field === 'string' ? new TextEncoder().encode(field) : field;
+          return [u32be(bytes.length), bytes];
+        }),
+      );
+    const samples: (string | Uint8Array)[][] = [
+      [],
+      [''],
+      ['ascii only', 'securering/sig'],
+      ['Propriétaire', 'naïve — « guillemets »', '日本語'],
+      ['emoji 🔐 and a pair 👩‍👩‍👧', '\u{10FFFF}'],
+      ['lone \uD800 high', 'lone \uDC00 low', '\uDBFF'],
+      [new Uint8Array([]), new Uint8Array([0, 255, 7]), 'x'.repeat(70_000)],
+      ['mixed', new Uint8Array(300).fill(9), 'é'.repeat(1000), ''],
+    ];
+    for (const fields of samples) {
+      const encoded = encodeFields(...fields);
+      expect(encoded).toEqual(reference(...fields));
+      expect(encoded.byteOffset).toBe(0);
+      expect(encoded.buffer.byteLength).toBe(encoded.length);
+    }
+  });
+
   it('encodes fields without ambiguity', () => {
     expect(encodeFields('ab', 'c')).not.toEqual(encodeFields('a', 'bc'));
     expect(encodeFields('a', '')).not.toEqual(encodeFields('a'));

@@ -54,28 +54,29 @@ export function u32be(value: number): Bytes {
  * input, so no two different contexts encode to the same bytes.
  */
 export function encodeFields(...fields: (string | Uint8Array)[]): Bytes {
-  // One allocation and no intermediate arrays: this runs for every signature, AAD and log link.
-  const parts: Uint8Array[] = new Array(fields.length);
-  let total = 0;
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!;
-    const bytes = typeof field === 'string' ? utf8Encoder.encode(field) : field;
-    if (bytes.length > 0xffff_ffff) throw new E2eeError('invalid_format', 'value out of the 32-bit range');
-    parts[i] = bytes;
-    total += 4 + bytes.length;
-  }
-  const out = new Uint8Array(total);
+  // One buffer, strings UTF-8-encoded straight into it (at most 3 bytes per UTF-16 unit): this runs
+  // for every signature, AAD and log link, where one small allocation per field cost more than the
+  // bytes themselves.
+  let bound = 0;
+  for (const field of fields) bound += 4 + (typeof field === 'string' ? field.length * 3 : field.length);
+  const out = new Uint8Array(bound);
   let offset = 0;
-  for (const bytes of parts) {
-    const length = bytes.length;
+  for (const field of fields) {
+    let length: number;
+    if (typeof field === 'string') {
+      length = utf8Encoder.encodeInto(field, out.subarray(offset + 4)).written;
+    } else {
+      out.set(field, offset + 4);
+      length = field.length;
+    }
+    if (length > 0xffff_ffff) throw new E2eeError('invalid_format', 'value out of the 32-bit range');
     out[offset] = length >>> 24;
     out[offset + 1] = (length >>> 16) & 0xff;
     out[offset + 2] = (length >>> 8) & 0xff;
     out[offset + 3] = length & 0xff;
-    out.set(bytes, offset + 4);
     offset += 4 + length;
   }
-  return out;
+  return offset === bound ? out : out.slice(0, offset);
 }
 
 /** Standard base64 with padding. */

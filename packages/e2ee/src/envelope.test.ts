@@ -149,6 +149,50 @@ describe('message envelope', () => {
     expect((await decryptMessage(legacy, WHERE, lookups)).plaintext).toBe('avant le journal');
   });
 
+  it('signs the ephemeral delay: the server can neither add, drop nor change it', async () => {
+    const { alice, key, lookups } = await setup();
+    const envelope = await encryptMessage(
+      header({ ephemeralSec: 300 }),
+      'lu puis effacé',
+      key,
+      alice.signing.privateKey,
+    );
+    expect(JSON.parse(envelope)).toMatchObject({ x: 300 });
+    expect(parseEnvelope(envelope).header.ephemeralSec).toBe(300);
+    expect(await decryptMessage(envelope, WHERE, lookups)).toEqual({
+      header: header({ ephemeralSec: 300 }),
+      plaintext: 'lu puis effacé',
+    });
+    for (const change of [(w: WireEnvelope) => (w.x = 30), (w: WireEnvelope) => delete w.x])
+      await expectCode(decryptMessage(rewrite(envelope, change), WHERE, lookups), 'unverifiable');
+    // A permanent message cannot be made ephemeral.
+    const permanent = await encryptMessage(header(), 'pour toujours', key, alice.signing.privateKey);
+    await expectCode(
+      decryptMessage(
+        rewrite(permanent, (w) => (w.x = 10)),
+        WHERE,
+        lookups,
+      ),
+      'unverifiable',
+    );
+    // With the log head too, and only a whole number of seconds up to 7 days.
+    const both = await encryptMessage(
+      header({ ephemeralSec: 10, logSeq: 3, logHash: 'ab'.repeat(32) }),
+      'les deux',
+      key,
+      alice.signing.privateKey,
+    );
+    expect((await decryptMessage(both, WHERE, lookups)).header).toMatchObject({
+      ephemeralSec: 10,
+      logSeq: 3,
+    });
+    for (const x of [0, -1, 1.5, 604_801, '300'])
+      expectThrowsCode(
+        () => parseEnvelope(rewrite(envelope, (w) => Object.assign(w, { x }))),
+        'invalid_format',
+      );
+  });
+
   it('cannot be moved to another conversation or Ring', async () => {
     const { alice, key, lookups } = await setup();
     const envelope = await encryptMessage(header(), 'only here', key, alice.signing.privateKey);

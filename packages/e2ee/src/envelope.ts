@@ -32,6 +32,12 @@ export interface MessageHeader {
    */
   logSeq?: number;
   logHash?: string;
+  /**
+   * Ephemeral message (issue 25): seconds each reader keeps it after first displaying it. Signed
+   * with the rest, so the server can neither make a permanent message ephemeral nor change the
+   * delay; absent on a permanent message (and on ephemeral messages from before this field).
+   */
+  ephemeralSec?: number;
 }
 
 /**
@@ -57,6 +63,8 @@ export interface WireEnvelope {
   l?: number;
   /** logHash */
   h?: string;
+  /** ephemeralSec */
+  x?: number;
   iv: string;
   ct: string;
   sig: string;
@@ -81,7 +89,8 @@ export const MAX_ENVELOPE_TEXT_LENGTH = Math.ceil(MAX_ENVELOPE_CIPHERTEXT_BYTES 
 
 const MESSAGE_DOMAIN = 'securering/message/v1';
 const WIRE_FIELDS = ['v', 'r', 'c', 'e', 's', 'm', 't', 'iv', 'ct', 'sig'] as const;
-const WIRE_FIELDS_WITH_LOG = [...WIRE_FIELDS, 'l', 'h'] as const;
+/** Largest ephemeral delay a header may carry: 7 days (Rings allow up to a day). */
+export const MAX_EPHEMERAL_SEC = 604_800;
 const LOG_HASH = /^[0-9a-f]{64}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
@@ -98,6 +107,15 @@ function assertHeader(header: MessageHeader): void {
   }
   if (typeof header.sentAt !== 'string' || !ISO_UTC.test(header.sentAt) || isNaN(Date.parse(header.sentAt))) {
     throw new E2eeError('invalid_format', 'message header: sentAt');
+  }
+  if (
+    header.ephemeralSec !== undefined &&
+    (typeof header.ephemeralSec !== 'number' ||
+      !Number.isInteger(header.ephemeralSec) ||
+      header.ephemeralSec < 1 ||
+      header.ephemeralSec > MAX_EPHEMERAL_SEC)
+  ) {
+    throw new E2eeError('invalid_format', 'message header: ephemeral delay');
   }
   if (header.logSeq === undefined && header.logHash === undefined) return;
   if (
@@ -125,6 +143,8 @@ function headerBytes(header: MessageHeader): Bytes {
   ];
   // Length-prefixed fields: a header with the log head never encodes like one without.
   if (header.logSeq !== undefined) fields.push(String(header.logSeq), header.logHash!);
+  // Tagged: never encodes like a log head (whose seq is digits).
+  if (header.ephemeralSec !== undefined) fields.push('ephemeral', String(header.ephemeralSec));
   return encodeFields(...fields);
 }
 
@@ -183,6 +203,7 @@ export async function encryptMessage(
     m: header.clientMessageId,
     t: header.sentAt,
     ...(header.logSeq !== undefined ? { l: header.logSeq, h: header.logHash! } : {}),
+    ...(header.ephemeralSec !== undefined ? { x: header.ephemeralSec } : {}),
     iv: toBase64(iv),
     ct: toBase64(ciphertext),
     sig: toBase64(signature),
@@ -204,8 +225,14 @@ export function parseEnvelope(text: string): ParsedEnvelope {
   } catch {
     throw new E2eeError('invalid_format', 'envelope: not JSON');
   }
-  const withLog = typeof wire === 'object' && wire !== null && ('l' in wire || 'h' in wire);
-  assertExactKeys(wire, withLog ? WIRE_FIELDS_WITH_LOG : WIRE_FIELDS, 'envelope');
+  const has = (key: string) => typeof wire === 'object' && wire !== null && key in wire;
+  const withLog = has('l') || has('h');
+  const ephemeral = has('x');
+  assertExactKeys(
+    wire,
+    [...WIRE_FIELDS, ...(withLog ? ['l', 'h'] : []), ...(ephemeral ? ['x'] : [])],
+    'envelope',
+  );
   const header = {
     v: wire.v,
     ringId: wire.r,
@@ -215,6 +242,7 @@ export function parseEnvelope(text: string): ParsedEnvelope {
     clientMessageId: wire.m,
     sentAt: wire.t,
     ...(withLog ? { logSeq: wire.l, logHash: wire.h } : {}),
+    ...(ephemeral ? { ephemeralSec: wire.x } : {}),
   } as MessageHeader;
   assertHeader(header);
   return {

@@ -16,6 +16,8 @@ export {
   utf8Encode,
 } from './encoding';
 export {
+  type Argon2idParams,
+  DEFAULT_ARGON2ID,
   DEFAULT_KDF_ITERATIONS,
   HIGH_KDF_ITERATIONS,
   LEGACY_KDF_ITERATIONS,
@@ -41,8 +43,13 @@ export {
 } from './identity';
 export {
   type MemberKeyRecord,
+  type RecordKdf,
+  type RecoveryCopy,
+  hasRecoveryCopy,
   openIdentity,
+  openIdentityWithRecoveryKey,
   recordNeedsUpgrade,
+  resealRecord,
   sealIdentity,
   upgradeRecord,
   validateNewPassphrase,
@@ -58,6 +65,7 @@ export {
   unwrapEpochKey,
   wrapEpochKeyFor,
 } from './epoch-keys';
+export { RECOVERY_KEY_BYTES, formatRecoveryKey, generateRecoveryKey, parseRecoveryKey } from './recovery-key';
 export { deriveConversationKey } from './conversation-keys';
 export {
   MAX_ENVELOPE_CIPHERTEXT_BYTES,
@@ -91,6 +99,21 @@ export {
   wrapFileKey,
 } from './file-stream';
 export { MAX_NAME_LENGTH, decryptName, decryptPath, encryptName, encryptPath } from './names';
+export {
+  type FileMeta,
+  type FolderMeta,
+  MAX_SEALED_META_LENGTH,
+  type OpenedMeta,
+  deriveNameTagKey,
+  isSealedMeta,
+  nameTag,
+  opaqueName,
+  openFileMeta,
+  openFolderMeta,
+  sealFileMeta,
+  sealFolderMeta,
+  signerOfMeta,
+} from './file-meta';
 export { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
 export {
   type FormerKeys,

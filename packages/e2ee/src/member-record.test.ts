@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fromBase64, fromHex, toBase64, toHex, utf8Encode } from './encoding';
 import { exportPublicIdentity, generateIdentity } from './identity';
 import {
+  DEFAULT_ARGON2ID,
   DEFAULT_KDF_ITERATIONS,
   HIGH_KDF_ITERATIONS,
   LEGACY_KDF_ITERATIONS,
@@ -9,14 +10,18 @@ import {
 } from './levels';
 import {
   type MemberKeyRecord,
+  argon2idBytes,
   deriveKek,
   openIdentity,
+  openIdentityWithRecoveryKey,
   recordNeedsUpgrade,
+  resealRecord,
   sealIdentity,
   upgradeRecord,
   validateNewPassphrase,
   validateRecordShape,
 } from './member-record';
+import { generateRecoveryKey } from './recovery-key';
 import { signDetached, verifyDetached } from './signing';
 import { expectCode, flipBase64, flipBit } from './test-support';
 
@@ -53,7 +58,7 @@ describe('member key record', () => {
 
   it('seals with the spec field names and sizes, and opens with non-extractable keys', async () => {
     const identity = await generateIdentity();
-    const record = await sealIdentity(identity, PASSPHRASE, { memberId: MEMBER });
+    const record = await sealIdentity(identity, PASSPHRASE, FAST);
     expect(Object.keys(record).sort()).toEqual([
       'hmac_hex',
       'iv_b64',
@@ -61,7 +66,7 @@ describe('member key record', () => {
       'kdf_salt_b64',
       'wrapped_dek',
     ]);
-    expect(record.kdf_iters).toBe(DEFAULT_KDF_ITERATIONS);
+    expect(record.kdf_iters).toBe(LEGACY_KDF_ITERATIONS);
     expect(fromBase64(record.kdf_salt_b64)).toHaveLength(16);
     expect(fromBase64(record.iv_b64)).toHaveLength(12);
     expect(fromBase64(record.wrapped_dek)).toHaveLength(128);
@@ -196,4 +201,165 @@ describe('member key record', () => {
       'invalid_format',
     );
   });
+});
+
+// Argon2id at 64 MiB costs about a second per derivation on a busy 2-core machine.
+const SLOW = 60_000;
+
+describe('member key record with Argon2id (M1)', () => {
+  it(
+    'derives with Argon2id (RFC 9106 v0x13, as the reference argon2 CLI: 64 MiB, 3 passes, 1 lane)',
+    async () => {
+      // The reference implementation (Debian package argon2):
+      // echo -n password | argon2 somesalt -id -t 3 -m 16 -p 1 -l 32 -r
+      const raw = await argon2idBytes('password', utf8Encode('somesalt'), {
+        iterations: 3,
+        memoryKib: 65536,
+      });
+      expect(toHex(raw)).toBe('9e8789c8b42834220afc00085ac73acc308651216994abbfddd69b2592032efd');
+    },
+    SLOW,
+  );
+
+  it(
+    'seals new records with Argon2id, 64 MiB or more, and refuses records that ask for less',
+    async () => {
+      const identity = await generateIdentity();
+      const record = await sealIdentity(identity, PASSPHRASE, { memberId: MEMBER });
+      expect(record.kdf).toBe('argon2id');
+      expect(record.kdf_mem_kib).toBeGreaterThanOrEqual(64 * 1024);
+      expect(record.kdf_iters).toBe(DEFAULT_ARGON2ID.iterations);
+      expect(validateRecordShape(record)).toBeUndefined();
+      const opened = await openIdentity(record, PASSPHRASE, { memberId: MEMBER });
+      expect(await exportPublicIdentity(opened)).toEqual(await exportPublicIdentity(identity));
+      await expectCode(openIdentity(record, `${PASSPHRASE}!`, { memberId: MEMBER }), 'wrong_passphrase');
+      // The server cannot lower the cost: the record no longer opens (or is refused outright).
+      await expectCode(
+        openIdentity({ ...record, kdf_iters: 1 }, PASSPHRASE, { memberId: MEMBER }),
+        'wrong_passphrase',
+      );
+      expect(validateRecordShape({ ...record, kdf_mem_kib: 32 * 1024 })).toBe(
+        'Enregistrement de clé invalide (kdf_mem_kib)',
+      );
+      expect(validateRecordShape({ ...record, kdf_iters: 0 })).toBe(
+        'Enregistrement de clé invalide (kdf_iters)',
+      );
+      expect(validateRecordShape({ ...record, kdf: 'scrypt' })).toBe('Enregistrement de clé invalide (kdf)');
+      // Dropping the KDF field makes it a PBKDF2 record with 3 iterations: refused.
+      expect(validateRecordShape({ ...record, kdf: undefined })).toBe(
+        'Enregistrement de clé invalide (kdf_iters)',
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    'opens an older PBKDF2 record and re-seals it with Argon2id, same keys',
+    async () => {
+      const identity = await generateIdentity();
+      const legacy = await sealIdentity(identity, PASSPHRASE, {
+        memberId: MEMBER,
+        iterations: DEFAULT_KDF_ITERATIONS,
+      });
+      expect(recordNeedsUpgrade(legacy, DEFAULT_ARGON2ID)).toBe(true);
+      const upgraded = await upgradeRecord(legacy, PASSPHRASE, {
+        memberId: MEMBER,
+        argon2id: DEFAULT_ARGON2ID,
+      });
+      expect(upgraded).toMatchObject({ kdf: 'argon2id', kdf_mem_kib: DEFAULT_ARGON2ID.memoryKib });
+      expect(recordNeedsUpgrade(upgraded, DEFAULT_ARGON2ID)).toBe(false);
+      expect(recordNeedsUpgrade(upgraded, { iterations: 4, memoryKib: DEFAULT_ARGON2ID.memoryKib })).toBe(
+        true,
+      );
+      const reopened = await openIdentity(upgraded, PASSPHRASE, { memberId: MEMBER });
+      expect(await exportPublicIdentity(reopened)).toEqual(await exportPublicIdentity(identity));
+      // Never back to PBKDF2.
+      await expectCode(
+        upgradeRecord(upgraded, PASSPHRASE, { memberId: MEMBER, iterations: MAX_KDF_ITERATIONS }),
+        'invalid_format',
+      );
+    },
+    SLOW,
+  );
+});
+
+describe('recovery key (« Clé de secours »)', () => {
+  it(
+    'opens the record without the passphrase, and sets a new passphrase',
+    async () => {
+      const identity = await generateIdentity();
+      const recoveryKey = generateRecoveryKey();
+      const record = await sealIdentity(identity, PASSPHRASE, { memberId: MEMBER, recoveryKey });
+      expect(validateRecordShape(record)).toBeUndefined();
+      expect(JSON.stringify(record)).not.toContain(recoveryKey.slice(0, 4) + recoveryKey.slice(5, 9));
+
+      // Typed back by hand: lower case, spaces instead of hyphens.
+      const typed = recoveryKey.toLowerCase().replace(/-/g, ' ');
+      const opened = await openIdentityWithRecoveryKey(record, typed, { memberId: MEMBER });
+      expect(opened.signing.privateKey.extractable).toBe(false);
+      expect(await exportPublicIdentity(opened)).toEqual(await exportPublicIdentity(identity));
+
+      await expectCode(
+        openIdentityWithRecoveryKey(record, generateRecoveryKey(), { memberId: MEMBER }),
+        'wrong_passphrase',
+      );
+      await expectCode(
+        openIdentityWithRecoveryKey(record, recoveryKey, { memberId: `${MEMBER}x` }),
+        'wrong_passphrase',
+      );
+      await expectCode(
+        openIdentityWithRecoveryKey(record, 'ABCD-EFGH', { memberId: MEMBER }),
+        'invalid_format',
+      );
+      const altered = {
+        ...record,
+        recovery: { ...record.recovery!, wrapped_dek: flipBase64(record.recovery!.wrapped_dek, 5) },
+      };
+      await expectCode(
+        openIdentityWithRecoveryKey(altered, recoveryKey, { memberId: MEMBER }),
+        'wrong_passphrase',
+      );
+      expect(validateRecordShape({ ...record, recovery: { ...record.recovery!, iv_b64: 'AAAA' } })).toBe(
+        'Enregistrement de clé invalide (recovery)',
+      );
+
+      const NEW = 'nouvelle phrase après oubli';
+      const renewed = await resealRecord(record, { recoveryKey }, { memberId: MEMBER, newPassphrase: NEW });
+      expect(renewed.kdf).toBe('argon2id');
+      expect(renewed.recovery).toEqual(record.recovery);
+      expect(await exportPublicIdentity(await openIdentity(renewed, NEW, { memberId: MEMBER }))).toEqual(
+        await exportPublicIdentity(identity),
+      );
+      await expectCode(openIdentity(renewed, PASSPHRASE, { memberId: MEMBER }), 'wrong_passphrase');
+      // The recovery key still opens the renewed record.
+      await expect(
+        openIdentityWithRecoveryKey(renewed, recoveryKey, { memberId: MEMBER }),
+      ).resolves.toBeDefined();
+      await expectCode(resealRecord(record, { recoveryKey }, { memberId: MEMBER }), 'weak_passphrase');
+      await expectCode(
+        resealRecord(record, { recoveryKey }, { memberId: MEMBER, newPassphrase: 'trop court' }),
+        'weak_passphrase',
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    'is added to an existing record at unlock, and a record without it says so',
+    async () => {
+      const identity = await generateIdentity();
+      const record = await sealIdentity(identity, PASSPHRASE, FAST);
+      const recoveryKey = generateRecoveryKey();
+      await expectCode(openIdentityWithRecoveryKey(record, recoveryKey, { memberId: MEMBER }), 'missing_key');
+      const withCopy = await resealRecord(
+        record,
+        { passphrase: PASSPHRASE },
+        { memberId: MEMBER, recoveryKey },
+      );
+      expect(withCopy.kdf).toBe('argon2id');
+      const opened = await openIdentityWithRecoveryKey(withCopy, recoveryKey, { memberId: MEMBER });
+      expect(await exportPublicIdentity(opened)).toEqual(await exportPublicIdentity(identity));
+    },
+    SLOW,
+  );
 });

@@ -27,7 +27,13 @@ export interface DatabaseHandle {
    */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Sees each query's duration and outcome from now on (the instance's metrics). */
+  observeQueries(observer: QueryObserver): void;
+  /** The PostgreSQL pool's connections (SQLite has no pool). */
+  poolUse?(): { total: number; idle: number; waiting: number };
 }
+
+export type QueryObserver = (durationMs: number, failed: boolean) => void;
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string; when absent SQLite is used. */
@@ -37,6 +43,13 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests use one schema per test file). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /**
+   * PostgreSQL: the longest a statement may run, cancelled by the server past it (0: no limit, for
+   * migrations). Default {@link PG_STATEMENT_TIMEOUT_MS}.
+   */
+  pgStatementTimeoutMs?: number;
+  /** PostgreSQL: the longest a request waits for a connection (new or from the pool). */
+  pgConnectTimeoutMs?: number;
   /** Sees every query (tests check the plans of the queries a scenario runs). */
   onQuery?: (query: { sql: string; parameters: readonly unknown[] }) => void;
 }
@@ -51,11 +64,12 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   return openSqlite(options.sqlitePath, options);
 }
 
-function logOption(options: DatabaseOptions): KyselyConfig['log'] {
+function logOption(options: DatabaseOptions, observer: { current?: QueryObserver }): KyselyConfig['log'] {
   const onQuery = options.onQuery;
-  if (!onQuery) return undefined;
   return (event) => {
-    if (event.level === 'query') onQuery({ sql: event.query.sql, parameters: event.query.parameters });
+    observer.current?.(event.queryDurationMillis, event.level === 'error');
+    if (onQuery && event.level === 'query')
+      onQuery({ sql: event.query.sql, parameters: event.query.parameters });
   };
 }
 
@@ -79,6 +93,9 @@ export function objectRows(
   }
   return objects;
 }
+
+/** Kysely's transaction rollback (not a rollback to a savepoint). */
+const isRollback = (text: string): boolean => /^\s*rollback\s*;?\s*$/i.test(text);
 
 /** Distinct SQL texts whose prepared statements are kept (least recently used go first). */
 export const SQLITE_STATEMENT_CACHE_SIZE = 500;
@@ -114,10 +131,16 @@ export function withStatementCache(
             .columns()
             .map((column) => column.name)
         : [];
+      const run = isRollback(text)
+        ? (parameters: readonly unknown[]) =>
+            // SQLite already rolled back (SQLITE_FULL, SQLITE_IOERR…): Kysely's rollback would fail
+            // with "cannot rollback - no transaction is active" and replace the real error.
+            sqlite.inTransaction ? statement.run(parameters) : { changes: 0, lastInsertRowid: 0 }
+        : (parameters: readonly unknown[]) => statement.run(parameters);
       const entry: SqliteStatement = {
         reader: statement.reader,
         all: (parameters) => objectRows(columns, statement.all(parameters) as unknown[][]),
-        run: (parameters) => statement.run(parameters),
+        run,
         iterate: (parameters) => sqlite.prepare(text).iterate(parameters) as IterableIterator<unknown>,
       };
       if (cache.size >= size) cache.delete(cache.keys().next().value as string);
@@ -134,13 +157,17 @@ function openSqlite(file: string, options: DatabaseOptions = {}): DatabaseHandle
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  const queryObserver: { current?: QueryObserver } = {};
   const db = new Kysely<DB>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    log: logOption(options),
+    log: logOption(options, queryObserver),
   });
   return {
     db,
     dialect: 'sqlite',
+    observeQueries(observer) {
+      queryObserver.current = observer;
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -155,16 +182,37 @@ export const PROBE_TIMEOUT_MS = 2000;
 /** `application_name` of the readiness probe's connection (seen in pg_stat_activity). */
 export const PROBE_APPLICATION_NAME = 'securering-readiness';
 
+/**
+ * Bounds on every PostgreSQL call (issue 26), so that a request answers within 5 s even while the
+ * database is gone: a connection is waited for at most PG_CONNECT_TIMEOUT_MS (then the request
+ * answers 503), a statement runs at most PG_STATEMENT_TIMEOUT_MS (cancelled by the server), and a
+ * connection that stops answering altogether fails its query a second after that.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 3000;
+export const PG_STATEMENT_TIMEOUT_MS = 4000;
+
 function openPostgres(connectionString: string, options: DatabaseOptions): DatabaseHandle {
   const schema = options.pgSchema;
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
   const searchPath = schema ? { options: `-c search_path=${schema}` } : {};
-  const pool = new pg.Pool({ connectionString, max: options.pgPoolSize ?? 10, ...searchPath });
+  const statementTimeoutMs = options.pgStatementTimeoutMs ?? PG_STATEMENT_TIMEOUT_MS;
+  const serverOptions = [
+    ...(schema ? [`-c search_path=${schema}`] : []),
+    ...(statementTimeoutMs > 0 ? [`-c statement_timeout=${statementTimeoutMs}`] : []),
+  ];
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.pgPoolSize ?? 10,
+    connectionTimeoutMillis: options.pgConnectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 1000 } : {}),
+    ...(serverOptions.length > 0 ? { options: serverOptions.join(' ') } : {}),
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  const queryObserver: { current?: QueryObserver } = {};
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: preparingPool(pool) }),
-    log: logOption(options),
+    log: logOption(options, queryObserver),
   });
 
   // The readiness probe's own connection, opened on the first ping. When every connection of the
@@ -192,6 +240,10 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   return {
     db,
     dialect: 'postgres',
+    observeQueries(observer) {
+      queryObserver.current = observer;
+    },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await probePool().query('select 1');
     },

@@ -55,6 +55,10 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       if (!wrapper) {
         wrapper = wrap(client);
         wrappers.set(client, wrapper);
+        // pg-pool listens to a client's errors only while it is idle: a connection lost while a
+        // request holds it (PostgreSQL stopped, a proxy cut) would otherwise be an uncaught
+        // exception. Its queries are rejected anyway, and pg-pool drops it on release (issue 26).
+        client.on('error', () => undefined);
       }
       return wrapper;
     },

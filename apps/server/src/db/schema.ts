@@ -81,6 +81,8 @@ export interface SessionsTable {
   parent_session_id: string | null;
   /** Stream tokens: when a socket handshake consumed the token (single use). */
   used_at: string | null;
+  /** Ring sessions whose last tab closed: the expiry a request within the grace puts back. */
+  closing_expires_at: string | null;
 }
 
 export interface SettingsTable {
@@ -176,6 +178,33 @@ export interface PaymentsTable {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  /** Why the back office must look at it: `replaced_subscription_paid` (PAYMENT_FLAG_LABELS). */
+  flag?: PaymentFlag | null;
+}
+
+export type PaymentFlag = 'replaced_subscription_paid'; // PAYMENT_FLAGS in the contract
+
+/**
+ * A call a payment provider must receive (cancel a replaced subscription, refund a charge), written
+ * with the local change and retried by the lifecycle job until the provider accepts it.
+ */
+export interface PaymentProviderActionsTable {
+  id: string;
+  provider: string;
+  action: 'cancel_subscription' | 'refund_invoice' | 'defer_renewal';
+  /** The provider's id of the target: subscription (cancel, defer) or invoice (refund). */
+  reference: string;
+  customer_id: string | null;
+  subscription_id: string | null;
+  payment_id: string | null;
+  /** JSON: what the call needs (refund: payment intent or charge; defer: `until`). */
+  details: string;
+  status: 'pending' | 'done';
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  done_at: string | null;
 }
 
 export interface WebhookEventsTable {
@@ -258,7 +287,12 @@ export interface RingMembersTable {
   log_ed25519: string | null;
   /** Set when a member refused the newcomer in the room: it never signs in again. */
   refused_at: string | null;
+  /** A pending invitation's code stops working at this time (null once accepted; issue 27). */
+  invite_expires_at?: string | null;
 }
+
+/** Key derivation of a member key record (issue 27): the column defaults to PBKDF2 for older rows. */
+export type MemberKeyKdf = 'pbkdf2-sha256' | 'argon2id';
 
 export interface MemberKeysTable {
   id: string;
@@ -277,6 +311,12 @@ export interface MemberKeysTable {
   fingerprint: string;
   /** 0: nothing published; 1 on first publish, +1 on each key reset. */
   key_version: number;
+  /** Key derivation of the record: 'pbkdf2-sha256' (older records) or 'argon2id'. */
+  kdf: MemberKeyKdf;
+  /** Argon2id memory in KiB (null for PBKDF2). */
+  kdf_mem_kib: number | null;
+  /** The identity keys sealed under the recovery key (JSON, opaque), or null. */
+  recovery_json: string | null;
 }
 
 export interface RingEpochsTable {
@@ -297,6 +337,24 @@ export interface RingMembershipLinksTable {
   type: string;
   author_member_id: string;
   link: string;
+  created_at: string;
+}
+
+/** What the server did to a Ring (the customer's « Journal du Ring », beside the signed log). */
+export interface RingJournalEventsTable {
+  id: string;
+  ring_id: string;
+  kind:
+    | 'invitation_created'
+    | 'invitation_accepted'
+    | 'invitation_removed'
+    | 'member_deactivated'
+    | 'member_reactivated'
+    | 'settings_changed';
+  member_id: string | null;
+  member_username: string | null;
+  /** JSON text: `{ fields: string[] }` for settings_changed. */
+  details: string | null;
   created_at: string;
 }
 
@@ -347,6 +405,18 @@ export interface MessagesTable {
   client_message_id: string;
   /** The Ring key epoch of the envelope. */
   epoch: number;
+  /** Ephemeral: the delay its sender signed (seconds after each reader's first display); null otherwise. */
+  ephemeral_sec: number | null;
+  /** Ephemeral: when a member other than its sender first displayed it (the sender's countdown starts). */
+  first_read_at: string | null;
+}
+
+/** A member's first display of an ephemeral message (`recipient` 1: it could read it at sending). */
+export interface MessageReadsTable {
+  message_id: string;
+  member_id: string;
+  recipient: Flag;
+  read_at: string | null;
 }
 
 export interface ConversationReadsTable {
@@ -364,6 +434,8 @@ export interface RingFoldersTable {
   created_at: string;
   /** The member who created it (no foreign key; null for folders older than issue 12). */
   created_by_member_id: string | null;
+  /** Sealed name and parent (browser blob, issue 27); null until migrated. */
+  meta: string | null;
 }
 
 export interface RingFilesTable {
@@ -382,6 +454,8 @@ export interface RingFilesTable {
   /** The file key wrapped under a Ring epoch key (JSON from the browser); null for older files. */
   file_key: string | null;
   key_epoch: number | null;
+  /** Sealed name, type, folder and uploader (browser blob, issue 27); null until migrated. */
+  meta: string | null;
 }
 
 /** A file key wrapped again under a later epoch key (existing files given to a newcomer). */
@@ -500,16 +574,19 @@ export interface DB {
   plan_selections: PlanSelectionsTable;
   subscriptions: SubscriptionsTable;
   payments: PaymentsTable;
+  payment_provider_actions: PaymentProviderActionsTable;
   webhook_events: WebhookEventsTable;
   rings: RingsTable;
   ring_members: RingMembersTable;
   member_keys: MemberKeysTable;
   ring_epochs: RingEpochsTable;
   ring_membership_links: RingMembershipLinksTable;
+  ring_journal_events: RingJournalEventsTable;
   epoch_key_shares: EpochKeySharesTable;
   conversations: ConversationsTable;
   conversation_participants: ConversationParticipantsTable;
   messages: MessagesTable;
+  message_reads: MessageReadsTable;
   conversation_reads: ConversationReadsTable;
   ring_folders: RingFoldersTable;
   ring_files: RingFilesTable;

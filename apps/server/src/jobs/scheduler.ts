@@ -14,7 +14,11 @@ export class Scheduler {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly logger: FastifyBaseLogger) {}
+  constructor(
+    private readonly logger: FastifyBaseLogger,
+    /** Told how each run ended (the instance's metrics). */
+    private readonly onRun?: (job: string, outcome: 'ok' | 'failed') => void,
+  ) {}
 
   start(jobs: Job[]): void {
     for (const job of jobs) {
@@ -26,9 +30,13 @@ export class Scheduler {
 
   async runOnce(job: Job): Promise<void> {
     if (this.running.has(job.name)) return;
-    const run = job
-      .run()
-      .catch((error: unknown) => this.logger.error({ err: error, job: job.name }, 'job failed'));
+    const run = job.run().then(
+      () => this.onRun?.(job.name, 'ok'),
+      (error: unknown) => {
+        this.onRun?.(job.name, 'failed');
+        this.logger.error({ err: error, job: job.name }, 'job failed');
+      },
+    );
     this.running.set(job.name, run);
     try {
       await run;

@@ -21,6 +21,9 @@ export const notFound = (message: string = MESSAGES.notFound) => new AppError(40
 export const conflict = (message: string) => new AppError(409, message);
 export const tooManyRequests = (retryAfterSec: number) =>
   new AppError(429, MESSAGES.tooManyRequests, { retryAfterSec });
+/** A dependency (database, Redis) is down: the caller may try again shortly (issue 26). */
+export const serviceUnavailable = (retryAfterSec: number) =>
+  new AppError(503, MESSAGES.serviceUnavailable, { retryAfterSec });
 
 /** Parses input with a contract schema; the first issue's message becomes the French error. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {

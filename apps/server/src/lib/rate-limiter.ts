@@ -79,3 +79,51 @@ export class RedisRateLimiter implements RateLimiter {
     await this.redis.del(`${this.prefix}${key}:${windowOf(this.now(), windowMs).bucket}`);
   }
 }
+
+/**
+ * Shared limits while the shared store answers, this instance's own limits while it does not (issue
+ * 26): a Redis outage must not refuse every login and send, nor let them through unlimited. Each
+ * instance then counts on its own, so a client spread over N instances gets at most N budgets for
+ * the outage; the switch is logged both ways. `available` says whether to try the shared store at
+ * all (a link known to be down fails over at once, without waiting for a timeout).
+ */
+export class FallbackRateLimiter implements RateLimiter {
+  private degraded = false;
+
+  constructor(
+    private readonly shared: RateLimiter,
+    private readonly local: RateLimiter,
+    private readonly available: () => boolean,
+    private readonly onSwitch: (degraded: boolean, error?: unknown) => void = () => undefined,
+  ) {}
+
+  /** Whether the last call was counted on this instance only. */
+  get isDegraded(): boolean {
+    return this.degraded;
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    if (this.available()) {
+      try {
+        const result = await this.shared.hit(key, limit, windowMs);
+        this.switchTo(false);
+        return result;
+      } catch (error) {
+        this.switchTo(true, error);
+      }
+    } else this.switchTo(true);
+    return this.local.hit(key, limit, windowMs);
+  }
+
+  async reset(key: string, windowMs: number): Promise<void> {
+    await this.local.reset(key, windowMs);
+    if (!this.available()) return;
+    await this.shared.reset(key, windowMs).catch((error: unknown) => this.switchTo(true, error));
+  }
+
+  private switchTo(degraded: boolean, error?: unknown): void {
+    if (degraded === this.degraded) return;
+    this.degraded = degraded;
+    this.onSwitch(degraded, error);
+  }
+}

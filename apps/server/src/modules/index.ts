@@ -22,7 +22,9 @@ import { contactRoutes } from './contact/contact.routes';
 import { customerAuthRoutes } from './customers/customer-auth.routes';
 import { dashboardRoutes } from './customer-space/dashboard.routes';
 import { ringStatsRoutes } from './customer-space/ring-stats.routes';
+import { ringJournalRoutes } from './customer-space/ring-journal.routes';
 import { healthRoutes } from './health/health.routes';
+import { metricsRoutes } from './metrics/metrics.routes';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
@@ -44,6 +46,7 @@ export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<voi
 /** Every HTTP feature of the server. A new feature adds its routes function here. */
 export const ROUTE_MODULES: RouteModule[] = [
   healthRoutes,
+  metricsRoutes,
   settingsRoutes,
   adminAuthRoutes,
   clientLogRoutes,
@@ -55,6 +58,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   webhookRoutes,
   dashboardRoutes,
   ringStatsRoutes,
+  ringJournalRoutes,
   customerRingsRoutes,
   ringAccessRoutes,
   notificationRoutes,
@@ -89,6 +93,6 @@ export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
     callsFeature(bind, calls),
     ringKeysSocketFeature(ctx, bind),
     ringStreamSocketFeature(ctx, bind),
-    messagesSocketFeature(ctx),
+    messagesSocketFeature(ctx, bind),
   ];
 }

@@ -20,7 +20,9 @@ function helmetOptions(publicUrl: string): FastifyHelmetOptions {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        // 'wasm-unsafe-eval' lets the page compile WebAssembly (Argon2id of the member key records,
+        // hash-wasm; issue 27) and nothing else: no eval, no inline script.
+        scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'", 'data:'],

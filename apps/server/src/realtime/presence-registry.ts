@@ -58,7 +58,12 @@ export class PresenceRegistry {
    */
   async start(heldNow: () => OrphanMember[] = () => []): Promise<void> {
     await this.beat(heldNow, true);
-    this.timer = setInterval(() => void this.beat(heldNow, false).catch(this.onError), PRESENCE_HEARTBEAT_MS);
+    // While Redis is down a beat cannot be recorded: skip it quietly (the link's watcher logs the
+    // outage once); the first beat after its return lists this instance's members again.
+    this.timer = setInterval(() => {
+      if (this.redis.status !== 'ready') return;
+      void this.beat(heldNow, false).catch(this.onError);
+    }, PRESENCE_HEARTBEAT_MS);
     this.timer.unref();
   }
 

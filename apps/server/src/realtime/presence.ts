@@ -64,9 +64,11 @@ export class PresenceAnnouncer {
     const stillHere = joiners.filter((socket) => socket.connected);
     // Recorded before they are announced: once the others know, a death of this instance must be
     // noticed for them (presence registry, Redis only).
-    await this.ctx.realtime.presenceRegistry
-      ?.holdAll(stillHere.map((socket) => ({ memberId: socket.data.memberId, ringId })))
-      .catch((error: unknown) => this.ctx.logger.warn({ err: error }, 'presence registry hold failed'));
+    // (Skipped while Redis is down: the registry's first beat after its return lists them again.)
+    if (this.ctx.realtime.isShared)
+      await this.ctx.realtime.presenceRegistry
+        ?.holdAll(stillHere.map((socket) => ({ memberId: socket.data.memberId, ringId })))
+        .catch((error: unknown) => this.ctx.logger.warn({ err: error }, 'presence registry hold failed'));
     const arriving = updates.some((u) => u.status !== 'offline') || joiners.length > 0;
     const [online, inCall] = arriving
       ? await Promise.all([
@@ -84,8 +86,7 @@ export class PresenceAnnouncer {
     else if (sent.length > 1) others.emit('presence_updates', { ringId, updates: sent });
     const state = { ringId, online: [...online], inCall: [...inCall].filter((id) => online.has(id)) };
     // Encoded once for all the joiners (all on this instance: no need to ask the others).
-    if (stillHere.length > 0)
-      io.local.to(stillHere.map((socket) => socket.id)).emit('presence_state', state);
+    if (stillHere.length > 0) io.local.to(stillHere.map((socket) => socket.id)).emit('presence_state', state);
   }
 
   /** Stops announcing (the sockets are closing) and writes the last-seen times still waiting. */
@@ -119,7 +120,9 @@ export function presenceFeature(ctx: AppContext, calls?: InCallSource): SocketFe
       const { ringId, memberId, joined } = socket.data;
       if (!joined || ctx.lifecycle.draining) return;
       const registry = ctx.realtime.presenceRegistry;
-      if (registry && !holdsMemberLocally(io, memberId)) await registry.release(memberId);
+      // Without Redis the release cannot be recorded; the entry goes with this instance's others.
+      if (registry && ctx.realtime.isShared && !holdsMemberLocally(io, memberId))
+        await registry.release(memberId);
       if (await ctx.realtime.isMemberConnected(memberId)) return;
       announcer.offline(ringId, memberId);
     },
@@ -139,7 +142,8 @@ export function presenceFeature(ctx: AppContext, calls?: InCallSource): SocketFe
 export async function sweepDeadInstances(ctx: AppContext): Promise<string[]> {
   const registry = ctx.realtime.presenceRegistry;
   const announcer = ctx.realtime.presence;
-  if (!registry || !announcer) return [];
+  // While this instance's Redis link is down it cannot tell a dead instance from its own outage.
+  if (!registry || !announcer || !ctx.realtime.isShared) return [];
   const byRing = new Map<string, string[]>();
   for (const { memberId, ringId } of await registry.claimOrphans()) {
     const members = byRing.get(ringId);

@@ -1,4 +1,4 @@
-import type { ServerToClientEvents } from '@securering/contract';
+import type { ServerToClientEvents, TRealtimeMode } from '@securering/contract';
 import type { PresenceAnnouncer } from './presence';
 import type { PresenceRegistry } from './presence-registry';
 import type { RealtimeRestartOrder, TypedServer } from './realtime-server';
@@ -42,6 +42,9 @@ export class RealtimeHub {
   /** Online and offline announcements, in batches per Ring (set by the presence feature). */
   presence: PresenceAnnouncer | undefined;
   private readonly invalidationListeners = new Map<string, Set<() => void>>();
+  /** Whether this instance's Redis links (the adapter's) are up; always true without Redis. */
+  private sharedLinkUp = true;
+  private readonly sharedLinkListeners = new Set<(up: boolean) => void>();
 
   /** `crossInstance`: the adapter reaches other instances (Redis), so restarts are broadcast. */
   attach(
@@ -61,6 +64,49 @@ export class RealtimeHub {
 
   get server(): TypedServer | undefined {
     return this.io;
+  }
+
+  /**
+   * Whether events reach the sockets of every instance now: false while this instance's Redis
+   * link is down (issue 26). Its sockets are then told to poll (`realtime_mode`), presence across
+   * instances is unknown, and questions to the other instances get this instance's answer only.
+   */
+  get isShared(): boolean {
+    return !this.crossInstance || this.sharedLinkUp;
+  }
+
+  /** The mode this instance's sockets are in: live pushes, or polling while Redis is down. */
+  get mode(): TRealtimeMode['mode'] {
+    return this.isShared ? 'live' : 'polling';
+  }
+
+  /**
+   * The adapter's Redis links went down or came back: tells this instance's sockets (only its
+   * own: nothing crosses instances now) and the listeners.
+   */
+  setSharedLink(up: boolean): void {
+    if (up === this.sharedLinkUp) return;
+    this.sharedLinkUp = up;
+    this.io?.local.emit('realtime_mode', { mode: this.mode });
+    for (const listener of this.sharedLinkListeners) listener(up);
+  }
+
+  /** `listener` runs whenever the Redis link goes down (false) or comes back (true). */
+  onSharedLinkChange(listener: (up: boolean) => void): () => void {
+    this.sharedLinkListeners.add(listener);
+    return () => this.sharedLinkListeners.delete(listener);
+  }
+
+  /**
+   * The sockets in `room` on every instance, or on this one only when the others cannot be asked
+   * (link down, or an instance that does not answer within the adapter's request timeout).
+   */
+  private async socketsIn(room?: string) {
+    const io = this.io;
+    if (!io) return [];
+    const target = room ? io.in(room) : io;
+    if (!this.isShared) return target.local.fetchSockets();
+    return target.fetchSockets().catch(() => target.local.fetchSockets());
   }
 
   emitToRing<E extends keyof ServerToClientEvents>(ringId: string, event: E, ...args: EventArgs<E>): void {
@@ -106,21 +152,18 @@ export class RealtimeHub {
 
   /** Whether a member has a socket that joined its Ring's room (online), on any instance. */
   async isMemberOnline(memberId: string): Promise<boolean> {
-    if (!this.io) return false;
-    return (await this.io.in(memberRoom(memberId)).fetchSockets()).some((s) => s.data.joined);
+    return (await this.socketsIn(memberRoom(memberId))).some((s) => s.data.joined);
   }
 
   /** Members with a socket in the Ring's room, on any instance (the adapter asks the others). */
   async onlineMemberIds(ringId: string): Promise<Set<string>> {
-    if (!this.io) return new Set();
-    const sockets = await this.io.in(ringRoom(ringId)).fetchSockets();
+    const sockets = await this.socketsIn(ringRoom(ringId));
     return new Set(sockets.map((s) => s.data.memberId));
   }
 
   /** Whether a member still has a socket anywhere. */
   async isMemberConnected(memberId: string): Promise<boolean> {
-    if (!this.io) return false;
-    return (await this.io.in(memberRoom(memberId)).fetchSockets()).length > 0;
+    return (await this.socketsIn(memberRoom(memberId))).length > 0;
   }
 
   /**
@@ -164,7 +207,7 @@ export class RealtimeHub {
 
   /** Sockets and Ring rooms across instances (fetchSockets asks the other instances too). */
   async status(): Promise<RealtimeStatus> {
-    const sockets = this.io ? await this.io.fetchSockets() : [];
+    const sockets = await this.socketsIn();
     const rings = new Set<string>();
     for (const socket of sockets)
       for (const room of socket.rooms) if (room.startsWith('ring:')) rings.add(room);

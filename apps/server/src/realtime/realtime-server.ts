@@ -1,5 +1,4 @@
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
 import {
   MESSAGES,
   ZJoinRing,
@@ -15,6 +14,9 @@ import { findLiveRingAccess } from '../modules/rings/ring.guard';
 import { subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
 import { guardBackpressure } from './backpressure';
 import { PresenceRegistry } from './presence-registry';
+import { signalCatchUpOnReconnect } from './catch-up-signal';
+import { createResilientAdapter, guardAdapterClient } from './resilient-redis-adapter';
+import { isRedisReady, watchRedisClient } from '../lib/redis-client';
 import { NOTHING_READABLE, firstReadableEpoch } from '../modules/ring-keys/ring-keys.policy';
 import { memberRoom, ringReadersRoom, ringRoom, sessionRoom } from './realtime-hub';
 
@@ -106,6 +108,26 @@ export interface RealtimeServer {
   close(): Promise<void>;
 }
 
+/** While Redis is down, how often this instance checks that its sockets' Ring sessions still live. */
+export const ENDED_SESSIONS_SWEEP_MS = 5000;
+
+/**
+ * Closes this instance's sockets whose Ring session ended (logout, deactivation, lapsed
+ * subscription) — what the adapter would have carried from another instance. One read per session.
+ */
+export async function closeEndedSessions(ctx: AppContext, io: TypedServer): Promise<number> {
+  const sessions = new Map<string, string>();
+  for (const socket of io.of('/').sockets.values()) sessions.set(socket.data.sessionId, socket.data.memberId);
+  let closed = 0;
+  for (const [sessionId, memberId] of sessions) {
+    const access = await findLiveRingAccess(ctx, sessionId);
+    if (access && access.member.id === memberId) continue;
+    io.in(sessionRoom(sessionId)).local.disconnectSockets(true);
+    closed += 1;
+  }
+  return closed;
+}
+
 function tokenOf(socket: Socket): string | undefined {
   const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
   if (typeof fromAuth === 'string' && fromAuth) return fromAuth;
@@ -133,10 +155,37 @@ export function createRealtimeServer(
   });
 
   let subClient: Redis | undefined;
+  let pubClient: Redis | undefined;
+  const unwatch: Array<() => void> = [];
   let presenceRegistry: PresenceRegistry | undefined;
   if (ctx.redis) {
-    subClient = ctx.redis.duplicate();
-    io.adapter(createAdapter(ctx.redis, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }));
+    // The adapter's own two links, guarded: a Redis outage must never reject a promise nobody
+    // handles (issue 26). While either is down, events stay on this instance and its sockets are
+    // told to catch up by polling (RealtimeHub.setSharedLink).
+    const reportAdapterError = (error: unknown) => {
+      ctx.operatorMetrics.redisAdapterErrors.inc();
+      ctx.logger.debug({ err: error }, 'socket.io adapter: Redis command failed');
+    };
+    pubClient = guardAdapterClient(ctx.redis.duplicate(), reportAdapterError);
+    subClient = guardAdapterClient(ctx.redis.duplicate(), reportAdapterError);
+    const links = [pubClient, subClient];
+    for (const [client, name] of [
+      [pubClient, 'socket.io publish'],
+      [subClient, 'socket.io subscribe'],
+    ] as const)
+      unwatch.push(watchRedisClient(client, ctx.logger, name));
+    const onLinkChange = () => ctx.realtime.setSharedLink(links.every((link) => isRedisReady(link)));
+    for (const link of links)
+      for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) link.on(event, onLinkChange);
+    unwatch.push(() => {
+      for (const link of links)
+        for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) link.off(event, onLinkChange);
+    });
+    io.adapter(
+      createResilientAdapter(pubClient, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }),
+    );
+    // Back after an outage: every page checks its sequence numbers (no push lost meanwhile).
+    unwatch.push(signalCatchUpOnReconnect(ctx.realtime, io, subClient, ctx.logger));
     presenceRegistry = new PresenceRegistry(
       ctx.redis,
       ctx.config.redisKeyPrefix,
@@ -185,7 +234,11 @@ export function createRealtimeServer(
   io.on('connection', (socket: TypedSocket) => {
     /** This socket's join_ring in progress, and the payload it answers. */
     let joining: { payload: string; outcome: Promise<JoinOutcome> } | undefined;
+    // Every event written to this socket, broadcasts included (the operators' delivery count).
+    socket.onAnyOutgoing((event: string) => ctx.operatorMetrics.countDelivery(event));
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
+    // Redis is down: this instance pushes only its own events, so the page polls meanwhile.
+    if (!ctx.realtime.isShared) socket.emit('realtime_mode', { mode: 'polling' });
     // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
     guardBackpressure(socket, bufferLimit, (bytes) =>
       ctx.logger.warn(
@@ -289,6 +342,37 @@ export function createRealtimeServer(
   });
 
   ctx.realtime.attach(io, { crossInstance: Boolean(ctx.redis), presenceRegistry });
+  ctx.operatorMetrics.readFrom({
+    connectedSockets: () => io.engine.clientsCount,
+    joinedRings: () => {
+      let rings = 0;
+      for (const room of io.of('/').adapter.rooms.keys()) if (room.startsWith('ring:')) rings++;
+      return rings;
+    },
+    databasePool: () => ctx.database.poolUse?.(),
+  });
+  if (pubClient && subClient) {
+    ctx.realtime.setSharedLink(isRedisReady(pubClient) && isRedisReady(subClient));
+    // Orders to close sockets (a logout, a deactivation) on another instance cannot reach this one
+    // while Redis is down: check this instance's sockets against the database instead, every few
+    // seconds meanwhile and once when the link is back.
+    let sweep: NodeJS.Timeout | undefined;
+    const sweepNow = () =>
+      void closeEndedSessions(ctx, io).catch((error: unknown) =>
+        ctx.logger.warn({ err: error }, 'socket session check failed'),
+      );
+    unwatch.push(
+      ctx.realtime.onSharedLinkChange((up) => {
+        clearInterval(sweep);
+        sweep = undefined;
+        if (!up) {
+          sweep = setInterval(sweepNow, ENDED_SESSIONS_SWEEP_MS);
+          sweep.unref();
+        } else sweepNow();
+      }),
+      () => clearInterval(sweep),
+    );
+  }
   const startedAt = Date.now();
 
   // A restart asked on another instance: do the same for the sockets of this one.
@@ -336,8 +420,12 @@ export function createRealtimeServer(
       await presenceRegistry
         ?.stop({ handOver: draining })
         .catch((error: unknown) => ctx.logger.warn({ err: error }, 'presence registry stop failed'));
-      await io.of('/').adapter.close?.();
-      if (subClient) subClient.disconnect();
+      await Promise.resolve(io.of('/').adapter.close?.()).catch((error: unknown) =>
+        ctx.logger.warn({ err: error }, 'socket.io adapter close failed'),
+      );
+      for (const stop of unwatch) stop();
+      subClient?.disconnect();
+      pubClient?.disconnect();
     },
   };
 }

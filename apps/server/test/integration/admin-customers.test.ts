@@ -769,8 +769,10 @@ describe('back office customers', () => {
   describe('subscriptions', () => {
     it('lists each subscription with plan, computed status, days left, amount and first Ring', async () => {
       const customer = await buildCustomer(t.ctx);
+      // One active subscription per customer (unique index): the old one has been swept to expired.
       const old = await buildSubscription(t.ctx, customer.id, {
         planSlug: 'starter',
+        status: 'expired',
         billing_cycle: 'monthly',
         starts_at: '2026-09-01T00:00:00.000Z',
         expires_at: '2026-10-01T00:00:00.000Z',
@@ -836,7 +838,7 @@ describe('back office customers', () => {
       });
       expect(data[1]).toMatchObject({
         plan_name: 'Starter',
-        status: 'active',
+        status: 'expired',
         computed_status: 'expired',
         days_remaining: 0,
         transaction_amount: null,

@@ -362,3 +362,58 @@ describe('admin plans', () => {
     expect(audit.length).toBe(1);
   });
 });
+
+describe('admin plans order (issue 25)', () => {
+  let t: TestApp;
+  let root: Record<string, string>;
+  let viewer: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    const rootId = (await t.ctx.admins.findByUsername(TEST_ADMIN.username))!.id;
+    root = bearer(await adminToken(t.ctx, rootId));
+    const v = await buildAdmin(t.ctx, { permissions: [['plans', 'view']] });
+    viewer = bearer(await adminToken(t.ctx, v.id));
+  });
+  afterAll(() => t.close());
+
+  const order = (headers: Record<string, string>, payload: object) =>
+    t.app.inject({ method: 'POST', url: '/api/admin/plans-order.php', headers, payload });
+  const publicSlugs = async () =>
+    ZPlansResponse.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/subscriptions/plans.php' })).json(),
+    ).data.map((p) => p.slug);
+
+  it('orders the plans; the admin and public lists follow; bad orders and view-only admins change nothing', async () => {
+    const plans = ZAdminPlansResponse.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/plans.php', headers: root })).json(),
+    ).data;
+    const bySlug = new Map(plans.map((p) => [p.slug, p.id]));
+    const ids = ['enterprise', 'starter', 'professional'].map((slug) => bySlug.get(slug)!);
+
+    const denied = await order(viewer, { ids });
+    expect(denied.statusCode).toBe(403);
+    for (const bad of [
+      { ids: ids.slice(0, 2) },
+      { ids: [ids[0], ids[0], ids[1]] },
+      { ids: [ids[0], ids[1], 'not-a-plan'] },
+      { ids: [] },
+    ]) {
+      const res = await order(root, bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe(ADMIN_PLAN_MESSAGES.orderInvalid);
+    }
+    expect(await publicSlugs()).toEqual(['starter', 'professional', 'enterprise']);
+
+    const res = await order(root, { ids });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe(ADMIN_PLAN_MESSAGES.ordered);
+    expect(res.json().data.map((p: TAdminPlan) => p.slug)).toEqual(['enterprise', 'starter', 'professional']);
+    expect(await publicSlugs()).toEqual(['enterprise', 'starter', 'professional']);
+    // The popular flag stays with its plan, wherever it now stands.
+    const pub = ZPlansResponse.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/subscriptions/plans.php' })).json(),
+    ).data;
+    expect(pub.filter((p) => p.popular).map((p) => p.slug)).toEqual(['professional']);
+  });
+});

@@ -386,6 +386,7 @@ describe('backups (/api/admin/backup.php)', () => {
       .values({
         id: newId(),
         member_id: member.id,
+        kdf: 'pbkdf2-sha256',
         kdf_salt_b64: 'c2FsdA==',
         kdf_iters: 310_000,
         wrapped_dek: 'd3JhcHBlZA==',

@@ -714,9 +714,18 @@ describe('calls', () => {
   });
 
   describe('TURN credentials', () => {
-    it('are handed to a Ring member only, in the TURN REST API format, valid at most an hour', async () => {
+    const config = (app: TestApp, memberId: string, query: string) =>
+      ringToken(app.ctx, memberId).then((token) =>
+        app.app.inject({ method: 'GET', url: `/api/rings/call-config.php${query}`, headers: bearer(token) }),
+      );
+
+    it('are handed only to the two members of an answered call, bound to it, valid at most 10 minutes', async () => {
       const { ring } = await ringSetup();
-      const row = await buildRingMember(t.ctx, ring.id);
+      const a = await member(ring.id);
+      const b = await member(ring.id);
+      const c = await member(ring.id);
+      const other = await ringSetup();
+      const stranger = await member(other.ring.id);
       expect((await t.app.inject({ method: 'GET', url: '/api/rings/call-config.php' })).statusCode).toBe(401);
       const customer = await buildCustomer(t.ctx);
       const wrongAudience = await t.app.inject({
@@ -726,37 +735,103 @@ describe('calls', () => {
       });
       expect(wrongAudience.statusCode).toBe(401);
 
-      const before = Math.floor(Date.now() / 1000);
-      const res = await t.app.inject({
-        method: 'GET',
-        url: '/api/rings/call-config.php',
-        headers: bearer(await ringToken(t.ctx, row.id)),
+      // No call, no relay: without a call id, or for a call that does not exist.
+      const noCall = await config(t, a.id, '');
+      expect(noCall.statusCode).toBe(400);
+      expect(noCall.json()).toEqual({ success: false, error: CALL_MESSAGES.callIdRequired });
+      expect((await config(t, a.id, '?callId=inconnu')).json()).toEqual({
+        success: false,
+        error: CALL_MESSAGES.callNotFound,
       });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['cache-control']).toBe('no-store');
-      const body = ZCallConfigResponse.parse(res.json());
+
+      const ack = await invite(a, b, ring.id);
+      const callId = ack.callId!;
+      // Ringing: not yet, for either side.
+      for (const side of [a, b]) {
+        const ringing = await config(t, side.id, `?callId=${callId}`);
+        expect(ringing.statusCode).toBe(409);
+        expect(ringing.json()).toEqual({ success: false, error: CALL_MESSAGES.notAnswered });
+      }
+      await expect.poll(() => b.of<TCallEvent>('call_invite').some((e) => e.callId === callId)).toBe(true);
+      expect(await emit(b, 'call_accept', { ringId: ring.id, callId })).toEqual({ ok: true });
+
+      // A third member of the Ring and a member of another Ring: the call does not exist for them.
+      for (const outsider of [c, stranger]) {
+        const refused = await config(t, outsider.id, `?callId=${callId}`);
+        expect(refused.statusCode).toBe(404);
+        expect(refused.json()).toEqual({ success: false, error: CALL_MESSAGES.callNotFound });
+      }
+
       const secret = turn?.secret ?? turnSecret;
-      expect(res.body).not.toContain(secret);
-      expect(body.ttl).toBe(600);
-      expect(body.iceServers[0]).toEqual({ urls: ['stun:127.0.0.1:3478'] });
-      const relay = body.iceServers[1]!;
-      expect(relay.urls).toEqual([turn?.url ?? 'turn:127.0.0.1:3478']);
-      const [expiry, memberId] = relay.username!.split(':');
-      expect(memberId).toBe(row.id);
-      expect(Number(expiry)).toBeGreaterThanOrEqual(before + 600);
-      expect(Number(expiry)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 600);
-      expect(relay.credential).toBe(createHmac('sha1', secret).update(relay.username!).digest('base64'));
+      for (const side of [a, b]) {
+        const before = Math.floor(Date.now() / 1000);
+        const res = await config(t, side.id, `?callId=${callId}`);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['cache-control']).toBe('no-store');
+        const body = ZCallConfigResponse.parse(res.json());
+        expect(res.body).not.toContain(secret);
+        expect(body.ttl).toBe(600);
+        expect(body.iceServers[0]).toEqual({ urls: ['stun:127.0.0.1:3478'] });
+        const relay = body.iceServers[1]!;
+        expect(relay.urls).toEqual([turn?.url ?? 'turn:127.0.0.1:3478']);
+        const [expiry, boundCall, memberId] = relay.username!.split(':');
+        expect(boundCall).toBe(callId);
+        expect(memberId).toBe(side.id);
+        expect(Number(expiry)).toBeGreaterThanOrEqual(before + 600);
+        expect(Number(expiry)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 600);
+        expect(relay.credential).toBe(createHmac('sha1', secret).update(relay.username!).digest('base64'));
+      }
+
+      // Over: no more credentials.
+      expect(await emit(a, 'call_hangup', { ringId: ring.id, callId })).toEqual({ ok: true });
+      const over = await config(t, b.id, `?callId=${callId}`);
+      expect(over.statusCode).toBe(409);
+      expect(over.json()).toEqual({ success: false, error: CALL_MESSAGES.callOver });
+    });
+
+    it('are refused once the Ring or the plan no longer allows the call', async () => {
+      const { ring, customer } = await ringSetup({ videoEnabled: true, ring: { allow_video: 1 } });
+      const a = await member(ring.id);
+      const b = await member(ring.id);
+      const ack = await invite(a, b, ring.id, { audioOnly: false });
+      expect(ack).toMatchObject({ ok: true, callType: 'video' });
+      const callId = ack.callId!;
+      await expect.poll(() => b.of<TCallEvent>('call_invite').some((e) => e.callId === callId)).toBe(true);
+      expect(await emit(b, 'call_accept', { ringId: ring.id, callId })).toEqual({ ok: true });
+      expect((await config(t, a.id, `?callId=${callId}`)).statusCode).toBe(200);
+
+      // The plan loses its video option: the video call gets no relay.
+      await t.ctx.db
+        .updateTable('subscriptions')
+        .set({ video_enabled: 0 })
+        .where('customer_id', '=', customer.id)
+        .execute();
+      const noVideo = await config(t, a.id, `?callId=${callId}`);
+      expect(noVideo.statusCode).toBe(403);
+      expect(noVideo.json()).toEqual({ success: false, error: CALL_MESSAGES.videoDisabled });
+
+      // The Ring turns calls off.
+      await t.ctx.db
+        .updateTable('subscriptions')
+        .set({ video_enabled: 1 })
+        .where('customer_id', '=', customer.id)
+        .execute();
+      await t.ctx.db.updateTable('rings').set({ allow_voice: 0 }).where('id', '=', ring.id).execute();
+      const noCalls = await config(t, b.id, `?callId=${callId}`);
+      expect(noCalls.statusCode).toBe(403);
+      expect(noCalls.json()).toEqual({ success: false, error: CALL_MESSAGES.voiceDisabled });
     });
 
     it('are rate-limited per Ring session', async () => {
       const { ring } = await ringSetup();
-      const row = await buildRingMember(t.ctx, ring.id);
-      const headers = bearer(await ringToken(t.ctx, row.id));
+      const a = await member(ring.id);
+      const b = await member(ring.id);
+      const callId = await acceptedCall(a, b, ring.id);
+      const headers = bearer(await ringToken(t.ctx, a.id));
+      const url = `/api/rings/call-config.php?callId=${callId}`;
       for (let i = 0; i < CALL_CONFIG_PER_SESSION_PER_MIN; i++)
-        expect(
-          (await t.app.inject({ method: 'GET', url: '/api/rings/call-config.php', headers })).statusCode,
-        ).toBe(200);
-      const refused = await t.app.inject({ method: 'GET', url: '/api/rings/call-config.php', headers });
+        expect((await t.app.inject({ method: 'GET', url, headers })).statusCode).toBe(200);
+      const refused = await t.app.inject({ method: 'GET', url, headers });
       expect(refused.statusCode).toBe(429);
       expect(refused.json()).toEqual({ success: false, error: MESSAGES.tooManyRequests });
     });
@@ -765,12 +840,10 @@ describe('calls', () => {
       'are accepted by coturn, which refuses a wrong or an expired credential',
       async () => {
         const { ring } = await ringSetup();
-        const row = await buildRingMember(t.ctx, ring.id);
-        const res = await t.app.inject({
-          method: 'GET',
-          url: '/api/rings/call-config.php',
-          headers: bearer(await ringToken(t.ctx, row.id)),
-        });
+        const a = await member(ring.id);
+        const b = await member(ring.id);
+        const callId = await acceptedCall(a, b, ring.id);
+        const res = await config(t, a.id, `?callId=${callId}`);
         const relay = ZCallConfigResponse.parse(res.json()).iceServers.find((s) => s.username)!;
         const server = { host: turn!.host, port: turn!.port };
 
@@ -785,13 +858,13 @@ describe('calls', () => {
         expect(wrong).toMatchObject({ ok: false, code: 401 });
 
         // Signed with the right secret, but its time is over.
-        const expired = turnCredential(turn!.secret, row.id, Date.now() - 2 * 3600_000, 600);
+        const expired = turnCredential(turn!.secret, `${callId}:${a.id}`, Date.now() - 2 * 3600_000, 600);
         expect(expired.expiresAt).toBeLessThan(Date.now() / 1000);
         expect(
           await turnAllocate({ ...server, username: expired.username, password: expired.credential }),
         ).toMatchObject({ ok: false, code: 401 });
         // Signed with another secret.
-        const forged = turnCredential('un-autre-secret', row.id, Date.now(), 600);
+        const forged = turnCredential('un-autre-secret', `${callId}:${a.id}`, Date.now(), 600);
         expect(
           await turnAllocate({ ...server, username: forged.username, password: forged.credential }),
         ).toMatchObject({
@@ -841,11 +914,14 @@ describe('calls', () => {
 
     it('answers an empty server list without TURN configuration', async () => {
       const { ring } = await ringSetup({ app: short });
-      const row = await buildRingMember(short.ctx, ring.id);
+      const a = await member(ring.id, {}, { app: short, url: shortUrl });
+      const b = await member(ring.id, {}, { app: short, url: shortUrl });
+      const { callId } = await invite(a, b, ring.id);
+      expect(await emit(b, 'call_accept', { ringId: ring.id, callId })).toEqual({ ok: true });
       const res = await short.app.inject({
         method: 'GET',
-        url: '/api/rings/call-config.php',
-        headers: bearer(await ringToken(short.ctx, row.id)),
+        url: `/api/rings/call-config.php?callId=${callId}`,
+        headers: bearer(await ringToken(short.ctx, a.id)),
       });
       expect(res.json()).toEqual({ success: true, iceServers: [], ttl: 0 });
     });

@@ -389,4 +389,72 @@ describe('customer accounts', () => {
       expect(res.json().error).toBe(ACCOUNT_MESSAGES.resetLinkInvalid);
     });
   });
+
+  describe('a plan chosen before registering (issue 25)', () => {
+    /** « Commencer » on the home page: the visitor's choice, kept under its cookie. */
+    async function visitorChoice(slug: string) {
+      const plan = await t.ctx.db
+        .selectFrom('plans')
+        .select('id')
+        .where('slug', '=', slug)
+        .executeTakeFirstOrThrow();
+      const res = await post('/api/subscriptions/store-selection.php', {
+        plan_id: plan.id,
+        billing_cycle: 'yearly',
+        video_option: true,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const cookie = res.cookies.find((c) => c.name === 'sr_selection')!;
+      return { planId: plan.id, cookie: `sr_selection=${cookie.value}` };
+    }
+
+    const currentSelection = async (token: string) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/subscriptions/current-selection.php',
+          headers: bearer(token),
+        })
+      ).json().data;
+
+    it('follows the new account, so /subscribe opens on it after verification in any browser', async () => {
+      const email = 'choix@example.com';
+      const { planId, cookie } = await visitorChoice('enterprise');
+      const shown = await t.app.inject({
+        method: 'GET',
+        url: '/api/subscriptions/signup-selection.php',
+        headers: { cookie },
+      });
+      expect(shown.json().data).toEqual({ plan_id: planId, billing_cycle: 'yearly', video_option: true });
+      expect((await post('/api/auth/register.php', { ...VALID, email }, { cookie })).statusCode).toBe(200);
+      const token = linkParam((await lastMailTo(t.ctx, email))!.body_text, '/verify-email', 'token');
+      expect(
+        (await t.app.inject({ method: 'GET', url: `/api/auth/verify-email.php?token=${token}` })).statusCode,
+      ).toBe(200);
+      // The link is opened in another browser: no visitor cookie there.
+      const logged = ZCustomerLoginResponse.parse(
+        (await login({ email, auto_login: true, verification_token: token })).json(),
+      );
+      expect(await currentSelection(logged.token)).toEqual({
+        plan_id: planId,
+        billing_cycle: 'yearly',
+        video_option: true,
+      });
+    });
+
+    it('is never given to an account that already exists', async () => {
+      const known = await buildCustomer(t.ctx, { email: 'deja-choix@example.com' });
+      const { cookie } = await visitorChoice('starter');
+      expect(
+        (await post('/api/auth/register.php', { ...VALID, email: known.email }, { cookie })).statusCode,
+      ).toBe(200);
+      expect(
+        await t.ctx.db
+          .selectFrom('plan_selections')
+          .select('id')
+          .where('customer_id', '=', known.id)
+          .execute(),
+      ).toEqual([]);
+    });
+  });
 });

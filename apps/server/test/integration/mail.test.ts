@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
 import { MAX_SEND_ATTEMPTS } from '../../src/modules/email/mail.service';
 import { buildTestApp, type TestApp } from '../build-test-app';
+import { bearer, buildCustomer, buildRing, buildSubscription, customerToken } from '../factories';
+import { captureLog } from '../log-capture';
 import { SmtpCatcher } from '../smtp-catcher';
 
 describe('mail outbox', () => {
@@ -102,5 +104,52 @@ describe('mail outbox', () => {
     const queued = await t.ctx.mail.sendTemplate('subscription_reminder', 'x@example.com', {});
     expect(queued).toBe(false);
     expect((await outbox()).some((r) => r.to_address === 'x@example.com')).toBe(false);
+  });
+});
+
+describe('invitation codes in the server log (issue 27)', () => {
+  let t: TestApp;
+  let smtp: SmtpCatcher;
+  const log = captureLog();
+
+  beforeAll(async () => {
+    smtp = await new SmtpCatcher({ user: 'mailer', pass: 'mail-secret' }).start();
+    t = await buildTestApp({ logStream: log.stream, config: { logLevel: 'info' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.stop();
+  });
+
+  async function inviteByMail(email: string): Promise<string> {
+    const customer = await buildCustomer(t.ctx);
+    await buildSubscription(t.ctx, customer.id);
+    const ring = await buildRing(t.ctx, customer.id);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/customer/ring-users.php',
+      headers: bearer(await customerToken(t.ctx, customer.id)),
+      payload: { ring_id: ring.id, username: 'invité', email },
+    });
+    expect(res.statusCode).toBe(200);
+    await t.ctx.mail.processDue();
+    await t.ctx.mail.idle();
+    return res.json().data.inviteCode as string;
+  }
+
+  it('are written to the log only while no SMTP server is configured, which a start-up warning says', async () => {
+    // Local development: no SMTP, the log holds the link (and says so at start).
+    expect(await t.ctx.mail.loggingWarning()).toMatch(/^Aucun serveur SMTP configuré/);
+    const local = await inviteByMail('local@example.com');
+    expect(log.text()).toContain(local);
+
+    // A real server: SMTP delivers the invitation, the log never sees its code.
+    await t.ctx.settings.save('smtp', smtp.settings());
+    expect(await t.ctx.mail.loggingWarning()).toBeUndefined();
+    const delivered = await inviteByMail('remote@example.com');
+    const mail = await smtp.waitFor((m) => m.to.includes('remote@example.com'));
+    expect(mail.text).toContain(delivered);
+    await t.ctx.mail.idle();
+    expect(log.text()).not.toContain(delivered);
   });
 });

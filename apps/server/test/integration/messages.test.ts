@@ -20,6 +20,7 @@ import { generateEpochKey } from '@securering/e2ee';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildJobs } from '../../src/jobs';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
+import { CATCH_UP_MAX_BYTES } from '../../src/modules/messages/catch-up-budget';
 import { MessagesService, SENDS_PER_MINUTE } from '../../src/modules/messages/messages.service';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { E2eeMember } from '../e2ee-member';
@@ -429,6 +430,77 @@ describe('Ring chat: messages and conversations', () => {
     }
   });
 
+  it('pages a large backlog to the byte budget: every message once, in order, and no envelope read that is not sent', async () => {
+    const { owner, members } = await keyedRing(2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    const dm = dmConversationId(alice.memberId, bob.memberId);
+    expect(
+      (await alice.call('POST', CHAT_API_PATHS.createDm, { peer_user_id: bob.memberId })).statusCode,
+    ).toBe(200);
+    // About 80 KB envelopes with small ones between: six or so per answer of CATCH_UP_MAX_BYTES.
+    const large = (i: number) => `${i}:${'x'.repeat(58_000)}`;
+    const roomTexts = Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? `petit ${i}` : large(i)));
+    for (const text of roomTexts) expect((await owner.send(text)).statusCode).toBe(200);
+    const dmTexts = Array.from({ length: 4 }, (_, i) => large(100 + i));
+    for (const text of dmTexts) expect((await alice.send(text, { conversationId: dm })).statusCode).toBe(200);
+
+    // Every message row the database hands out (a row with its envelope), while Bob catches up.
+    const executor = t.ctx.db.getExecutor();
+    const execute = executor.executeQuery.bind(executor);
+    let envelopesRead = 0;
+    const spy = vi.spyOn(executor, 'executeQuery').mockImplementation(async (query) => {
+      const result = await execute(query);
+      envelopesRead += result.rows.filter((row) => typeof row === 'object' && row && 'content' in row).length;
+      return result;
+    });
+    const served = new Map<string, Array<{ seq: number; content: string }>>([
+      [ROOM, []],
+      [dm, []],
+    ]);
+    const answerSizes: number[] = [];
+    try {
+      const join = await joinedSocket(t, baseUrl, bob, [
+        { conversationId: ROOM, since: 0 },
+        { conversationId: dm, since: 0 },
+      ]);
+      sockets.push(join.socket);
+      const missed = join.ack.missed ?? [];
+      // The room's first page fills the budget; the DM waits for get.php.
+      expect(missed[0]).toMatchObject({ conversationId: ROOM, hasMore: true });
+      expect(missed[0]!.messages.length).toBeGreaterThan(1);
+      expect(missed[0]!.messages.length).toBeLessThan(JOIN_CATCH_UP_PAGE);
+      answerSizes.push(missed.flatMap((m) => m.messages).reduce((sum, m) => sum + m.content.length, 0));
+      for (const answer of missed) served.get(answer.conversationId)!.push(...answer.messages);
+
+      for (const conversation of [ROOM, dm]) {
+        let hasMore = missed.find((m) => m.conversationId === conversation)?.hasMore ?? true;
+        while (hasMore) {
+          const since = served.get(conversation)!.at(-1)?.seq ?? 0;
+          const next = await page(
+            bob,
+            `?since=${since}&limit=100&conversation_id=${encodeURIComponent(conversation)}`,
+          );
+          expect(next.messages.length).toBeGreaterThan(0);
+          answerSizes.push(next.messages.reduce((sum, m) => sum + m.content.length, 0));
+          served.get(conversation)!.push(...next.messages);
+          hasMore = next.hasMore;
+        }
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(served.get(ROOM)!.map((m) => m.seq)).toEqual(roomTexts.map((_, i) => i + 1));
+    expect(served.get(dm)!.map((m) => m.seq)).toEqual(dmTexts.map((_, i) => i + 1));
+    expect(answerSizes.length).toBeGreaterThanOrEqual(4);
+    for (const size of answerSizes) expect(size).toBeLessThanOrEqual(CATCH_UP_MAX_BYTES);
+    // Sized before it is read: the database gave out exactly the envelopes that were sent.
+    expect(envelopesRead).toBe(roomTexts.length + dmTexts.length);
+    const room = served.get(ROOM)!;
+    expect(await bob.decrypt(room[2]!.content)).toBe(roomTexts[2]);
+    expect(await bob.decrypt(room.at(-1)!.content)).toBe(roomTexts.at(-1));
+    expect(await bob.decrypt(served.get(dm)!.at(-1)!.content, dm)).toBe(dmTexts.at(-1));
+  });
+
   it('refuses a join_ring whose catch-up is malformed, and changes nothing', async () => {
     const { members } = await keyedRing(1);
     const bob = members[0]!;
@@ -552,21 +624,31 @@ describe('Ring chat: messages and conversations', () => {
   });
 
   it('makes messages ephemeral by the Ring’s setting; expired ones are never served, then deleted and announced', async () => {
-    const { ringId, members } = await keyedRing(2, { ephemeral_messages: 1, auto_destroy_delay: 10 });
+    const { ringId, owner, members } = await keyedRing(2, { ephemeral_messages: 1, auto_destroy_delay: 10 });
     const [alice, bob] = members as [E2eeMember, E2eeMember];
     const bobSocket = await joinedSocket(t, baseUrl, bob);
-    sockets.push(bobSocket.socket);
+    const ownerSocket = await joinedSocket(t, baseUrl, owner);
+    sockets.push(bobSocket.socket, ownerSocket.socket);
     const sentAt = clock.now().getTime();
-    const sent = await alice.send('éphémère', { isEphemeral: false });
-    expect(sent.json().message).toMatchObject({
-      isEphemeral: true,
-      expiresAt: new Date(sentAt + 10_000).toISOString(),
-      messageType: 'ephemeral',
-    });
+    const sent = await alice.send('éphémère', { ephemeralSec: 10 });
+    expect(sent.json().message).toMatchObject({ isEphemeral: true, messageType: 'ephemeral' });
     const dm = (await alice.call('POST', CHAT_API_PATHS.createDm, { peer_user_id: bob.memberId })).json()
       .conversation_id as string;
-    await alice.send('éphémère privé', { conversationId: dm });
+    const dmSent = await alice.send('éphémère privé', { conversationId: dm, ephemeralSec: 10 });
     expect((await page(bob)).messages).toHaveLength(1);
+    // Everyone present reads both at once: they go 10 s later (ephemeral-reads.test.ts: after reading).
+    for (const [socket, conversationId, id] of [
+      [bobSocket.socket, ROOM, sent.json().message.id],
+      [ownerSocket.socket, ROOM, sent.json().message.id],
+      [bobSocket.socket, dm, dmSent.json().message.id],
+    ] as const)
+      expect(
+        await socket.emitWithAck('message_read', { ringId, conversationId, messageIds: [id] }),
+      ).toMatchObject({ ok: true, reads: [{ messageId: id }] });
+    expect((await messageRows(ringId)).map((row) => row.expires_at)).toEqual([
+      new Date(sentAt + 10_000).toISOString(),
+      new Date(sentAt + 10_000).toISOString(),
+    ]);
 
     clock.advance(10_001);
     try {

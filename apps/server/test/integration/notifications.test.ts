@@ -179,6 +179,55 @@ describe('notification settings and sounds', () => {
     });
   });
 
+  describe('one record per person (issue 25)', () => {
+    /** The customer's owner member of a new Ring of theirs, with its Ring session. */
+    const ownerMemberHeaders = async (customerId: string) => {
+      const ring = await buildRing(t.ctx, customerId);
+      const member = await buildRingMember(t.ctx, ring.id, { role: 'owner', customer_id: customerId });
+      return { ring, member, headers: bearer(await ringToken(t.ctx, member.id)) };
+    };
+
+    it('the customer space and the owner’s room read and write the same settings, in every Ring it owns', async () => {
+      const { customer, headers: customerHeaders } = await newCustomerHeaders();
+      const first = await ownerMemberHeaders(customer.id);
+      const second = await ownerMemberHeaders(customer.id);
+
+      // Chosen in the customer space « Notifications d'appel »: the room reads them.
+      await saveSettings(customerHeaders, {
+        settings: { ringtone: 'urgent', callVolume: 0.2, callVibration: false, callDesktop: false },
+      });
+      const chosen = {
+        ...DEFAULT_NOTIFICATION_SETTINGS,
+        ringtone: 'urgent',
+        callVolume: 0.2,
+        callVibration: false,
+        callDesktop: false,
+      };
+      expect(await settingsOf(first.headers)).toEqual(chosen);
+      expect(await settingsOf(second.headers)).toEqual(chosen);
+
+      // Changed in the room: the customer space reads it.
+      await saveSettings(first.headers, { settings: { ringtone: 'modern', messageSound: false } });
+      const changed = { ...chosen, ringtone: 'modern', messageSound: false };
+      expect(await settingsOf(customerHeaders)).toEqual(changed);
+      expect(await settingsOf(second.headers)).toEqual(changed);
+      expect(await rowsOf('customer', customer.id)).toHaveLength(1);
+      expect(await rowsOf('member', first.member.id)).toHaveLength(0);
+    });
+
+    it('another member of the owner’s Ring keeps settings of its own', async () => {
+      const { customer, headers: customerHeaders } = await newCustomerHeaders();
+      const owner = await ownerMemberHeaders(customer.id);
+      const member = await buildRingMember(t.ctx, owner.ring.id);
+      const memberHeaders = bearer(await ringToken(t.ctx, member.id));
+
+      await saveSettings(memberHeaders, { settings: { ringtone: 'classic' } });
+      await saveSettings(owner.headers, { settings: { ringtone: 'discrete' } });
+      expect((await settingsOf(memberHeaders)).ringtone).toBe('classic');
+      expect((await settingsOf(customerHeaders)).ringtone).toBe('discrete');
+    });
+  });
+
   describe('access', () => {
     const both = (headers: Record<string, string>) => [
       getSettings(headers),

@@ -6,7 +6,16 @@ import {
   ZRingInfoResponse,
   ZSaveMemberKeyResponse,
 } from '@securering/contract';
-import { LEGACY_KDF_ITERATIONS, fingerprint, generateEpochKey, upgradeRecord } from '@securering/e2ee';
+import {
+  LEGACY_KDF_ITERATIONS,
+  exportPublicIdentity,
+  fingerprint,
+  generateEpochKey,
+  generateRecoveryKey,
+  openIdentityWithRecoveryKey,
+  resealRecord,
+  upgradeRecord,
+} from '@securering/e2ee';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { type E2eeMember, TEST_PASSPHRASE } from '../e2ee-member';
@@ -193,6 +202,51 @@ describe('Ring keys: records, epochs, shares', () => {
     await bob.loadKeys();
     expect(bob.epochKeys.has(1)).toBe(true);
   });
+
+  it('stores an Argon2id record with its recovery copy (issue 27), refuses one below 64 MiB, and serves older records unchanged', async () => {
+    const { members } = await ringWithMembers(t, 1);
+    const [alice] = members as [E2eeMember];
+    await alice.publish();
+    // The PBKDF2 record of before issue 27 reads back exactly as it was uploaded.
+    const before = ZGetMemberKeyResponse.parse((await alice.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(before.key).toStrictEqual(alice.record);
+
+    // Re-sealed at unlock with Argon2id and a recovery key: same keys, same key version.
+    const recoveryKey = generateRecoveryKey();
+    const upgraded = await resealRecord(
+      alice.record,
+      { passphrase: TEST_PASSPHRASE },
+      { memberId: alice.memberId, recoveryKey },
+    );
+    const weak = { ...upgraded, kdf_mem_kib: 32 * 1024 };
+    const refused = await alice.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: weak,
+      publicKeys: alice.publicKeys,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe('Enregistrement de clé invalide (kdf_mem_kib)');
+    const badCopy = { ...upgraded, recovery: { ...upgraded.recovery!, hmac_hex: 'zz'.repeat(16) } };
+    expect(
+      (await alice.call('POST', KEY_API_PATHS.saveMemberKey, { key: badCopy, publicKeys: alice.publicKeys }))
+        .statusCode,
+    ).toBe(400);
+    const unchanged = ZGetMemberKeyResponse.parse(
+      (await alice.call('GET', KEY_API_PATHS.getMemberKey)).json(),
+    );
+    expect(unchanged.key).toStrictEqual(alice.record);
+
+    const saved = await alice.call('POST', KEY_API_PATHS.saveMemberKey, {
+      key: upgraded,
+      publicKeys: alice.publicKeys,
+    });
+    expect(saved.json()).toMatchObject({ success: true, keyVersion: 1 });
+    const stored = ZGetMemberKeyResponse.parse((await alice.call('GET', KEY_API_PATHS.getMemberKey)).json());
+    expect(stored.key).toStrictEqual(upgraded);
+    expect(stored.key).toMatchObject({ kdf: 'argon2id', kdf_mem_kib: 65536 });
+    // What the server stores opens with the recovery key, in the member's browser only.
+    const opened = await openIdentityWithRecoveryKey(stored.key!, recoveryKey, { memberId: alice.memberId });
+    expect(await exportPublicIdentity(opened)).toEqual(alice.publicKeys);
+  }, 60_000);
 
   it('lets the first member with keys create epoch 1 for every member with keys; one rotation wins a race', async () => {
     const { ringId, owner, members } = await ringWithMembers(t, 2);

@@ -1,4 +1,6 @@
 import {
+  RING_CLOSE_GRACE_SEC,
+  RING_LAST_TAB_REASON,
   RING_MESSAGES,
   ZCreateRingResponse,
   ZDashboardDataResponse,
@@ -7,11 +9,26 @@ import {
   ZRingInfoResponse,
   ZRingLoginResponse,
   ZRingLoginSelection,
+  ZRingUsersResponse,
+  ZResendRingInvitationResponse,
+  RING_USER_API_PATHS,
+  isInvitationExpired,
 } from '@securering/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock';
 import { newId } from '../../src/lib/ids';
 import { buildTestApp, type TestApp } from '../build-test-app';
-import { bearer, buildCustomer, buildSubscription, customerToken, lastMailTo, ringToken } from '../factories';
+import {
+  bearer,
+  buildCustomer,
+  buildRing,
+  buildRingMember,
+  buildSubscription,
+  customerToken,
+  lastMailTo,
+  mailsTo,
+  ringToken,
+} from '../factories';
 import { connectSocket, listen, type TestSocket } from '../socket-client';
 
 describe('customer Rings, invitations and the way into a Ring', () => {
@@ -583,5 +600,191 @@ describe('customer Rings, invitations and the way into a Ring', () => {
         })
       ).statusCode,
     ).toBe(401);
+  });
+});
+
+describe('a Ring session when the browser’s last Ring tab closes (issue 25)', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-11-29T09:00:00.000Z');
+
+  beforeAll(async () => {
+    t = await buildTestApp({ clock });
+  });
+  afterAll(() => t.close());
+
+  async function memberSession() {
+    const customer = await buildCustomer(t.ctx);
+    const ring = await buildRing(t.ctx, customer.id);
+    const member = await buildRingMember(t.ctx, ring.id);
+    const token = await ringToken(t.ctx, member.id);
+    const info = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/rings/info.php', headers: bearer(token) })).statusCode;
+    const lastTabClosed = async () =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/rings/logout.php',
+          headers: bearer(token),
+          payload: { reason: RING_LAST_TAB_REASON },
+        })
+      ).statusCode;
+    return { token, info, lastTabClosed };
+  }
+
+  it('ends the session once the grace has passed without a request', async () => {
+    const { token, info, lastTabClosed } = await memberSession();
+    expect(await lastTabClosed()).toBe(200);
+    clock.advance((RING_CLOSE_GRACE_SEC + 1) * 1000);
+    expect(await info()).toBe(401);
+    const mint = await t.app.inject({
+      method: 'POST',
+      url: '/api/rings/mint-stream-token.php',
+      headers: bearer(token),
+    });
+    expect(mint.statusCode).toBe(401);
+  });
+
+  it('keeps the session for its 7 days when a request of it comes within the grace (a reload)', async () => {
+    const { info, lastTabClosed } = await memberSession();
+    expect(await lastTabClosed()).toBe(200);
+    clock.advance((RING_CLOSE_GRACE_SEC - 2) * 1000);
+    expect(await info()).toBe(200);
+    clock.advance(6 * 24 * 3600_000);
+    expect(await info()).toBe(200);
+    // Closing the last tab again starts a new grace.
+    expect(await lastTabClosed()).toBe(200);
+    clock.advance((RING_CLOSE_GRACE_SEC + 1) * 1000);
+    expect(await info()).toBe(401);
+  });
+
+  it('needs the Ring session’s bearer, like the logout it is', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/rings/logout.php',
+      payload: { reason: RING_LAST_TAB_REASON },
+    });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('pending invitations expire, are sent again, and their use is told to the owner (issue 27)', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-11-29T09:00:00.000Z');
+  const DAY = 86_400_000;
+
+  beforeAll(async () => {
+    // INVITATION_TTL_DAYS=2 (the default is 7).
+    t = await buildTestApp({ clock, config: { invitationTtlMs: 2 * DAY } });
+  });
+  afterAll(() => t.close());
+
+  async function owner() {
+    const customer = await buildCustomer(t.ctx, { first_name: 'Odile' });
+    await buildSubscription(t.ctx, customer.id);
+    const headers = async () => bearer(await customerToken(t.ctx, customer.id));
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/customer/rings.php',
+      headers: await headers(),
+      payload: { name: 'Atelier' },
+    });
+    const ringId = ZCreateRingResponse.parse(created.json()).data.id;
+    return { customer, headers, ringId };
+  }
+  const inviteGina = async (headers: Record<string, string>, ringId: string, email = 'gina@example.com') =>
+    ZInviteRingUserResponse.parse(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/customer/ring-users.php',
+          headers,
+          payload: { ring_id: ringId, username: 'gina', email },
+        })
+      ).json(),
+    ).data;
+  const accept = (code: string, username = 'gina') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/rings/accept-invite.php',
+      payload: { invite_code: code, username, password: 'Membre-123' },
+    });
+  const info = (code: string) =>
+    t.app.inject({ method: 'GET', url: `/api/rings/invite-info.php?code=${code}` });
+  const resend = async (headers: Record<string, string>, userId: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: RING_USER_API_PATHS.resendInvitation,
+      headers,
+      payload: { user_id: userId },
+    });
+  const usersOf = async (headers: Record<string, string>, ringId: string) =>
+    ZRingUsersResponse.parse(
+      (
+        await t.app.inject({ method: 'GET', url: `/api/customer/ring-users.php?ring_id=${ringId}`, headers })
+      ).json(),
+    ).data;
+
+  it('an invitation expires after INVITATION_TTL_DAYS: its code no longer opens the Ring', async () => {
+    const { headers, ringId } = await owner();
+    const gina = await inviteGina(await headers(), ringId);
+    expect(gina.inviteExpiresAt).toBe('2026-12-01T09:00:00.000Z');
+    expect(isInvitationExpired(gina, clock.now().getTime())).toBe(false);
+    expect((await info(gina.inviteCode)).statusCode).toBe(200);
+
+    clock.advance(2 * DAY);
+    const expiredInfo = await info(gina.inviteCode);
+    expect(expiredInfo.statusCode).toBe(410);
+    expect(expiredInfo.json()).toEqual({ success: false, error: RING_MESSAGES.invitationExpired });
+    const refused = await accept(gina.inviteCode);
+    expect(refused.statusCode).toBe(410);
+    expect(refused.json()).toEqual({ success: false, error: RING_MESSAGES.invitationExpired });
+
+    // The owner's list says so (« Invitation expirée »), and nothing changed.
+    const listed = (await usersOf(await headers(), ringId)).find((u) => u.id === gina.id)!;
+    expect(listed).toMatchObject({ status: 'invited', isUsed: false, inviteCode: gina.inviteCode });
+    expect(isInvitationExpired(listed, clock.now().getTime())).toBe(true);
+  });
+
+  it('« Renvoyer » renews the expiry and mails the invitation again, for the owner of a pending one only', async () => {
+    const { headers, ringId } = await owner();
+    const gina = await inviteGina(await headers(), ringId, 'gina.renvoi@example.com');
+    clock.advance(3 * DAY);
+    expect((await accept(gina.inviteCode)).statusCode).toBe(410);
+
+    // Another customer, a missing id: the invitation does not exist for them.
+    const stranger = await owner();
+    const foreign = await resend(await stranger.headers(), gina.id);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ success: false, error: RING_MESSAGES.userNotFound });
+    const missing = await resend(await headers(), '');
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toEqual({ success: false, error: RING_MESSAGES.userNotFound });
+
+    const res = await resend(await headers(), gina.id);
+    expect(res.statusCode).toBe(200);
+    const body = ZResendRingInvitationResponse.parse(res.json());
+    expect(body.message).toBe(RING_MESSAGES.invitationResent);
+    expect(body.data).toMatchObject({ id: gina.id, inviteCode: gina.inviteCode, status: 'invited' });
+    expect(body.data.inviteExpiresAt).toBe(new Date(clock.now().getTime() + 2 * DAY).toISOString());
+    expect(body.invite_url).toBe(`http://127.0.0.1:9999/ring-access?invite=${gina.inviteCode}`);
+    const mails = await mailsTo(t.ctx, 'gina.renvoi@example.com');
+    expect(mails.filter((m) => m.subject === 'Invitation à rejoindre le Ring Atelier')).toHaveLength(2);
+
+    expect((await accept(gina.inviteCode)).statusCode).toBe(200);
+    const used = await resend(await headers(), gina.id);
+    expect(used.statusCode).toBe(409);
+    expect(used.json()).toEqual({ success: false, error: RING_MESSAGES.cannotResendUsed });
+  });
+
+  it('accepting an invitation mails the Ring’s owner', async () => {
+    const { customer, headers, ringId } = await owner();
+    const gina = await inviteGina(await headers(), ringId);
+    expect(await lastMailTo(t.ctx, customer.email)).toBeUndefined();
+    expect((await accept(gina.inviteCode, 'Gina')).statusCode).toBe(200);
+    const mail = await lastMailTo(t.ctx, customer.email);
+    expect(mail?.subject).toBe('Gina a rejoint votre Ring Atelier');
+    expect(mail?.body_text).toContain('Bonjour Odile,');
+    expect(mail?.body_text).toContain('Gina a accepté son invitation et rejoint votre Ring Atelier');
+    expect(mail?.body_text).toContain('http://127.0.0.1:9999/client');
   });
 });

@@ -43,7 +43,7 @@ describe('security headers', () => {
       const csp = cspOf(res.headers['content-security-policy']);
       expect(csp.get('connect-src')).toEqual(["'self'"]);
       expect(csp.get('default-src')).toEqual(["'self'"]);
-      expect(csp.get('script-src')).toEqual(["'self'"]);
+      expect(csp.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'"]);
       expect(String(res.headers['content-security-policy'])).not.toMatch(/\bwss?:/);
     }
   });

@@ -172,7 +172,29 @@ describe('settings', () => {
     });
     const data = res.json().data;
     expect(data.smtp).toBeUndefined();
-    expect(data.general.ring_storage_dir.setting_value).toBe('rings');
+    expect(data.general.ring_refresh_interval.setting_value).toBe('10');
+  });
+
+  it('accepts the retired Ring storage folder from an older form but stores and shows it nowhere (issue 25)', async () => {
+    const res = await save(siteToken, 'general', {
+      ring_storage_dir: '/ailleurs',
+      site_title: 'Titre gardé',
+    });
+    expect(res.statusCode).toBe(200);
+    const stored = await t.ctx.db
+      .selectFrom('settings')
+      .select('setting_value')
+      .where('category', '=', 'general')
+      .where('key', '=', 'ring_storage_dir')
+      .execute();
+    expect(stored.map((r) => r.setting_value)).not.toContain('/ailleurs');
+    const read = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/settings.php',
+      headers: bearer(superToken),
+    });
+    expect(read.json().data.general.ring_storage_dir).toBeUndefined();
+    expect(read.json().data.general.site_title.setting_value).toBe('Titre gardé');
   });
 
   it('validates every value and stores nothing when one is invalid', async () => {

@@ -45,7 +45,7 @@ describe('several instances: readiness, draining, backpressure, presence of dead
     await t.close();
   });
 
-  it('answers /healthz while alive; /readyz checks each dependency, names the one that fails, and fails while draining', async () => {
+  it('answers /healthz while alive; /readyz checks each dependency, names the one that fails (degraded only for Redis), and fails while draining', async () => {
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({
@@ -76,8 +76,9 @@ describe('several instances: readiness, draining, backpressure, presence of dead
       lost.ctx.redis!.disconnect();
       const noRedis = await lost.app.inject({ method: 'GET', url: '/readyz' });
       await lost.close();
-      expect(noRedis.statusCode).toBe(503);
-      expect(noRedis.json()).toMatchObject({ status: 'error', failed: ['redis'] });
+      // Redis is shared by every instance: its outage is reported, not a reason to take this one out.
+      expect(noRedis.statusCode).toBe(200);
+      expect(noRedis.json()).toMatchObject({ status: 'degraded', degraded: ['redis'] });
     }
 
     broken.ctx.lifecycle.startDraining();

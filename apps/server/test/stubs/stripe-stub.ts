@@ -27,7 +27,24 @@ export interface StubSession {
  */
 export class StripeStub extends StubServer {
   readonly sessions = new Map<string, StubSession>();
-  readonly subscriptions = new Map<string, { id: string; cancel_at_period_end: boolean }>();
+  readonly subscriptions = new Map<
+    string,
+    { id: string; cancel_at_period_end: boolean; status?: string; trial_end?: number }
+  >();
+  /** Subscriptions ended through DELETE /v1/subscriptions/:id, in order. */
+  readonly cancelled: string[] = [];
+  /** Refunds created through POST /v1/refunds. */
+  readonly refunds: Array<{
+    id: string;
+    payment_intent?: string;
+    charge?: string;
+    reason?: string;
+    idempotencyKey?: string;
+  }> = [];
+  /** Invoice → payment intent, as GET /v1/invoice_payments?invoice= lists it. */
+  readonly invoicePayments = new Map<string, string>();
+  /** While true, subscription cancellations and refunds answer 500 (a Stripe outage). */
+  outage = false;
 
   constructor() {
     super();
@@ -81,14 +98,100 @@ export class StripeStub extends StubServer {
     }));
     this.route('POST', '/v1/subscriptions/:id', (req, params) => {
       const body = parseStripeForm(req.rawBody);
+      const previous = this.subscriptions.get(params.id!);
       const sub = {
+        ...previous,
         id: params.id!,
         object: 'subscription',
-        cancel_at_period_end: body.cancel_at_period_end === 'true',
+        cancel_at_period_end:
+          body.cancel_at_period_end === undefined
+            ? (previous?.cancel_at_period_end ?? false)
+            : body.cancel_at_period_end === 'true',
+        ...(body.trial_end ? { trial_end: Number(body.trial_end) } : {}),
       };
       this.subscriptions.set(sub.id, sub);
       return { body: sub };
     });
+    // Stripe's "cancel a subscription": DELETE, ends it now.
+    this.route('DELETE', '/v1/subscriptions/:id', (_req, params) => {
+      if (this.outage) return { status: 500, body: { error: { type: 'api_error', message: 'Outage' } } };
+      const previous = this.subscriptions.get(params.id!);
+      if (previous?.status === 'canceled') {
+        return {
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              message: `A canceled subscription can only update its cancellation_details and metadata.`,
+            },
+          },
+        };
+      }
+      const sub = {
+        ...previous,
+        id: params.id!,
+        object: 'subscription',
+        status: 'canceled',
+        cancel_at_period_end: false,
+      };
+      this.subscriptions.set(sub.id, sub);
+      this.cancelled.push(sub.id);
+      return { body: sub };
+    });
+    this.route('GET', '/v1/invoice_payments', (req) => {
+      const invoice = req.query.get('invoice') ?? '';
+      const pi = this.invoicePayments.get(invoice);
+      return {
+        body: {
+          object: 'list',
+          has_more: false,
+          url: '/v1/invoice_payments',
+          data: pi
+            ? [
+                {
+                  id: id('inpay'),
+                  object: 'invoice_payment',
+                  invoice,
+                  status: 'paid',
+                  payment: { type: 'payment_intent', payment_intent: pi },
+                },
+              ]
+            : [],
+        },
+      };
+    });
+    this.route('POST', '/v1/refunds', (req) => {
+      if (this.outage) return { status: 500, body: { error: { type: 'api_error', message: 'Outage' } } };
+      const body = parseStripeForm(req.rawBody) as {
+        payment_intent?: string;
+        charge?: string;
+        reason?: string;
+      };
+      const key = req.headers['idempotency-key'];
+      const idempotencyKey = typeof key === 'string' ? key : undefined;
+      const existing = idempotencyKey
+        ? this.refunds.find((r) => r.idempotencyKey === idempotencyKey)
+        : undefined;
+      const refund = existing ?? { id: id('re'), ...body, idempotencyKey };
+      if (!existing) this.refunds.push(refund);
+      return { body: { ...refund, object: 'refund', status: 'succeeded' } };
+    });
+  }
+
+  /** A renewal invoice Stripe charged for a subscription, as invoice.paid carries it (newer API shape). */
+  renewalInvoice(subscriptionId: string, amountCents: number, periodEnd: Date) {
+    const invoiceId = id('in');
+    this.invoicePayments.set(invoiceId, id('pi'));
+    return {
+      id: invoiceId,
+      object: 'invoice',
+      billing_reason: 'subscription_cycle',
+      parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
+      amount_paid: amountCents,
+      amount_due: amountCents,
+      currency: 'eur',
+      lines: { data: [{ period: { end: Math.floor(periodEnd.getTime() / 1000) } }] },
+    };
   }
 
   /** The customer pays on Stripe's page: the session completes with a subscription and invoice. */

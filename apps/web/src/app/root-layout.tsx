@@ -1,7 +1,8 @@
-import { Suspense } from 'react';
+import { Suspense, lazy, useEffect, useState } from 'react';
 import { Navigate, Outlet, useLocation, useSearchParams } from 'react-router';
 import { BackToTop } from '@/components/layout/back-to-top';
 import { CookieBanner } from '@/components/layout/cookie-banner';
+import { SERVICE_UNAVAILABLE_EVENT } from '@/lib/service-retry';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { useApplySiteSettings } from '@/lib/site-settings';
 import { useRouteCodeLoading } from './lazy-page';
@@ -22,6 +23,7 @@ export function RootLayout() {
   return (
     <MaintenanceGate>
       <RouteLoadingBar />
+      <ServiceStatus />
       <Suspense fallback={<FullPageSpinner />}>
         <Outlet />
       </Suspense>
@@ -29,6 +31,32 @@ export function RootLayout() {
       <CookieBanner />
       <ScrollRestoration />
     </MaintenanceGate>
+  );
+}
+
+const ServiceStatusBanner = lazy(() =>
+  import('@/components/layout/service-status-banner').then((m) => ({ default: m.ServiceStatusBanner })),
+);
+
+/**
+ * The notice of a dependency outage (issue 26), loaded with the first 503 the API client retries:
+ * pages that never meet one do not download it. The banner, once loaded, listens for itself.
+ */
+function ServiceStatus() {
+  const [firstRetryInMs, setFirstRetryInMs] = useState<number | null>(null);
+  useEffect(() => {
+    const onUnavailable = (event: Event) => {
+      setFirstRetryInMs((event as CustomEvent<{ retryInMs?: number }>).detail?.retryInMs ?? 0);
+      window.removeEventListener(SERVICE_UNAVAILABLE_EVENT, onUnavailable);
+    };
+    window.addEventListener(SERVICE_UNAVAILABLE_EVENT, onUnavailable);
+    return () => window.removeEventListener(SERVICE_UNAVAILABLE_EVENT, onUnavailable);
+  }, []);
+  if (firstRetryInMs === null) return null;
+  return (
+    <Suspense fallback={null}>
+      <ServiceStatusBanner firstRetryInMs={firstRetryInMs} />
+    </Suspense>
   );
 }
 

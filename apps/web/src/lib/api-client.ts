@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { logToServer } from './client-log';
 import { getCookie, removeCookie } from './cookies';
 import { saveBlob } from './save-blob';
+import { SERVICE_RESTORED_EVENT, SERVICE_UNAVAILABLE_EVENT, serviceRetryDelayMs } from './service-retry';
 
 export type Audience = 'customer' | 'ring' | 'admin';
 
@@ -63,8 +64,27 @@ export interface RequestOptions<S extends z.ZodType | undefined> {
 type Result<S> = S extends z.ZodType ? z.output<S> : unknown;
 type SendOptions = Omit<RequestOptions<undefined>, 'schema'>;
 
-/** Sends one call with the audience's bearer; an unreachable server becomes a `network` ApiError. */
+/**
+ * Sends a call; a 503 with Retry-After (a dependency of the server is down, the call was not
+ * served) is sent again after a growing delay (serviceRetryDelayMs), and the page is told meanwhile
+ * (SERVICE_UNAVAILABLE_EVENT, then SERVICE_RESTORED_EVENT once a retry is answered).
+ */
 async function send(path: string, options: SendOptions): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await sendOnce(path, options);
+    const delay = serviceRetryDelayMs(response.status, response.headers.get('Retry-After'), attempt);
+    if (delay === undefined || options.signal?.aborted) {
+      if (attempt > 0 && response.status !== 503)
+        window.dispatchEvent(new CustomEvent(SERVICE_RESTORED_EVENT));
+      return response;
+    }
+    window.dispatchEvent(new CustomEvent(SERVICE_UNAVAILABLE_EVENT, { detail: { retryInMs: delay } }));
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** Sends one call with the audience's bearer; an unreachable server becomes a `network` ApiError. */
+async function sendOnce(path: string, options: SendOptions): Promise<Response> {
   const headers: Record<string, string> = {
     Accept: options.accept ?? 'application/json',
     ...options.headers,

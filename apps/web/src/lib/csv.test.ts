@@ -32,6 +32,14 @@ describe('toCsv', () => {
     );
   });
 
+  it("keeps text cells that start like a formula as text (a leading ')", () => {
+    expect(toCsv(['Texte'], [['=HYPERLINK("x")'], ['+33 6'], ['-1'], ['@SUM(A1)'], ['\t=1'], ['a=b']])).toBe(
+      `${BOM}Texte\r\n"'=HYPERLINK(""x"")"\r\n'+33 6\r\n'-1\r\n'@SUM(A1)\r\n'\t=1\r\na=b\r\n`,
+    );
+    // Numbers stay numbers.
+    expect(toCsv(['N'], [[-1]])).toBe(`${BOM}N\r\n-1\r\n`);
+  });
+
   it('leaves commas, accents and spaces alone', () => {
     expect(toCsv(['Libellé'], [['1,5 Go'], ['  Équipe  ']])).toBe(
       `${BOM}Libellé\r\n1,5 Go\r\n  Équipe  \r\n`,

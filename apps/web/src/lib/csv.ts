@@ -7,10 +7,20 @@ const BOM = '\uFEFF';
 
 export type CsvCell = string | number | null | undefined;
 
+/**
+ * A text cell a spreadsheet would run as a formula (= + - @, or a tab or CR before one) gets a
+ * leading ' so it stays text (CSV formula injection: usernames and other names come from users).
+ * Numbers are written as numbers.
+ */
+function defuseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 /** RFC 4180 quoting: a field with the separator, a quote, CR or LF is quoted, its quotes doubled. */
 function csvField(value: CsvCell): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
+  const text =
+    typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : defuseFormula(value);
   return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -60,3 +60,19 @@ export function formatLimit(value: number): string {
 export function videoOptionLabel(videoOptionEuros: number, period: 'mois' | 'an' = 'mois'): string {
   return videoOptionEuros > 0 ? videoOptionPriceLabel(videoOptionEuros, period) : '✓ Vidéo incluse';
 }
+
+/**
+ * « Commencer » on a plan of the home page: the visitor's choice is stored on the server (a visitor
+ * cookie, POST store-selection.php without a bearer) so that it follows the visitor through
+ * registration and email verification onto /subscribe. Failures are ignored: registration goes on.
+ */
+export async function storeVisitorSelection(plan: Pick<TPublicPlan, 'id' | 'video_option'>): Promise<void> {
+  try {
+    await apiRequest('/api/subscriptions/store-selection.php', {
+      method: 'POST',
+      body: { plan_id: plan.id, billing_cycle: 'monthly', video_option: plan.video_option === 0 },
+    });
+  } catch {
+    // The choice is a convenience: without it the visitor picks the plan again on /subscribe.
+  }
+}

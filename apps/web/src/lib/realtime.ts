@@ -1,5 +1,6 @@
 import {
   MAX_JOIN_CATCH_UP,
+  REALTIME_POLL_MS,
   RING_CONNECTION,
   ZMintStreamTokenResponse,
   isSpareTokenUsable,
@@ -9,9 +10,11 @@ import {
   type ServerToClientEvents,
   type TJoinRing,
   type TJoinRingAck,
+  type TRealtimeMode,
 } from '@securering/contract';
 import { io, type Socket } from 'socket.io-client';
 import { apiRequest } from './api-client';
+import { catchUpChecks } from './catch-up-checks';
 import { logToServer } from './client-log';
 
 export type RingSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -59,6 +62,12 @@ export interface RingConnectionEvents {
    * answer to what was `asked`.
    */
   onJoined?(answer: TJoinRingAnswer, asked: JoinExtras): void;
+  /**
+   * The server's realtime mode changed: `polling` while its link to the other instances (Redis) is
+   * down — this connection then checks what it missed every REALTIME_POLL_MS, and presence is
+   * unknown — and `live` again after (or once disconnected).
+   */
+  onMode?(mode: TRealtimeMode['mode']): void;
 }
 
 /** What a join_ring asks besides the Ring. */
@@ -83,8 +92,10 @@ export function connectToRing(
   ringId: string,
   events: RingConnectionEvents | ((status: ConnectionStatus) => void),
 ): RingSocket {
-  const { onStatus, onJoined, joinRequest } =
-    typeof events === 'function' ? { onStatus: events, onJoined: undefined, joinRequest: undefined } : events;
+  const { onStatus, onJoined, joinRequest, onMode } =
+    typeof events === 'function'
+      ? { onStatus: events, onJoined: undefined, joinRequest: undefined, onMode: undefined }
+      : events;
   /** The stream token of the next connection, taken while connected (single use). */
   let spare: { token: string; expiresAt: number } | undefined;
   const socket: RingSocket = io({
@@ -141,12 +152,39 @@ export function connectToRing(
         refusalReported = false;
         scheduleRenewal();
         onStatus('connected');
+        watchIdle();
         onJoined?.(result, asked);
         return;
       }
       if (socket.connected) joinTimer = setTimeout(join, RING_CONNECTION.joinRetryMs);
     });
   };
+  /**
+   * Checks the sequence numbers held (join_ring again: its answer carries what was missed) after
+   * the server's `catch_up` and after IDLE_CATCH_UP_MS with nothing received (catch-up-checks.ts).
+   */
+  const checks = catchUpChecks({ check: join, active: () => !closed && socket.connected });
+  const watchIdle = checks.activity;
+  const stopChecks = checks.stop;
+  socket.on('catch_up', ({ withinMs }) => checks.within(withinMs));
+  /** While the server pushes only its own events (Redis down, issue 26): join_ring's catch-up, polled. */
+  let pollTimer: ReturnType<typeof setInterval> | undefined;
+  const stopPolling = () => {
+    if (pollTimer === undefined) return;
+    clearInterval(pollTimer);
+    pollTimer = undefined;
+    onMode?.('live');
+  };
+  socket.on('realtime_mode', ({ mode }) => {
+    stopPolling();
+    if (mode !== 'polling') return;
+    onMode?.('polling');
+    pollTimer = setInterval(() => {
+      if (!closed && socket.connected) join();
+    }, REALTIME_POLL_MS);
+  });
+  socket.onAny(watchIdle);
+
   /** The next attempt after a drop, a refusal or a failed attempt. */
   const reconnectLater = () => {
     clearTimeout(retryTimer);
@@ -163,6 +201,8 @@ export function connectToRing(
   socket.on('disconnect', () => {
     clearTimeout(joinTimer);
     clearTimeout(renewTimer);
+    stopChecks();
+    stopPolling();
     onStatus('disconnected');
     reconnectLater();
   });
@@ -181,6 +221,8 @@ export function connectToRing(
     clearTimeout(joinTimer);
     clearTimeout(retryTimer);
     clearTimeout(renewTimer);
+    stopChecks();
+    stopPolling();
     return close();
   };
   return socket;

@@ -17,6 +17,8 @@ export const ADMIN_PLAN_MESSAGES = {
   encryptionInvalid: 'Niveau de chiffrement inconnu',
   supportInvalid: 'Niveau de support inconnu',
   featuresInvalid: 'Liste de fonctionnalités invalide',
+  ordered: 'Ordre des plans enregistré',
+  orderInvalid: 'L’ordre doit citer chaque plan une fois',
 } as const;
 
 /** A plan as the back office sees it (spec 3 §3 "Plan (admin)"), inactive ones included. */
@@ -114,3 +116,16 @@ export const ZDeleteAdminPlanRequest = z.object({
     .max(64),
 });
 export const ZDeleteAdminPlanResponse = successOf({ message: z.string() });
+
+/**
+ * POST /api/admin/plans-order.php — the display order of the plans (the public list and /subscribe
+ * follow it): every plan's id once, first shown first. Answers the plans in their new order.
+ */
+export const ZOrderAdminPlansRequest = z.object({
+  ids: z
+    .array(z.string().trim().min(1).max(64), { message: ADMIN_PLAN_MESSAGES.orderInvalid })
+    .min(1, ADMIN_PLAN_MESSAGES.orderInvalid)
+    .max(500, ADMIN_PLAN_MESSAGES.orderInvalid),
+});
+export type TOrderAdminPlansRequest = z.infer<typeof ZOrderAdminPlansRequest>;
+export const ZOrderAdminPlansResponse = successOf({ message: z.string(), data: z.array(ZAdminPlan) });

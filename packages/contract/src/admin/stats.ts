@@ -16,6 +16,20 @@ export const ZAdminStats = z.object({
   messagesLastMonth: z.number().int(),
   /** Bytes under DATA_DIR (database, Ring files, uploads, backups). */
   storageUsed: z.number(),
+  /**
+   * Free space on DATA_DIR's file system as this instance sees it (null when it cannot be read):
+   * `low` below `warnFreeBytes` (the dashboard warns), `full` below `minFreeBytes`
+   * (DATA_DIR_MIN_FREE_MB: /readyz fails and writes are refused with 507).
+   */
+  disk: z
+    .object({
+      freeBytes: z.number(),
+      totalBytes: z.number(),
+      minFreeBytes: z.number(),
+      warnFreeBytes: z.number(),
+      state: z.enum(['ok', 'low', 'full']),
+    })
+    .nullable(),
   /** Seconds since this server process started. */
   uptime: z.number(),
   /** Response times measured by this server over its recent requests, in milliseconds. */

@@ -19,6 +19,14 @@ export const TRANSACTION_GATEWAY_LABELS: Record<TransactionGateway, string> = {
   manual: 'Manuel',
 };
 
+/** Why a payment needs an administrator's eye (payments.flag). */
+export const PAYMENT_FLAGS = ['replaced_subscription_paid'] as const;
+export type PaymentFlag = (typeof PAYMENT_FLAGS)[number];
+export const PAYMENT_FLAG_LABELS: Record<PaymentFlag, string> = {
+  // A provider charged a subscription that was replaced or cancelled: recorded, never reactivated, refunded.
+  replaced_subscription_paid: 'Paiement reçu pour un abonnement remplacé',
+};
+
 export const TRANSACTIONS_DEFAULT_LIMIT = 100;
 export const TRANSACTIONS_MAX_LIMIT = 500;
 
@@ -102,6 +110,8 @@ export const ZAdminTransaction = z.object({
   created_at: z.string(),
   plan_name: z.string(),
   billing_cycle: z.enum(BILLING_CYCLES),
+  /** Set when the back office must look at the payment (PAYMENT_FLAG_LABELS). */
+  flag: z.enum(PAYMENT_FLAGS).nullable().optional(),
 });
 export type TAdminTransaction = z.infer<typeof ZAdminTransaction>;
 

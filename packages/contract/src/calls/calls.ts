@@ -9,8 +9,11 @@ import { successOf } from '../common';
 /** A call not answered within this time is cancelled for both sides (spec 2 §9 in-app notice 30 s). */
 export const CALL_RING_TIMEOUT_MS = 30_000;
 
-/** Longest lifetime of TURN credentials handed to a browser, in seconds (TURN REST API scheme). */
-export const TURN_CREDENTIAL_MAX_TTL_SEC = 3600;
+/**
+ * Longest lifetime of TURN credentials handed to a browser, in seconds (TURN REST API scheme). The
+ * TURN server checks them when a relay is allocated: a call already relayed goes on after expiry.
+ */
+export const TURN_CREDENTIAL_MAX_TTL_SEC = 600;
 
 export const CALL_TYPES = ['voice', 'video'] as const;
 export type TCallType = (typeof CALL_TYPES)[number];
@@ -34,6 +37,7 @@ export const CALL_MESSAGES = {
   notAnswered: 'L’appel n’a pas encore été accepté.',
   notCallee: 'Seul le membre appelé peut accepter cet appel.',
   wrongPeer: 'Ce membre ne participe pas à cet appel.',
+  callIdRequired: 'Indiquez l’appel pour lequel demander les serveurs relais.',
 } as const;
 
 /** The HTTP calls of this feature. */
@@ -49,10 +53,18 @@ export const ZIceServer = z.object({
 });
 export type TIceServer = z.infer<typeof ZIceServer>;
 
+/** The query of GET /api/rings/call-config.php: the accepted call the relay is for. */
+export const ZCallConfigQuery = z.object({
+  callId: z.string({ error: CALL_MESSAGES.callIdRequired }).min(1, CALL_MESSAGES.callIdRequired).max(100),
+});
+export type TCallConfigQuery = z.infer<typeof ZCallConfigQuery>;
+
 /**
- * GET /api/rings/call-config.php — Ring session required. The STUN and TURN servers of this
- * deployment; TURN credentials are valid `ttl` seconds (username `expiry:memberId`, credential
- * base64(HMAC-SHA1(secret, username))). Empty when nothing is configured.
+ * GET /api/rings/call-config.php?callId=… — Ring session required, for one of the two members of
+ * an accepted (or connected) call that the Ring and the plan still allow. The STUN and TURN servers
+ * of this deployment; TURN credentials are valid `ttl` seconds, at most TURN_CREDENTIAL_MAX_TTL_SEC
+ * (username `expiry:callId:memberId`, credential base64(HMAC-SHA1(secret, username))). Empty when
+ * nothing is configured.
  */
 export const ZCallConfigResponse = successOf({
   iceServers: z.array(ZIceServer),

@@ -41,7 +41,8 @@ export const E2EE_MESSAGES = {
  * next epoch first), `epoch_conflict` (rotate: another rotation won, read the state again),
  * `members_changed` (rotate/share: the active members or their key versions changed since the
  * state was read; read it again and retry), `log_head_moved` (log.php: another link was appended
- * first; read the log again).
+ * first; read the log again), `ephemeral_changed` (send: the envelope's signed ephemeral delay is
+ * not the Ring's setting, given as `ephemeralSec`, a number of seconds or null; encrypt again).
  */
 export const E2EE_ERROR_CODES = [
   'epoch_stale',
@@ -49,6 +50,7 @@ export const E2EE_ERROR_CODES = [
   'epoch_conflict',
   'members_changed',
   'log_head_moved',
+  'ephemeral_changed',
 ] as const;
 export type TE2eeErrorCode = (typeof E2EE_ERROR_CODES)[number];
 
@@ -70,13 +72,27 @@ const b64 = (minBytes: number, maxBytes: number) =>
     .min(Math.ceil(minBytes / 3) * 4)
     .regex(/^[A-Za-z0-9+/]*={0,2}$/);
 
-/** A member key record (spec 2 §3): the identity keys sealed under the passphrase. */
+const zTag = z.string().regex(/^[0-9a-f]{32}$/);
+
+/**
+ * A member key record (spec 2 §3): the identity keys sealed under the passphrase. `kdf` (issue 27):
+ * `argon2id` (`kdf_iters` passes over `kdf_mem_kib` KiB) for records sealed now, `pbkdf2-sha256`
+ * (absent in older clients' uploads; `kdf_iters` iterations) for older records. `recovery`: the same
+ * keys sealed under the member's recovery key (« Clé de secours »), null when none was made. The
+ * e2ee package's `validateRecordShape` checks the exact bounds for each KDF.
+ */
 export const ZMemberKeyRecord = z.object({
+  kdf: z.enum(['pbkdf2-sha256', 'argon2id']).optional(),
   kdf_salt_b64: b64(16, 64),
-  kdf_iters: z.number().int().min(100_000).max(10_000_000),
+  kdf_iters: z.number().int().min(1).max(10_000_000),
+  kdf_mem_kib: z.number().int().min(1).max(1_048_576).nullable().optional(),
   wrapped_dek: b64(64, 4096),
   iv_b64: b64(12, 12),
-  hmac_hex: z.string().regex(/^[0-9a-f]{32}$/),
+  hmac_hex: zTag,
+  recovery: z
+    .object({ salt_b64: b64(16, 16), wrapped_dek: b64(64, 4096), iv_b64: b64(12, 12), hmac_hex: zTag })
+    .nullable()
+    .optional(),
 });
 export type TMemberKeyRecord = z.infer<typeof ZMemberKeyRecord>;
 

@@ -44,6 +44,19 @@ export const CHAT_MESSAGES = {
   unverifiable: 'Message non vérifiable',
 } as const;
 
+/**
+ * Ephemeral messages "self-destruct after reading" (spec 1, issue 25): each reader's countdown
+ * starts when that reader first displays the message; the server deletes it once every member who
+ * could read it at sending has read it and their delays ran out, and in any case this long after
+ * sending (read or not).
+ */
+export const EPHEMERAL_MAX_LIFETIME_DAYS = 7;
+export const EPHEMERAL_MAX_LIFETIME_SEC = EPHEMERAL_MAX_LIFETIME_DAYS * 86_400;
+/** What the Ring owner is told where the ephemeral setting is. */
+export const EPHEMERAL_MAX_NOTICE = `Un message éphémère non lu est supprimé au plus tard ${EPHEMERAL_MAX_LIFETIME_DAYS} jours après son envoi.`;
+/** Read receipts one `message_read` event may carry. */
+export const MAX_READ_RECEIPTS = 100;
+
 /** Envelope text limit: 64 KiB of ciphertext in base64 plus the header. */
 export const MAX_ENVELOPE_LENGTH = 90_000;
 /** Messages per history page (spec: limit ≤ 100). */
@@ -69,7 +82,13 @@ export const ZMessage = z.object({
   encrypted: z.literal(true),
   clientEncrypted: z.literal(true),
   isEphemeral: z.boolean(),
+  /** When the server will delete it at the latest (ephemeral messages; moves earlier as members read). */
   expiresAt: z.string().nullable(),
+  /**
+   * Ephemeral messages, the server's record (a claim): for the caller's own message, when another
+   * member first displayed it; for another's, when the caller first did (on any device). Null: not yet.
+   */
+  readAt: z.string().nullable(),
 });
 export type TMessage = z.infer<typeof ZMessage>;
 
@@ -77,9 +96,10 @@ export type TMessage = z.infer<typeof ZMessage>;
  * POST /api/messages/send.php (spec 2 §3 Send payload). Sending the same client message id twice
  * stores one message and answers it again (retries are safe). A 409 with `code` `epoch_stale` or
  * `rotation_required` (and `currentEpoch`) asks the client to rotate the Ring key (or load the new
- * one) and re-send. The server decides `isEphemeral`/`expiresAt` from the Ring's settings at send
- * time; `isEphemeral: true` while the Ring has ephemeral messages off is refused
- * (`ephemeralNotAllowed`) rather than stored for good.
+ * one) and re-send. An ephemeral message's delay is signed in its envelope (`ephemeralSec`) and
+ * must be the Ring's setting at send time: otherwise 409 `ephemeral_changed` with the setting
+ * (`ephemeralSec`, null when off) and the client encrypts again; `isEphemeral: true` without a
+ * signed delay is refused (`ephemeralNotAllowed`).
  */
 export const ZSendMessageRequest = z.object({
   content: zBoundedString(MAX_ENVELOPE_LENGTH, CHAT_MESSAGES.tooLarge).min(1),

@@ -8,6 +8,7 @@ import {
   isEncryptedName,
   isFolderPath,
   isNewFileId,
+  isSealedMeta,
   parseWrappedFileKey,
   plainFileSize,
 } from './ring-files';
@@ -15,6 +16,29 @@ import {
 /** Base64url segments of the lengths AES-GCM-SIV names have (the e2ee agreement is tested server-side). */
 const segment = (length: number, fill = 'Ab3_-') =>
   fill.repeat(Math.ceil(length / fill.length)).slice(0, length);
+
+describe('sealed metadata blobs (issue 27)', () => {
+  const blob = (signer: string, body: number, sig = 86) => `m1.${signer}.${segment(body)}.${segment(sig)}`;
+
+  it('accepts the wire shape of a sealed blob, whatever its padding bucket', () => {
+    for (const body of [379, 720, 1403, 2768])
+      expect(isSealedMeta(blob('alice-1', body)), String(body)).toBe(true);
+  });
+
+  it('refuses names in clear, other versions, missing parts and oversized blobs', () => {
+    for (const value of [
+      'contrat_signé.pdf',
+      '',
+      blob('alice', 379).replace('m1.', 'm2.'),
+      blob('alice', 379, 85),
+      blob('al.ice', 379),
+      blob('alice', 3000),
+      `${blob('alice', 379)}.x`,
+      blob('alice', 379).replace('.', '/'),
+    ])
+      expect(isSealedMeta(value), value).toBe(false);
+  });
+});
 
 describe('encrypted names and paths', () => {
   it('accepts base64url segments of a possible encrypted name length', () => {

@@ -4,8 +4,9 @@ import { successOf, zBoundedString } from '../common';
 /**
  * The Ring file space (spec 2 §2 Files tab, §3 File, §5 file and folder rules, §7 `rings/files/*`,
  * §8 messages; issue 12). Contents are encrypted in the browser (SRF1 STREAM format of
- * packages/e2ee) and names are encrypted segment by segment (AES-GCM-SIV, base64url): the server
- * stores, lists and moves opaque bytes and opaque names, and checks sizes, quota and rights.
+ * packages/e2ee); names travel in signed, encrypted metadata blobs (`meta`, issue 27) and path
+ * segments are opaque lookup tags (older ones AES-GCM-SIV names): the server stores, lists and
+ * moves opaque bytes and opaque names, and checks sizes, quota and rights.
  */
 
 /** The calls of the file space (all Ring-member authenticated, bearer header). */
@@ -78,6 +79,7 @@ export const RING_FILES_MESSAGES = {
   keysAdminsOnly: 'Seuls le propriétaire et les administrateurs du Ring donnent accès aux fichiers existants',
   keysEpochNotHeld: 'Clé du Ring inconnue pour ce partage de fichiers',
   tooManyKeys: (max: number) => `${max} clés de fichier au plus par envoi`,
+  invalidMeta: 'Métadonnées chiffrées invalides',
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -114,6 +116,23 @@ export function isFolderPath(value: string): boolean {
   const segments = value.split('/');
   return segments.length <= FOLDER_PATH.maxDepth && segments.every(isEncryptedName);
 }
+
+/**
+ * Longest sealed metadata blob (packages/e2ee file-meta.ts): "m1.<signer>.<nonce‖ciphertext>.<signature>",
+ * base64url parts, the plaintext padded to at most 2048 bytes.
+ */
+export const SEALED_META_MAX_LENGTH = 3200;
+const SEALED_META = /^m1\.[A-Za-z0-9_-]{1,128}\.[A-Za-z0-9_-]{40,2800}\.[A-Za-z0-9_-]{86}$/;
+
+/** True for the wire shape of a sealed file or folder metadata blob (the server holds no key). */
+export function isSealedMeta(value: string): boolean {
+  return value.length <= SEALED_META_MAX_LENGTH && SEALED_META.test(value);
+}
+
+const zSealedMeta = zBoundedString(SEALED_META_MAX_LENGTH, RING_FILES_MESSAGES.invalidMeta).refine(
+  isSealedMeta,
+  RING_FILES_MESSAGES.invalidMeta,
+);
 
 const zEncryptedName = zBoundedString(ENCRYPTED_NAME.maxLength, RING_FILES_MESSAGES.invalidName).refine(
   isEncryptedName,
@@ -241,6 +260,12 @@ export const ZRingFile = z.object({
   uploaded_by: z.string().nullable(),
   /** Whether the caller may rename and delete it. */
   can_manage: z.boolean(),
+  /**
+   * Sealed metadata (name, type, folder id, uploader; encrypted under the file key and signed,
+   * issue 27); null for a file from before it, until a member migrates it. When set, `name`,
+   * `original_name` and `extension` are opaque and mean nothing.
+   */
+  meta: z.string().nullable(),
 });
 export type TRingFile = z.infer<typeof ZRingFile>;
 
@@ -252,12 +277,16 @@ export const ZRingStorage = z.object({
 
 /** A subfolder as list.php answers it. */
 export const ZRingFolder = z.object({
-  /** Full path of the folder (encrypted segments joined by "/"). */
+  /** The folder's id (its sealed metadata is bound to it; files' metadata names it). */
+  id: z.string(),
+  /** Full path of the folder (encrypted segments or lookup tags joined by "/"). */
   path: z.string(),
   /** Its last segment (encrypted). */
   name: z.string(),
   created_at: z.string(),
   can_manage: z.boolean(),
+  /** Sealed name and parent id (issue 27); null for a folder from before it, until migrated. */
+  meta: z.string().nullable(),
 });
 export type TRingFolder = z.infer<typeof ZRingFolder>;
 
@@ -267,6 +296,11 @@ export const ZListFilesResponse = successOf({
   files: z.array(ZRingFile),
   folders: z.array(ZRingFolder),
   folder: z.string(),
+  /**
+   * The folders from the root down to `folder` (empty at the root): the browser checks their
+   * sealed parents chain up and shows their names in the breadcrumb.
+   */
+  trail: z.array(ZRingFolder),
   storage: ZRingStorage,
   /** The Ring's limit in Mo (MiB) of plain content, and the stored bytes it allows. */
   max_file_size_mb: z.number().int(),
@@ -291,6 +325,7 @@ export const ZUploadFields = z.object({
   file_id: zBoundedString(64, RING_FILES_MESSAGES.invalidFileId)
     .refine(isNewFileId, RING_FILES_MESSAGES.invalidFileId)
     .optional(),
+  meta: zSealedMeta.optional(),
   file_key: z
     .string({ message: RING_FILES_MESSAGES.fileKeyMissing })
     .max(512, { message: RING_FILES_MESSAGES.invalidFileKey, abort: true })
@@ -308,6 +343,7 @@ export const UPLOAD_FIELD_NAMES = [
   'extension',
   'file_id',
   'file_key',
+  'meta',
   'size',
 ] as const;
 export const ZUploadFileResponse = successOf({ file: ZRingFile, message: z.string() });
@@ -330,6 +366,11 @@ export const ZRenameFileRequest = z.object({
     .max(ENCRYPTED_NAME.maxLength, { message: RING_FILES_MESSAGES.invalidName, abort: true })
     .refine((v) => v === '' || isEncryptedName(v), RING_FILES_MESSAGES.invalidName)
     .optional(),
+  /**
+   * The file's new sealed metadata. Any member may send it for a file that has none yet (the
+   * migration of an older file, signed by that member); otherwise only those who manage the file.
+   */
+  meta: zSealedMeta.optional(),
 });
 export type TRenameFileRequest = z.input<typeof ZRenameFileRequest>;
 export const ZRenameFileResponse = successOf({
@@ -344,7 +385,16 @@ export type TDeleteFileRequest = z.input<typeof ZDeleteFileRequest>;
 export const ZDeleteFileResponse = successOf({ message: z.string() });
 
 /** POST mkdir.php — `parent` "" is the root. */
-export const ZMkdirRequest = z.object({ parent: zFolderPath.default(''), name: zEncryptedName });
+export const ZMkdirRequest = z.object({
+  parent: zFolderPath.default(''),
+  /** A lookup tag (or, from older browsers, an encrypted name): unique under `parent`. */
+  name: zEncryptedName,
+  /** The id the browser bound the folder's metadata to (a random UUID), else one is drawn. */
+  id: zBoundedString(64, RING_FILES_MESSAGES.invalidFolder)
+    .refine(isNewFileId, RING_FILES_MESSAGES.invalidFolder)
+    .optional(),
+  meta: zSealedMeta.optional(),
+});
 export type TMkdirRequest = z.input<typeof ZMkdirRequest>;
 export const ZMkdirResponse = successOf({ folder: z.string(), message: z.string() });
 
@@ -355,6 +405,11 @@ export const ZMkdirResponse = successOf({ folder: z.string(), message: z.string(
 export const ZRenameFolderRequest = z.object({
   old_path: zNonRootFolder,
   new_path: blankable(isFolderPath, RING_FILES_MESSAGES.invalidFolder),
+  /**
+   * The folder's new sealed metadata (name, parent). Any member may send it for a folder that has
+   * none yet (migration); a rename without it leaves the folder without metadata.
+   */
+  meta: zSealedMeta.optional(),
 });
 export type TRenameFolderRequest = z.input<typeof ZRenameFolderRequest>;
 export const ZRenameFolderResponse = successOf({
@@ -414,4 +469,5 @@ export const TUS_METADATA_KEYS = [
   'extension',
   'file_id',
   'file_key',
+  'meta',
 ] as const;

@@ -36,6 +36,10 @@ export const RING_MESSAGES = {
   settingsSaved: 'Paramètres du Ring enregistrés',
   ringCreated: 'Ring créé',
   invalidInvite: 'Code d’invitation invalide ou déjà utilisé',
+  invitationExpired: 'Invitation expirée\u202f: demandez au propriétaire du Ring de vous la renvoyer.',
+  invitationResent: 'Invitation renouvelée et renvoyée par email',
+  invitationRenewed: 'Invitation renouvelée',
+  cannotResendUsed: 'Cette invitation a déjà été acceptée.',
   fieldsRequired: 'Remplissez le code, nom et mot de passe.',
   passwordTooShort: 'Mot de passe trop court\u202f: 8 caractères minimum.',
   invalidCredentials: 'Identifiants incorrects',
@@ -123,6 +127,25 @@ export const ZInviteRingUserRequest = z.object({
 });
 export type TInviteRingUserRequest = z.input<typeof ZInviteRingUserRequest>;
 export const ZInviteRingUserResponse = successOf({
+  data: ZRingUser,
+  message: z.string(),
+  invite_url: z.string(),
+});
+
+/** HTTP calls of the customer's Ring users (the older ones keep their literal paths). */
+export const RING_USER_API_PATHS = {
+  resendInvitation: '/api/customer/resend-ring-invitation.php',
+} as const;
+
+/**
+ * POST /api/customer/resend-ring-invitation.php — « Renvoyer » a pending invitation of one of the
+ * customer's Rings: its code (the same: codes identify members) is valid INVITATION_TTL_DAYS again
+ * from now, and the invitation email goes out again when the invitation has an email.
+ */
+export const ZResendRingInvitationRequest = z.object({
+  user_id: z.string().trim().min(1, RING_MESSAGES.userNotFound).max(64),
+});
+export const ZResendRingInvitationResponse = successOf({
   data: ZRingUser,
   message: z.string(),
   invite_url: z.string(),
@@ -236,8 +259,15 @@ export const ZRingLoginSelection = z.object({
 });
 export type TRingLoginSelection = z.infer<typeof ZRingLoginSelection>;
 
-/** POST /api/rings/logout.php — `reason: 'unload'` only marks the member offline. */
+/**
+ * POST /api/rings/logout.php — no reason: the session ends now; `reason: 'unload'` (old clients)
+ * only marks the member offline; `reason: 'last_tab'` (the browser's last Ring tab or popup closed)
+ * ends it after RING_CLOSE_GRACE_SEC unless the same session is used again first (a reload).
+ */
 export const ZRingLogoutRequest = z.object({ reason: z.string().max(20).optional() });
+export const RING_LAST_TAB_REASON = 'last_tab';
+/** How long a Ring session whose last tab closed waits for a reload before it ends. */
+export const RING_CLOSE_GRACE_SEC = 10;
 
 /** A Ring member as the room shows them. */
 export const ZRingRoomUser = z.object({

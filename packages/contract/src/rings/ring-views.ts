@@ -51,7 +51,17 @@ export const ZRingUser = z.object({
    * it: it cannot be reactivated); null for an unused invitation.
    */
   admission: z.enum(['waiting', 'admitted', 'refused']).nullable(),
+  /** A pending invitation's code stops working then (issue 27); null once accepted. */
+  inviteExpiresAt: z.string().nullable(),
 });
 export type TRingUser = z.infer<typeof ZRingUser>;
+
+/** « Invitation expirée »: a pending invitation past its expiry (its code no longer opens the Ring). */
+export function isInvitationExpired(
+  user: { isUsed: boolean; inviteExpiresAt: string | null },
+  nowMs: number,
+): boolean {
+  return !user.isUsed && user.inviteExpiresAt !== null && Date.parse(user.inviteExpiresAt) <= nowMs;
+}
 
 export const ZRingListEntry = z.object({ id: z.string(), name: z.string(), role: z.enum(RING_ROLES) });

@@ -79,7 +79,6 @@ export const SETTING_DEFINITIONS = {
     android_app_url: pub('', URL_KIND),
     apk_direct_url: pub('', URL_KIND),
     ring_refresh_interval: num('10', 5, 300),
-    ring_storage_dir: adm('rings'),
   },
   // Models to adapt (legal-defaults.ts): registration requires accepting the first two.
   legal: {
@@ -138,6 +137,20 @@ export const SETTING_DEFINITIONS = {
 } as const satisfies Record<string, Record<string, SettingDefinition>>;
 
 export type SettingsCategory = keyof typeof SETTING_DEFINITIONS;
+
+/**
+ * Keys older clients may still send, accepted and dropped (not stored). general.ring_storage_dir
+ * (« Dossier de stockage des Rings ») was saved and read by nothing: where Ring files live is a
+ * deployment fact (DATA_DIR/ring-files or S3_BUCKET, the same on every instance), not a live setting.
+ */
+export const RETIRED_SETTING_KEYS: Readonly<Record<string, readonly string[]>> = {
+  general: ['ring_storage_dir', 'ringStorageDir'],
+};
+
+/** True for a key of RETIRED_SETTING_KEYS. */
+export function isRetiredSetting(category: string, key: string): boolean {
+  return Object.hasOwn(RETIRED_SETTING_KEYS, category) && RETIRED_SETTING_KEYS[category]!.includes(key);
+}
 export const SETTINGS_CATEGORIES = Object.keys(SETTING_DEFINITIONS) as SettingsCategory[];
 
 export function isSettingsCategory(value: string): value is SettingsCategory {

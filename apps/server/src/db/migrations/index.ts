@@ -11,6 +11,14 @@ import * as ringKeyRevision from './20261128-001-ring-key-revision';
 import * as membershipLog from './20261128-002-membership-log';
 import * as fileKeyWraps from './20261128-003-file-key-wraps';
 import * as logDeactivatedMembers from './20261128-004-log-deactivated-members';
+import * as oneActiveSubscription from './20261129-010-one-active-subscription';
+import * as ephemeralReads from './20261129-020-ephemeral-reads';
+import * as ringJournal from './20261129-030-ring-journal';
+import * as ownerNotificationSettings from './20261129-040-owner-notification-settings';
+import * as sessionClosing from './20261129-041-session-closing';
+import * as invitationExpiry from './20261129-070-invitation-expiry';
+import * as memberKeyArgon2id from './20261129-080-member-key-argon2id';
+import * as fileMetadata from './20261129-100-file-metadata';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +34,12 @@ export const migrations: Record<string, Migration> = {
   '20261128-002-membership-log': membershipLog,
   '20261128-003-file-key-wraps': fileKeyWraps,
   '20261128-004-log-deactivated-members': logDeactivatedMembers,
+  '20261129-010-one-active-subscription': oneActiveSubscription,
+  '20261129-020-ephemeral-reads': ephemeralReads,
+  '20261129-030-ring-journal': ringJournal,
+  '20261129-040-owner-notification-settings': ownerNotificationSettings,
+  '20261129-041-session-closing': sessionClosing,
+  '20261129-070-invitation-expiry': invitationExpiry,
+  '20261129-080-member-key-argon2id': memberKeyArgon2id,
+  '20261129-100-file-metadata': fileMetadata,
 };

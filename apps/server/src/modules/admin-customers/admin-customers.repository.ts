@@ -167,21 +167,6 @@ export class AdminCustomersRepository {
       .executeTakeFirst();
   }
 
-  /** Active subscriptions of the customer that still run: what a manual subscription replaces. */
-  findRunningActive(
-    customerId: string,
-    nowIso: string,
-    trx: Database = this.db,
-  ): Promise<SubscriptionsTable[]> {
-    return trx
-      .selectFrom('subscriptions')
-      .selectAll()
-      .where('customer_id', '=', customerId)
-      .where('status', '=', 'active')
-      .where('expires_at', '>', nowIso)
-      .execute();
-  }
-
   /** Pending subscriptions whose start has come. */
   findDuePending(nowIso: string): Promise<SubscriptionsTable[]> {
     return this.db

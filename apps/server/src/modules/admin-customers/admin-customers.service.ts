@@ -29,7 +29,13 @@ import { endCustomerSessions, endMembersAccess, endRingAccessOfCustomer } from '
 import { RingRepository } from '../rings/ring.repository';
 import type { RequestMeta } from '../sessions/session.service';
 import { toPaymentListing } from '../subscriptions/payment.policy';
-import type { SubscriptionRow } from '../subscriptions/subscription.repository';
+import { queueProviderCancellation } from '../subscriptions/provider-actions';
+import {
+  endOtherSubscriptions,
+  runQueuedActions,
+  type QueuedAction,
+} from '../subscriptions/replace-subscriptions';
+import { SubscriptionRepository, type SubscriptionRow } from '../subscriptions/subscription.repository';
 import {
   AdminCustomersRepository,
   type CustomerListRow,
@@ -207,11 +213,24 @@ export class AdminCustomersService {
   /** Irreversible: the customer, its Rings with all their content and files, its subscriptions and payments. */
   async remove(actor: AdminsTable, id: string, meta: RequestMeta): Promise<void> {
     const target = await this.target(id);
-    const footprint = await this.ctx.db.transaction().execute(async (trx) => {
+    const { footprint, queued } = await this.ctx.db.transaction().execute(async (trx) => {
       const found = await this.repo.findFootprint(target.id, trx);
+      // Its provider subscriptions are cancelled too: a deleted customer is never charged again.
+      // The queued actions have no foreign key, so they outlive the rows deleted below.
+      const toCancel: QueuedAction[] = [];
+      for (const sub of await new SubscriptionRepository(trx).findProviderRenewed(target.id, trx)) {
+        if (await queueProviderCancellation(trx, sub, 'customer_deleted', this.nowIso())) {
+          toCancel.push({
+            provider: 'stripe',
+            action: 'cancel_subscription',
+            reference: sub.provider_subscription_id!,
+          });
+        }
+      }
       await this.repo.deleteCustomerCascade(target.id, trx);
-      return found;
+      return { footprint: found, queued: toCancel };
     });
+    await runQueuedActions(this.ctx, queued);
     await endMembersAccess(this.ctx, footprint.memberIds);
     const leftovers: string[] = [];
     for (const ringId of footprint.ringIds) {
@@ -331,13 +350,14 @@ export class AdminCustomersService {
       created_at: nowIso,
       updated_at: nowIso,
     };
-    const replaced = await this.ctx.db.transaction().execute(async (trx) => {
-      const ids = startsLater ? [] : await replaceRunning(this.repo, customerId, nowIso, trx);
+    const { ids: replaced, queued } = await this.ctx.db.transaction().execute(async (trx) => {
+      const ended = startsLater ? { ids: [], queued: [] } : await replaceRunning(customerId, nowIso, trx);
       await trx.insertInto('subscriptions').values(row).execute();
       if (!startsLater)
         await this.rings.updatePlanForCustomer(customerId, plan.slug, plan.storage_bytes, nowIso, trx);
-      return ids;
+      return ended;
     });
+    await runQueuedActions(this.ctx, queued);
     await this.ctx.systemLog.adminAction(actor, meta, 'Abonnement manuel créé', {
       customer_id: customerId,
       subscription_id: row.id,
@@ -387,31 +407,26 @@ export class AdminCustomersService {
   }
 }
 
-/** Cancels the customer's running active subscriptions (a manual one takes over); their ids. */
+/**
+ * Ends the customer's subscriptions (a manual one takes over): running ones are cancelled and the
+ * provider subscription behind each is queued for cancellation, so it is never charged again.
+ */
 async function replaceRunning(
-  repo: AdminCustomersRepository,
   customerId: string,
   nowIso: string,
   trx: AppContext['db'],
   exceptId?: string,
-): Promise<string[]> {
-  const replaced: string[] = [];
-  for (const current of await repo.findRunningActive(customerId, nowIso, trx)) {
-    if (current.id === exceptId) continue;
-    const notes = current.notes ? `${current.notes}\n${M.replacedByManual}` : M.replacedByManual;
-    if (
-      await repo.transitionSubscription(
-        current.id,
-        'active',
-        { status: 'cancelled', cancelled_at: nowIso, notes, updated_at: nowIso },
-        trx,
-      )
-    ) {
-      replaced.push(current.id);
-    }
-  }
-  return replaced;
+): Promise<{ ids: string[]; queued: QueuedAction[] }> {
+  const { ended, queued } = await endOtherSubscriptions(trx, customerId, nowIso, {
+    ...(exceptId ? { exceptId } : {}),
+    note: M.replacedByManual,
+    reason: 'replaced_by_manual_subscription',
+  });
+  return { ids: ended.filter((s) => s.status === 'cancelled').map((s) => s.id), queued };
 }
+
+/** Thrown inside a transaction to roll it back when another instance started the subscription. */
+class AlreadyStarted extends Error {}
 
 /**
  * Starts the manual subscriptions whose start date has come: each replaces the customer's running
@@ -426,18 +441,31 @@ export async function activateDueManualSubscriptions(ctx: AppContext): Promise<s
   const started: string[] = [];
   for (const due of await repo.findDuePending(nowIso)) {
     const plan = await plans.findById(due.plan_id);
-    const replaced = await ctx.db.transaction().execute(async (trx) => {
-      if (
-        !(await repo.transitionSubscription(due.id, 'pending', { status: 'active', updated_at: nowIso }, trx))
-      ) {
-        return undefined;
-      }
-      const ids = await replaceRunning(repo, due.customer_id, nowIso, trx, due.id);
-      if (plan)
-        await rings.updatePlanForCustomer(due.customer_id, plan.slug, plan.storage_bytes, nowIso, trx);
-      return ids;
-    });
-    if (!replaced) continue;
+    let result: { ids: string[]; queued: QueuedAction[] };
+    try {
+      result = await ctx.db.transaction().execute(async (trx) => {
+        // The old ones end first: one active subscription per customer (unique index).
+        const ended = await replaceRunning(due.customer_id, nowIso, trx, due.id);
+        if (
+          !(await repo.transitionSubscription(
+            due.id,
+            'pending',
+            { status: 'active', updated_at: nowIso },
+            trx,
+          ))
+        ) {
+          throw new AlreadyStarted();
+        }
+        if (plan)
+          await rings.updatePlanForCustomer(due.customer_id, plan.slug, plan.storage_bytes, nowIso, trx);
+        return ended;
+      });
+    } catch (error) {
+      if (error instanceof AlreadyStarted || isUniqueViolation(error)) continue;
+      throw error;
+    }
+    await runQueuedActions(ctx, result.queued);
+    const replaced = result.ids;
     started.push(due.id);
     await ctx.systemLog.info('payment', 'Abonnement manuel démarré', {
       userId: due.customer_id,

@@ -25,6 +25,19 @@ export class AdminPlansRepository {
     return Number(result.numDeletedRows);
   }
 
+  /** Sets each plan's sort_order to its position in `ids` (1, 2, …) in one transaction. */
+  async setOrder(ids: readonly string[], nowIso: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const [index, id] of ids.entries()) {
+        await trx
+          .updateTable('plans')
+          .set({ sort_order: index + 1, updated_at: nowIso })
+          .where('id', '=', id)
+          .execute();
+      }
+    });
+  }
+
   /** Slugs starting with `base`, to pick a free one. */
   async findSlugsLike(base: string): Promise<string[]> {
     const rows = await this.db.selectFrom('plans').select('slug').where('slug', 'like', `${base}%`).execute();

@@ -1,6 +1,7 @@
 import {
   ADMIN_PLAN_MESSAGES,
   ZDeleteAdminPlanRequest,
+  ZOrderAdminPlansRequest,
   ZSaveAdminPlanRequest,
   type TAdminPlansResponse,
   type TSaveAdminPlanResponse,
@@ -67,6 +68,15 @@ export async function adminPlansRoutes(app: FastifyInstance, ctx: AppContext): P
         const data = await service.update(adminCaller(request).admin, input.id, input, requestMeta(request));
         return { success: true, message: ADMIN_PLAN_MESSAGES.saved, data };
       }),
+  );
+
+  // The back office's ▲ / ▼ on the plan cards: the order the public list and /subscribe follow.
+  app.post('/api/admin/plans-order.php', { preHandler: guard('edit') }, async (request) =>
+    withMessage(async () => {
+      const { ids } = parseInput(ZOrderAdminPlansRequest, request.body);
+      const data = await service.order(adminCaller(request).admin, ids, requestMeta(request));
+      return { success: true, message: ADMIN_PLAN_MESSAGES.ordered, data };
+    }),
   );
 
   app.delete('/api/admin/plans.php', { preHandler: guard('delete') }, async (request) =>

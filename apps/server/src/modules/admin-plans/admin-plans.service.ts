@@ -24,6 +24,11 @@ function valuesOf(row: PlansTable): PlanValues {
   return values;
 }
 
+/** True when `ids` names each of `known` exactly once. */
+export function samePlanSet(known: ReadonlySet<string>, ids: readonly string[]): boolean {
+  return ids.length === known.size && new Set(ids).size === ids.length && ids.every((id) => known.has(id));
+}
+
 /** Plans as the back office manages them: every plan, the editor rules on save, safe deletion. */
 export class AdminPlansService {
   private readonly plans: PlanRepository;
@@ -95,6 +100,17 @@ export class AdminPlansService {
       fields,
     });
     return this.view(next);
+  }
+
+  /** The display order: `ids` must name every plan exactly once (an unknown or missing id is refused). */
+  async order(actor: AdminRow, ids: readonly string[], meta: RequestMeta): Promise<TAdminPlan[]> {
+    const rows = await this.plans.findAll();
+    const known = new Set(rows.map((row) => row.id));
+    if (!samePlanSet(known, ids)) throw badRequest(ADMIN_PLAN_MESSAGES.orderInvalid);
+    await this.repo.setOrder(ids, this.ctx.clock.now().toISOString());
+    this.ctx.realtime.invalidate(PUBLIC_PLANS_TOPIC);
+    await this.ctx.systemLog.adminAction(actor, meta, 'Ordre des plans modifié', { plan_ids: [...ids] });
+    return this.list();
   }
 
   /** A plan referenced by a subscription is kept (deactivate it instead). */

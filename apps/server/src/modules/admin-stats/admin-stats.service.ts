@@ -73,6 +73,7 @@ export class AdminStatsService {
       storageUsed,
       lastBackup,
       smtp,
+      disk,
     ] = await Promise.all([
       this.repo.countCustomers(),
       this.repo.countActiveSubscriptions(w.nowIso),
@@ -92,6 +93,10 @@ export class AdminStatsService {
       this.storage.get(),
       newestFileTime(storagePaths.backups(this.ctx.config), '.zip'),
       this.ctx.settings.getCategory('smtp'),
+      this.ctx.disk.status().catch((error: unknown) => {
+        this.ctx.logger.warn({ err: error }, 'free disk space unreadable');
+        return null;
+      }),
     ]);
 
     const revenue = new Map(revenueRows.map((r) => [r.month, r.cents]));
@@ -108,6 +113,7 @@ export class AdminStatsService {
       activeRings,
       messagesLastMonth,
       storageUsed,
+      disk,
       uptime: Math.floor(process.uptime()),
       responseTime: this.ctx.metrics.percentiles(),
       errors24h,

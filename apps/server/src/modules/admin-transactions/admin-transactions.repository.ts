@@ -1,4 +1,4 @@
-import type { TransactionStatus } from '@securering/contract';
+import type { PaymentFlag, TransactionStatus } from '@securering/contract';
 import type { Database } from '../../db/database';
 
 /** Filters of the list and the export; dates are ISO instants, `before` excluded. */
@@ -29,6 +29,7 @@ export interface TransactionRow {
   billing_cycle: 'monthly' | 'yearly';
   sub_status: string | null;
   sub_expires_at: string | null;
+  flag?: PaymentFlag | null;
 }
 
 /** Payments as the transactions tab lists and exports them. */
@@ -79,6 +80,7 @@ export class AdminTransactionsRepository {
         'p.billing_cycle',
         's.status as sub_status',
         's.expires_at as sub_expires_at',
+        'p.flag',
       ])
       .orderBy('p.created_at', 'desc')
       .orderBy('p.id', 'desc');

@@ -52,6 +52,7 @@ export class AdminTransactionsService {
       plan_name: listing.plan_name,
       billing_cycle: row.billing_cycle === 'yearly' ? 'yearly' : 'monthly',
       reference: row.transaction_id ?? row.provider_order_id ?? '',
+      flag: row.flag ?? null,
     };
   }
 

@@ -31,9 +31,11 @@ export const isCredentialTable = (table: string): boolean =>
 
 /**
  * Tables of work in progress: quota reserved by uploads under way, whose partial bytes no backup
- * holds. Exported empty and never restored.
+ * holds; who has read which ephemeral message (its rows may name messages the backup drops as
+ * expired; a restored message keeps its deletion time, at most 7 days after sending). Exported
+ * empty and never restored.
  */
-export const TRANSIENT_TABLES = ['ring_upload_reservations'] as const;
+export const TRANSIENT_TABLES = ['ring_upload_reservations', 'message_reads'] as const;
 
 export const isTransientTable = (table: string): boolean =>
   (TRANSIENT_TABLES as readonly string[]).includes(table);

@@ -4,8 +4,10 @@ import {
   endingByServer,
   endingOnLeave,
   isRingingExpired,
+  mayRelayCall,
   mayStartCall,
   type CallPermissionFacts,
+  type RelayFacts,
 } from './calls.policy';
 
 const base: CallPermissionFacts = {
@@ -115,5 +117,41 @@ describe('call endings', () => {
     const at = Date.parse(started);
     expect(isRingingExpired(started, at + 29_999, 30_000)).toBe(false);
     expect(isRingingExpired(started, at + 30_000, 30_000)).toBe(true);
+  });
+});
+
+describe('mayRelayCall', () => {
+  const relay: RelayFacts = {
+    status: 'accepted',
+    callType: 'voice',
+    callerRole: 'member',
+    ring: { allowVoice: true, allowVideo: true, voiceAdminOnly: false },
+    plan: { voice: true, video: false },
+  };
+
+  it('gives relay credentials for an answered call only', () => {
+    expect(mayRelayCall(relay)).toEqual({ ok: true });
+    expect(mayRelayCall({ ...relay, status: 'connected' })).toEqual({ ok: true });
+    expect(mayRelayCall({ ...relay, status: 'ringing' })).toEqual({
+      ok: false,
+      error: CALL_MESSAGES.notAnswered,
+    });
+    for (const status of ['ended', 'cancelled', 'rejected'] as const)
+      expect(mayRelayCall({ ...relay, status })).toEqual({ ok: false, error: CALL_MESSAGES.callOver });
+  });
+
+  it('refuses when the Ring or the plan no longer allows the call', () => {
+    expect(mayRelayCall({ ...relay, plan: { voice: false, video: false } })).toEqual({
+      ok: false,
+      error: CALL_MESSAGES.voiceDisabled,
+    });
+    expect(mayRelayCall({ ...relay, ring: { ...relay.ring, allowVoice: false } }).ok).toBe(false);
+    expect(mayRelayCall({ ...relay, callType: 'video' })).toEqual({
+      ok: false,
+      error: CALL_MESSAGES.videoDisabled,
+    });
+    const adminOnly = { ...relay, ring: { ...relay.ring, voiceAdminOnly: true } };
+    expect(mayRelayCall(adminOnly)).toEqual({ ok: false, error: CALL_MESSAGES.adminOnly });
+    expect(mayRelayCall({ ...adminOnly, callerRole: 'admin' })).toEqual({ ok: true });
   });
 });

@@ -38,6 +38,35 @@ export function mayStartCall(facts: CallPermissionFacts): { ok: true } | { ok: f
   return { ok: true };
 }
 
+/** What decides whether a member of a call gets TURN relay credentials for it. */
+export interface RelayFacts {
+  status: CallStatus;
+  callType: TCallType;
+  /** The role the call's caller has in the Ring now. */
+  callerRole: RingRole;
+  ring: CallPermissionFacts['ring'];
+  plan: CallPermissionFacts['plan'];
+}
+
+/**
+ * TURN credentials (review L1) go only to the two members of an answered call (accepted or
+ * connected, never ringing or over), and only while the Ring and the plan still allow that call
+ * (the rules of mayStartCall for its caller and its type). The caller checks membership of the call.
+ */
+export function mayRelayCall(facts: RelayFacts): { ok: true } | { ok: false; error: string } {
+  if (facts.status === 'ringing') return { ok: false, error: CALL_MESSAGES.notAnswered };
+  if (!(SIGNALLING_STATUSES as readonly string[]).includes(facts.status))
+    return { ok: false, error: CALL_MESSAGES.callOver };
+  return mayStartCall({
+    callerId: 'caller',
+    callerRole: facts.callerRole,
+    calleeId: 'callee',
+    callType: facts.callType,
+    ring: facts.ring,
+    plan: facts.plan,
+  });
+}
+
 export type CallEndEvent = 'call_cancel' | 'call_reject' | 'call_hangup';
 
 export interface CallEnding {

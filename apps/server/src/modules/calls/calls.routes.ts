@@ -1,7 +1,7 @@
-import { CALL_API_PATHS } from '@securering/contract';
+import { CALL_API_PATHS, ZCallConfigQuery } from '@securering/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
-import { tooManyRequests } from '../../lib/app-error';
+import { parseInput, tooManyRequests } from '../../lib/app-error';
 import { MINUTE_MS } from '../../lib/clock';
 import { ringCaller } from '../../plugins/auth';
 import { requireRingMember } from '../rings/ring.guard';
@@ -13,7 +13,7 @@ export const CALL_CONFIG_PER_SESSION_PER_MIN = 30;
 export async function callsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const service = new CallService(ctx);
 
-  // STUN/TURN servers with time-limited TURN credentials for this member (TURN REST API scheme).
+  // STUN/TURN servers with TURN credentials for this member in one answered call (TURN REST API scheme).
   app.get(CALL_API_PATHS.callConfig, { preHandler: requireRingMember(ctx) }, async (request, reply) => {
     const caller = ringCaller(request);
     const budget = await ctx.rateLimiter.hit(
@@ -22,7 +22,8 @@ export async function callsRoutes(app: FastifyInstance, ctx: AppContext): Promis
       MINUTE_MS,
     );
     if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
+    const { callId } = parseInput(ZCallConfigQuery, request.query);
     reply.header('Cache-Control', 'no-store');
-    return service.callConfig(caller);
+    return service.callConfig(caller, callId);
   });
 }

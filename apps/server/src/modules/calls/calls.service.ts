@@ -19,6 +19,7 @@ import {
   endingByServer,
   endingOnLeave,
   isRingingExpired,
+  mayRelayCall,
   mayStartCall,
   type CallEnding,
 } from './calls.policy';
@@ -54,9 +55,39 @@ export class CallService {
     this.rings = new RingRepository(ctx.db);
   }
 
-  /** STUN/TURN servers for this member's browser, TURN credentials included (never the secret). */
-  callConfig(membership: RingMembership): TCallConfigResponse {
-    const servers = iceServersFor(this.ctx.config.turn, membership.member.id, this.ctx.clock.now().getTime());
+  /**
+   * STUN/TURN servers for this member's browser in one call, TURN credentials included (never the
+   * secret): only for a member of the call, once it is answered, and while the Ring and the plan
+   * allow it (review L1); the credentials name the call and expire within 10 minutes.
+   */
+  async callConfig(membership: RingMembership, callId: string): Promise<TCallConfigResponse> {
+    const { call } = await this.ownCall(membership, { callId });
+    const { ring } = membership;
+    const [plan, caller] = await Promise.all([
+      getEntitlements(this.ctx, ring.customer_id),
+      call.caller_member_id ? this.rings.findMemberById(call.caller_member_id) : undefined,
+    ]);
+    const rule = mayRelayCall({
+      status: call.status,
+      callType: call.call_type,
+      callerRole: caller?.role ?? 'member',
+      ring: {
+        allowVoice: ring.allow_voice === 1,
+        allowVideo: ring.allow_video === 1,
+        voiceAdminOnly: ring.voice_admin_only === 1,
+      },
+      plan: { voice: plan?.voice ?? false, video: plan?.video ?? false },
+    });
+    if (!rule.ok) {
+      // Not answered yet or over: a state (409); the Ring or the plan says no: a refusal (403).
+      const answered = (SIGNALLING_STATUSES as readonly string[]).includes(call.status);
+      throw answered ? forbidden(rule.error) : conflict(rule.error);
+    }
+    const servers = iceServersFor(
+      this.ctx.config.turn,
+      { callId: call.id, memberId: membership.member.id },
+      this.ctx.clock.now().getTime(),
+    );
     return { success: true, ...servers };
   }
 

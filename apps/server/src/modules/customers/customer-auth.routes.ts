@@ -16,6 +16,7 @@ import { assertNotCommonPassword } from '../../lib/common-passwords';
 import { customerCaller, extractBearer, requestMeta } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
+import { visitorHashOf } from '../subscriptions/visitor-selection';
 import { requireCustomer } from './customer.guard';
 import { toCustomerProfile } from './customer.policy';
 import { CustomerAuthService } from './customer-auth.service';
@@ -30,7 +31,7 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
     const input = parseInput(ZRegisterRequest, request.body);
     // Checked before the account lookup, so the answer is the same for a known address.
     assertNotCommonPassword(input.password);
-    return service.register(input, requestMeta(request));
+    return service.register(input, requestMeta(request), visitorHashOf(request));
   });
 
   app.get('/api/auth/verify-email.php', { preHandler: limit('verify-email') }, async (request) => {

@@ -15,6 +15,7 @@ import { loginAccount } from '../../lib/login-throttle';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../lib/passwords';
 import { hashToken, newToken } from '../../lib/tokens';
 import { endCustomerSessions } from '../rings/end-access';
+import { adoptVisitorSelection } from '../subscriptions/visitor-selection';
 import type { RequestMeta } from '../sessions/session.service';
 import { newCustomerRow, toCustomerProfile } from './customer.policy';
 import { CustomerRepository, type CustomerRow } from './customer.repository';
@@ -40,7 +41,8 @@ export class CustomerAuthService {
     this.customers = new CustomerRepository(ctx.db);
   }
 
-  async register(input: RegisterInput, meta: RequestMeta): Promise<TRegisterResponse> {
+  /** `visitorHash`: the visitor cookie of the request, whose plan choice a new account takes. */
+  async register(input: RegisterInput, meta: RequestMeta, visitorHash?: string): Promise<TRegisterResponse> {
     const { ctx } = this;
     const answer: TRegisterResponse = { success: true, message: ACCOUNT_MESSAGES.registered };
     const existing = await this.customers.findByEmail(input.email);
@@ -83,6 +85,7 @@ export class CustomerAuthService {
       if (await this.customers.findByEmail(input.email)) return answer;
       throw error;
     }
+    await adoptVisitorSelection(ctx, customer.id, visitorHash);
     await this.sendVerification(customer);
     await ctx.systemLog.info('auth', 'Nouveau compte client', {
       userId: customer.id,

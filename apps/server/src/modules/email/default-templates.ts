@@ -213,4 +213,30 @@ ${button('{{invite_url}}', 'Rejoindre le Ring')}`,
 Votre code d'invitation : {{invite_code}}
 Rejoindre le Ring : {{invite_url}}`,
   },
+  {
+    name: 'ring_invitation_accepted',
+    subject: '{{username}} a rejoint votre Ring {{ring_name}}',
+    variables: [
+      'first_name',
+      'username',
+      'ring_name',
+      'accepted_at',
+      'dashboard_url',
+      'site_name',
+      'site_url',
+    ],
+    body_html: layout(
+      'Invitation acceptée',
+      `<p>Bonjour {{first_name}},</p>
+<p><strong>{{username}}</strong> a accepté son invitation et rejoint votre Ring <strong>{{ring_name}}</strong> le {{accepted_at}}.</p>
+<p>Si vous n'attendiez pas cette arrivée, désactivez ce membre depuis votre espace client : son code d'invitation a pu être utilisé par quelqu'un d'autre.</p>
+${button('{{dashboard_url}}', 'Voir les utilisateurs du Ring')}`,
+    ),
+    body_text: `Bonjour {{first_name}},
+
+{{username}} a accepté son invitation et rejoint votre Ring {{ring_name}} le {{accepted_at}}.
+Si vous n'attendiez pas cette arrivée, désactivez ce membre depuis votre espace client : son code d'invitation a pu être utilisé par quelqu'un d'autre.
+
+Voir les utilisateurs du Ring : {{dashboard_url}}`,
+  },
 ];

@@ -40,6 +40,8 @@ export interface MailServiceDeps {
   publicUrl: string;
   /** Tests may inject a transport factory; production builds SMTP from the smtp settings. */
   transportFor?: (settings: SmtpSettings) => MailTransport;
+  /** Told what became of each delivery attempt (the instance's metrics). */
+  onOutcome?: (outcome: 'sent' | 'logged' | 'retry' | 'failed') => void;
 }
 
 /**
@@ -113,6 +115,16 @@ export class MailService {
     });
     this.kick();
     return id;
+  }
+
+  /**
+   * The start-up warning while no SMTP server is configured (issue 27): every email, with its links
+   * (invitation codes, password resets), is then written to the server log — the local-development
+   * convenience, which must never go unnoticed on a real server. Undefined once SMTP is set.
+   */
+  async loggingWarning(): Promise<string | undefined> {
+    if (smtpSettingsFrom(await this.deps.settings.getCategory('smtp'))) return undefined;
+    return 'Aucun serveur SMTP configuré : les emails et leurs liens (invitations aux Rings, réinitialisations de mot de passe) sont écrits dans ce journal. Configurez SMTP dans le back-office (onglet Emails) avant toute mise en service.';
   }
 
   /** Sends immediately with the given SMTP settings and reports the error: the admin test email. */
@@ -207,6 +219,7 @@ export class MailService {
         locked_until: null,
         ...DELIVERED_BODIES,
       });
+      this.deps.onOutcome?.('logged');
       return;
     }
     try {
@@ -224,10 +237,12 @@ export class MailService {
         last_error: null,
         ...DELIVERED_BODIES,
       });
+      this.deps.onOutcome?.('sent');
     } catch (error) {
       const attempts = entry.attempts + 1;
       const message = error instanceof Error ? error.message : String(error);
       const finalFailure = attempts >= MAX_SEND_ATTEMPTS;
+      this.deps.onOutcome?.(finalFailure ? 'failed' : 'retry');
       await this.deps.outbox.update(entry.id, {
         status: finalFailure ? 'failed' : 'pending',
         attempts,

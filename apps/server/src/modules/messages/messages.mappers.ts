@@ -5,12 +5,17 @@ import type { MessageView } from './messages.repository';
 /** Shown for a message whose sender's membership no longer exists. */
 const UNKNOWN_SENDER = 'Membre supprimé';
 
-/** A stored message as get.php and send.php answer it; `content` is the encrypted envelope. */
+/**
+ * A stored message as get.php and send.php answer it; `content` is the encrypted envelope.
+ * `reads`: the caller's recorded first displays of others' ephemeral messages (readsOfMessages).
+ */
 export function toMessage(
   row: MessageView,
   conversation: { id: string; kind: 'room' | 'dm' },
   callerId: string,
+  reads: ReadonlyMap<string, string> = new Map(),
 ): TMessage {
+  const isOwn = row.sender_member_id !== null && row.sender_member_id === callerId;
   return {
     id: row.id,
     seq: row.seq,
@@ -21,11 +26,12 @@ export function toMessage(
     messageType: noticeType(conversation.kind, row.is_ephemeral === 1),
     sender: { id: row.sender_member_id ?? '', username: row.sender_username ?? UNKNOWN_SENDER },
     timestamp: row.created_at,
-    isOwn: row.sender_member_id !== null && row.sender_member_id === callerId,
+    isOwn,
     encrypted: true,
     clientEncrypted: true,
     isEphemeral: row.is_ephemeral === 1,
     expiresAt: row.expires_at,
+    readAt: row.is_ephemeral !== 1 ? null : isOwn ? row.first_read_at : (reads.get(row.id) ?? null),
   };
 }
 

@@ -1,9 +1,15 @@
-import { CHAT_MESSAGES, E2EE_MESSAGES, dmConversationId } from '@securering/contract';
+import {
+  CHAT_MESSAGES,
+  E2EE_MESSAGES,
+  EPHEMERAL_MAX_LIFETIME_SEC,
+  dmConversationId,
+} from '@securering/contract';
 import { SECURITY_LEVELS, shouldRotateEpoch } from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import {
   checkEnvelopeHeader,
   checkSendEpoch,
+  ephemeralDeletionTime,
   ephemeralFor,
   mayAccessConversation,
   messagesPerEpoch,
@@ -87,25 +93,49 @@ describe('messagesPerEpoch', () => {
 });
 
 describe('ephemeralFor', () => {
-  const now = new Date('2026-11-24T10:00:00.000Z');
-  it('follows the Ring: expiry is send time plus the auto-destroy delay', () => {
-    expect(ephemeralFor({ ephemeral_messages: 1, auto_destroy_delay: 10 }, false, now)).toEqual({
-      ok: true,
-      is_ephemeral: 1,
-      expires_at: '2026-11-24T10:00:10.000Z',
-    });
-    expect(ephemeralFor({ ephemeral_messages: 0, auto_destroy_delay: 10 }, false, now)).toEqual({
-      ok: true,
-      is_ephemeral: 0,
-      expires_at: null,
-    });
+  const on = { ephemeral_messages: 1, auto_destroy_delay: 10 } as const;
+  const off = { ephemeral_messages: 0, auto_destroy_delay: 10 } as const;
+  it('follows the delay the sender signed when it is the Ring’s setting', () => {
+    expect(ephemeralFor(on, true, 10)).toEqual({ ok: true, is_ephemeral: 1, ephemeral_sec: 10 });
+    expect(ephemeralFor(off, false, undefined)).toEqual({ ok: true, is_ephemeral: 0, ephemeral_sec: null });
+  });
+  it('asks the client to encrypt again when its signed delay is not the Ring’s setting', () => {
+    for (const [ring, signed, setting] of [
+      [on, undefined, 10],
+      [on, 300, 10],
+      [off, 10, null],
+    ] as const)
+      expect(ephemeralFor(ring, true, signed)).toMatchObject({
+        ok: false,
+        refusal: { status: 409, code: 'ephemeral_changed', ephemeralSec: setting },
+      });
   });
   it('refuses an ephemeral message in a Ring that has them off', () => {
-    expect(ephemeralFor({ ephemeral_messages: 0, auto_destroy_delay: 10 }, true, now)).toEqual({
+    expect(ephemeralFor(off, true, undefined)).toEqual({
       ok: false,
-      status: 400,
-      error: CHAT_MESSAGES.ephemeralNotAllowed,
+      refusal: { status: 400, error: CHAT_MESSAGES.ephemeralNotAllowed },
     });
+  });
+});
+
+describe('ephemeralDeletionTime', () => {
+  const message = { createdAt: '2026-11-24T10:00:00.000Z', delaySec: 300 };
+  const cap = '2026-12-01T10:00:00.000Z';
+  it('waits for every member who could read it at sending, then for the delay after the last reading', () => {
+    expect(ephemeralDeletionTime(message, [{ readAt: null }, { readAt: '2026-11-24T11:00:00.000Z' }])).toBe(
+      cap,
+    );
+    expect(
+      ephemeralDeletionTime(message, [
+        { readAt: '2026-11-24T12:00:00.000Z' },
+        { readAt: '2026-11-24T11:00:00.000Z' },
+      ]),
+    ).toBe('2026-11-24T12:05:00.000Z');
+  });
+  it('deletes it 7 days after sending at the latest, and after the delay when nobody else may read it', () => {
+    expect(EPHEMERAL_MAX_LIFETIME_SEC).toBe(7 * 86_400);
+    expect(ephemeralDeletionTime(message, [{ readAt: '2026-12-01T09:59:00.000Z' }])).toBe(cap);
+    expect(ephemeralDeletionTime(message, [])).toBe('2026-11-24T10:05:00.000Z');
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   CHAT_MESSAGES,
   E2EE_MESSAGES,
+  EPHEMERAL_MAX_LIFETIME_SEC,
   ROOM_CONVERSATION_ID,
   dmConversationId,
   type TE2eeErrorCode,
@@ -99,24 +100,52 @@ export function messagesPerEpoch(level: SecurityLevel): number {
 }
 
 /**
- * Whether a message is ephemeral and when it expires is the Ring's setting at send time
- * (send time + auto-destroy delay). A client asking for an ephemeral message in a Ring that has
- * them off is refused rather than having its message kept for good.
+ * Whether a message is ephemeral, from the delay its sender signed in the envelope
+ * (`header.ephemeralSec`), which must be the Ring's setting at send time: otherwise 409
+ * `ephemeral_changed` with the setting (null when off), and the client encrypts again — the server
+ * cannot make a message ephemeral or permanent behind its sender's back. `isEphemeral: true`
+ * without a signed delay in a Ring that has them off is refused outright.
  */
 export function ephemeralFor(
   ring: { ephemeral_messages: 0 | 1; auto_destroy_delay: number },
   requested: boolean,
-  now: Date,
-): { ok: true; is_ephemeral: 0 | 1; expires_at: string | null } | { ok: false; status: 400; error: string } {
-  if (ring.ephemeral_messages !== 1) {
-    if (requested) return { ok: false, status: 400, error: CHAT_MESSAGES.ephemeralNotAllowed };
-    return { ok: true, is_ephemeral: 0, expires_at: null };
+  signedSec: number | undefined,
+):
+  | { ok: true; is_ephemeral: 0 | 1; ephemeral_sec: number | null }
+  | { ok: false; refusal: SendRefusal & { ephemeralSec?: number | null } } {
+  const setting = ring.ephemeral_messages === 1 ? ring.auto_destroy_delay : null;
+  if (setting === null && signedSec === undefined) {
+    if (requested) return { ok: false, refusal: { status: 400, error: CHAT_MESSAGES.ephemeralNotAllowed } };
+    return { ok: true, is_ephemeral: 0, ephemeral_sec: null };
   }
-  return {
-    ok: true,
-    is_ephemeral: 1,
-    expires_at: new Date(now.getTime() + ring.auto_destroy_delay * 1000).toISOString(),
-  };
+  if (signedSec !== setting)
+    return {
+      ok: false,
+      refusal: {
+        status: 409,
+        error: setting === null ? CHAT_MESSAGES.ephemeralNotAllowed : CHAT_MESSAGES.ephemeralRequired,
+        code: 'ephemeral_changed',
+        ephemeralSec: setting,
+      },
+    };
+  return { ok: true, is_ephemeral: 1, ephemeral_sec: setting };
+}
+
+/**
+ * When the server deletes an ephemeral message (issue 25): once every member who could read it at
+ * sending (`recipients`) has displayed it and its delay has run out from the last of those
+ * displays, and in any case EPHEMERAL_MAX_LIFETIME_SEC after sending. With nobody else to read it,
+ * the delay counts from sending.
+ */
+export function ephemeralDeletionTime(
+  message: { createdAt: string; delaySec: number },
+  recipients: ReadonlyArray<{ readAt: string | null }>,
+): string {
+  const sent = Date.parse(message.createdAt);
+  const cap = sent + EPHEMERAL_MAX_LIFETIME_SEC * 1000;
+  if (recipients.some((r) => r.readAt === null)) return new Date(cap).toISOString();
+  const lastRead = recipients.reduce((last, r) => Math.max(last, Date.parse(r.readAt!)), sent);
+  return new Date(Math.min(cap, lastRead + message.delaySec * 1000)).toISOString();
 }
 
 /** The notice type of a message (spec 2 §3): a private message, an ephemeral one, or plain text. */

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type JoinBuilder, type QueryCreator } from 'kysely';
 import type { Database, DialectName } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
+import { fitCatchUp } from './catch-up-budget';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
 
 export type ConversationRow = ConversationsTable;
@@ -17,6 +18,7 @@ export const MESSAGE_VIEW_COLUMNS = [
   'messages.sender_member_id',
   'messages.created_at',
   'messages.expires_at',
+  'messages.first_read_at',
 ] as const;
 export type MessageView = Pick<
   MessageRow,
@@ -29,6 +31,7 @@ export type MessageView = Pick<
   | 'sender_member_id'
   | 'created_at'
   | 'expires_at'
+  | 'first_read_at'
 > & { sender_username: string | null };
 
 /** A conversations query joined with the member's read marks (`r`). */
@@ -108,15 +111,53 @@ const pageNextTo = (side: '<' | '>') =>
   );
 const pageBefore = pageNextTo('<');
 const pageAfter = pageNextTo('>');
-/** pageAfter for a conversation named by its key in a Ring (its row found in the same query). */
-const pageAfterByKey = precompiledQuery(
+/**
+ * The sizes (octet_length, which reads no envelope) of the visible messages of a conversation after
+ * a sequence number, oldest first: what a catch-up page weighs before it is read (findCatchUpPage).
+ */
+const sizesAfter = precompiledQuery(
+  (db: Database, conversationId: string, nowIso: string, minEpoch: number, seq: number, limit: number) =>
+    db
+      .selectFrom('messages')
+      .select(['messages.seq', sql<number | string>`octet_length(messages.content)`.as('size')])
+      .where('messages.conversation_id', '=', conversationId)
+      .where(visible(nowIso, minEpoch))
+      .where('messages.seq', '>', seq)
+      .orderBy('messages.seq', 'asc')
+      .limit(limit),
+);
+/** sizesAfter for a conversation named by its key in a Ring, with the conversation's id. */
+const sizesAfterByKey = precompiledQuery(
   (db: Database, ringId: string, key: string, nowIso: string, minEpoch: number, seq: number, limit: number) =>
-    pageRows(db)
+    db
+      .selectFrom('messages')
       .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
+      .select([
+        'messages.conversation_id',
+        'messages.seq',
+        sql<number | string>`octet_length(messages.content)`.as('size'),
+      ])
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.conversation_key', '=', key)
       .where(visible(nowIso, minEpoch))
       .where('messages.seq', '>', seq)
+      .orderBy('messages.seq', 'asc')
+      .limit(limit),
+);
+/** The visible messages after `since` up to `last` included, oldest first (a sized catch-up page). */
+const pageBetween = precompiledQuery(
+  (
+    db: Database,
+    conversationId: string,
+    nowIso: string,
+    minEpoch: number,
+    since: number,
+    last: number,
+    limit: number,
+  ) =>
+    pageQuery(db, conversationId, nowIso, minEpoch)
+      .where('messages.seq', '>', since)
+      .where('messages.seq', '<=', last)
       .orderBy('messages.seq', 'asc')
       .limit(limit),
 );
@@ -395,17 +436,58 @@ export class MessagesRepository {
   }
 
   /**
-   * findPage after `since` for the conversation `key` of the Ring `ringId`, in one query (no
-   * conversation yet: no message).
+   * A catch-up page after `since`, sized to a byte budget before it is read: the sizes of the next
+   * `limit` + 1 visible messages first (no envelope read), then only the messages that fit
+   * (fitCatchUp: `maxBytes`, the first one whatever its size with `atLeastOne`). `hasMore`: visible
+   * messages after the page exist. `bytes`: the envelope bytes of the page. The conversation is
+   * named by its id, or by its key in a Ring (none yet: no message).
    */
-  async findPageAfterByKey(
-    ringId: string,
-    key: string,
-    options: { since: number; limit: number; nowIso: string; minEpoch: number },
-  ): Promise<{ rows: MessageView[]; hasMore: boolean }> {
-    const { since, limit, nowIso, minEpoch } = options;
-    const rows = await pageAfterByKey(this.db, ringId, key, nowIso, minEpoch, since, limit + 1);
-    return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+  async findCatchUpPage(
+    conversation: { id: string } | { ringId: string; key: string },
+    options: {
+      since: number;
+      limit: number;
+      maxBytes: number;
+      atLeastOne: boolean;
+      nowIso: string;
+      minEpoch: number;
+    },
+  ): Promise<{ rows: MessageView[]; hasMore: boolean; bytes: number }> {
+    const { since, limit, maxBytes, atLeastOne, nowIso, minEpoch } = options;
+    let conversationId: string | undefined;
+    let sizes: Array<{ seq: number; size: number | string }>;
+    if ('id' in conversation) {
+      conversationId = conversation.id;
+      sizes = await sizesAfter(this.db, conversation.id, nowIso, minEpoch, since, limit + 1);
+    } else {
+      const keyed = await sizesAfterByKey(
+        this.db,
+        conversation.ringId,
+        conversation.key,
+        nowIso,
+        minEpoch,
+        since,
+        limit + 1,
+      );
+      conversationId = keyed[0]?.conversation_id;
+      sizes = keyed;
+    }
+    const weights = sizes.slice(0, limit).map((row) => Number(row.size));
+    const count = fitCatchUp(weights, maxBytes, atLeastOne);
+    const hasMore = sizes.length > count;
+    if (count === 0 || conversationId === undefined) return { rows: [], hasMore, bytes: 0 };
+    // A message of the page that expired between the two reads is left out (it may not be served).
+    const rows = await pageBetween(
+      this.db,
+      conversationId,
+      nowIso,
+      minEpoch,
+      since,
+      sizes[count - 1]!.seq,
+      count,
+    );
+    const bytes = weights.slice(0, count).reduce((sum, size) => sum + size, 0);
+    return { rows, hasMore, bytes };
   }
 
   /** Visible messages from others after what the member has read, per conversation. */
@@ -487,6 +569,138 @@ export class MessagesRepository {
       .where('expires_at', '<=', nowIso)
       .returning(['id', 'ring_id', 'conversation_id'])
       .execute();
+  }
+
+  /**
+   * The members who may read a new message of the Ring's room under `epoch` (admitted by the log,
+   * active, holding that epoch), but its sender: whose reads decide when an ephemeral one goes.
+   */
+  async roomReaders(ringId: string, epoch: number, senderId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('ring_members')
+      .select('id')
+      .where('ring_id', '=', ringId)
+      .where('status', '=', 'active')
+      .where('admitted_seq', 'is not', null)
+      .where('log_deactivated', '=', 0)
+      .where('first_readable_epoch', '<=', epoch)
+      .where('id', '!=', senderId)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** The members present at sending of an ephemeral message, none of whom has read it yet. */
+  async addRecipients(messageId: string, memberIds: readonly string[]): Promise<void> {
+    if (memberIds.length === 0) return;
+    await this.db
+      .insertInto('message_reads')
+      .values(
+        memberIds.map((member_id) => ({ message_id: messageId, member_id, recipient: 1, read_at: null })),
+      )
+      // A read that came first (it raced the send) stays, now counted as a recipient's.
+      .onConflict((oc) => oc.columns(['message_id', 'member_id']).doUpdateSet({ recipient: 1 }))
+      .execute();
+  }
+
+  /**
+   * Ephemeral messages of a conversation among `ids` that `memberId` may read now and did not send
+   * (what a read receipt may name).
+   */
+  readableEphemeral(
+    conversationId: string,
+    memberId: string,
+    ids: readonly string[],
+    visibleAt: { nowIso: string; minEpoch: number },
+  ): Promise<Array<Pick<MessageRow, 'id' | 'sender_member_id'>>> {
+    return this.db
+      .selectFrom('messages')
+      .select(['messages.id', 'messages.sender_member_id'])
+      .where('messages.conversation_id', '=', conversationId)
+      .where('messages.id', 'in', [...ids])
+      .where('messages.is_ephemeral', '=', 1)
+      .where('messages.ephemeral_sec', 'is not', null)
+      .where((eb) =>
+        eb.or([eb('messages.sender_member_id', 'is', null), eb('messages.sender_member_id', '!=', memberId)]),
+      )
+      .where(visible(visibleAt.nowIso, visibleAt.minEpoch))
+      .execute();
+  }
+
+  /**
+   * Records `memberId`'s first display of an ephemeral message (a later one changes nothing) and
+   * moves its deletion time (`deletionTime` over the recipients' reads; left as it is when no
+   * recipient is recorded). The message row is locked first (an update, then `for update` on
+   * PostgreSQL), so concurrent readers of one message go one after the other and the last sees
+   * every read. Returns the member's first
+   * read, whether this was the first display by anyone, and the deletion time.
+   */
+  async recordRead(
+    messageId: string,
+    memberId: string,
+    nowIso: string,
+    deletionTime: (
+      message: { createdAt: string; delaySec: number },
+      recipients: Array<{ readAt: string | null }>,
+    ) => string,
+  ): Promise<{ readAt: string; first: boolean; expiresAt: string | null } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const first = await trx
+        .updateTable('messages')
+        .set({ first_read_at: nowIso })
+        .where('id', '=', messageId)
+        .where('first_read_at', 'is', null)
+        .executeTakeFirst();
+      let locked = trx
+        .selectFrom('messages')
+        .select(['created_at', 'ephemeral_sec', 'expires_at'])
+        .where('id', '=', messageId);
+      // SQLite has a single writer: the transaction is already alone.
+      if (this.dialect === 'postgres') locked = locked.forUpdate();
+      const message = await locked.executeTakeFirst();
+      if (!message || message.ephemeral_sec === null) return undefined;
+      await trx
+        .insertInto('message_reads')
+        .values({ message_id: messageId, member_id: memberId, recipient: 0, read_at: nowIso })
+        .onConflict((oc) =>
+          oc
+            .columns(['message_id', 'member_id'])
+            .doUpdateSet({ read_at: nowIso })
+            .where('message_reads.read_at', 'is', null),
+        )
+        .execute();
+      const reads = await trx
+        .selectFrom('message_reads')
+        .select(['member_id', 'recipient', 'read_at'])
+        .where('message_id', '=', messageId)
+        .execute();
+      const recipients = reads.filter((r) => r.recipient === 1).map((r) => ({ readAt: r.read_at }));
+      let expiresAt = message.expires_at;
+      if (recipients.length > 0) {
+        const due = deletionTime(
+          { createdAt: message.created_at, delaySec: message.ephemeral_sec },
+          recipients,
+        );
+        if (expiresAt === null || due < expiresAt) {
+          await trx.updateTable('messages').set({ expires_at: due }).where('id', '=', messageId).execute();
+          expiresAt = due;
+        }
+      }
+      const mine = reads.find((r) => r.member_id === memberId)?.read_at ?? nowIso;
+      return { readAt: mine, first: Number(first.numUpdatedRows) === 1, expiresAt };
+    });
+  }
+
+  /** `memberId`'s recorded first displays of these messages, by message id. */
+  async readsOfMessages(memberId: string, messageIds: readonly string[]): Promise<Map<string, string>> {
+    if (messageIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('message_reads')
+      .select(['message_id', 'read_at'])
+      .where('member_id', '=', memberId)
+      .where('message_id', 'in', [...messageIds])
+      .where('read_at', 'is not', null)
+      .execute();
+    return new Map(rows.map((r) => [r.message_id, r.read_at!]));
   }
 
   conversationsByIds(ids: readonly string[]): Promise<ConversationRow[]> {

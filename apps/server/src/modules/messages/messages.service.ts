@@ -24,17 +24,24 @@ import { firstReadableEpoch } from '../ring-keys/ring-keys.policy';
 import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RingMembership } from '../rings/ring.guard';
 import { RingRepository } from '../rings/ring.repository';
+import { CATCH_UP_MAX_BYTES, catchUpGate } from './catch-up-budget';
 import { toMessage, toNewMessageEvent } from './messages.mappers';
 import {
   checkEnvelopeHeader,
   checkSendEpoch,
+  ephemeralDeletionTime,
   ephemeralFor,
   mayAccessConversation,
   messagesPerEpoch,
   parseConversationId,
   type SendRefusal,
 } from './messages.policy';
-import { MessagesRepository, type ConversationRow, type ConversationSummaryRow } from './messages.repository';
+import {
+  MessagesRepository,
+  type ConversationRow,
+  type ConversationSummaryRow,
+  type MessageView,
+} from './messages.repository';
 
 type SendInput = z.output<typeof ZSendMessageRequest>;
 type GetQuery = z.output<typeof ZGetMessagesQuery>;
@@ -51,10 +58,11 @@ interface Target {
   participants: string[];
 }
 
-function refusal(refused: SendRefusal): AppError {
+function refusal(refused: SendRefusal & { ephemeralSec?: number | null }): AppError {
   const extra: Record<string, unknown> = {};
   if (refused.code) extra.code = refused.code;
   if (refused.currentEpoch !== undefined) extra.currentEpoch = refused.currentEpoch;
+  if (refused.ephemeralSec !== undefined) extra.ephemeralSec = refused.ephemeralSec;
   return new AppError(refused.status, refused.error, extra);
 }
 
@@ -95,6 +103,7 @@ export class MessagesService {
    */
   async send(caller: RingMembership, input: SendInput): Promise<TMessage> {
     const { ctx } = this;
+    const acceptedAt = performance.now();
     const { member, ring } = caller;
     const budget = await ctx.rateLimiter.hit(`message-send:${member.id}`, SENDS_PER_MINUTE, MINUTE_MS);
     if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
@@ -121,8 +130,8 @@ export class MessagesService {
     }
 
     const now = ctx.clock.now();
-    const lifetime = ephemeralFor(ring, input.isEphemeral, now);
-    if (!lifetime.ok) throw badRequest(lifetime.error);
+    const lifetime = ephemeralFor(ring, input.isEphemeral, header.ephemeralSec);
+    if (!lifetime.ok) throw refusal(lifetime.refusal);
     const { rotationDue } = await this.keys.e2eeSummary(ring);
     const stale = checkSendEpoch(header.epoch, ring, rotationDue);
     if (stale) throw refusal(stale);
@@ -138,6 +147,21 @@ export class MessagesService {
         created_at: nowIso,
       }));
     const id = newId();
+    // An ephemeral message goes once the members who may read it now have read it (recipients),
+    // or after its delay when nobody else may.
+    const recipients =
+      lifetime.ephemeral_sec === null
+        ? []
+        : target.kind === 'room'
+          ? await this.messages.roomReaders(ring.id, header.epoch, member.id)
+          : target.participants.filter((participant) => participant !== member.id);
+    const expiresAt =
+      lifetime.ephemeral_sec === null
+        ? null
+        : ephemeralDeletionTime(
+            { createdAt: nowIso, delaySec: lifetime.ephemeral_sec },
+            recipients.map(() => ({ readAt: null })),
+          );
     let seq: number | undefined;
     try {
       seq = await this.messages.storeUnderEpoch(
@@ -150,10 +174,12 @@ export class MessagesService {
           message_type: 'text',
           client_encrypted: 1,
           is_ephemeral: lifetime.is_ephemeral,
-          expires_at: lifetime.expires_at,
+          expires_at: expiresAt,
           created_at: nowIso,
           client_message_id: header.clientMessageId,
           epoch: header.epoch,
+          ephemeral_sec: lifetime.ephemeral_sec,
+          first_read_at: null,
         },
         messagesPerEpoch(ring.encryption_level),
       );
@@ -168,6 +194,7 @@ export class MessagesService {
     // A concurrent rotation or deactivation took the epoch the send was checked against, or
     // concurrent sends used up its last messages.
     if (seq === undefined) throw await this.epochRefusal(ring.id, header.epoch);
+    await this.messages.addRecipients(id, recipients);
 
     const message = toMessage(
       {
@@ -176,7 +203,8 @@ export class MessagesService {
         sender_username: member.username,
         content: input.content,
         is_ephemeral: lifetime.is_ephemeral,
-        expires_at: lifetime.expires_at,
+        expires_at: expiresAt,
+        first_read_at: null,
         created_at: nowIso,
         seq,
         client_message_id: header.clientMessageId,
@@ -191,6 +219,7 @@ export class MessagesService {
     else
       for (const participant of target.participants)
         ctx.realtime.emitToMember(participant, 'new_message', event);
+    ctx.operatorMetrics.messagePushDelay.observe((performance.now() - acceptedAt) / 1000);
     return message;
   }
 
@@ -214,6 +243,44 @@ export class MessagesService {
    * one of an epoch the caller may not read.
    */
   async get(caller: RingMembership, query: GetQuery): Promise<Omit<TGetMessagesResponse, 'success'>> {
+    const { since } = query;
+    if (since === undefined) return this.page(caller, query);
+    // A catch-up page: read to a byte budget, and one of few read at once (catch-up-budget.ts).
+    return catchUpGate.run(async () => {
+      const target = await this.resolve(caller, query.conversation_id);
+      if (!target.row) return { messages: [], hasMore: false, lastSeq: 0 };
+      const row = target.row;
+      const { messages, hasMore } = await this.catchUpPage(caller, target, { id: row.id }, since, {
+        limit: query.limit,
+        maxBytes: CATCH_UP_MAX_BYTES,
+        atLeastOne: true,
+      });
+      return { messages, hasMore, lastSeq: row.last_seq };
+    });
+  }
+
+  /** A catch-up page of one conversation, sized to `maxBytes` before it is read (findCatchUpPage). */
+  private async catchUpPage(
+    caller: RingMembership,
+    target: Parameters<typeof toMessage>[1],
+    conversation: { id: string } | { ringId: string; key: string },
+    since: number,
+    budget: { limit: number; maxBytes: number; atLeastOne: boolean },
+  ): Promise<{ messages: TMessage[]; hasMore: boolean; bytes: number }> {
+    const { rows, hasMore, bytes } = await this.messages.findCatchUpPage(conversation, {
+      since,
+      ...budget,
+      nowIso: this.ctx.clock.now().toISOString(),
+      minEpoch: firstReadableEpoch(caller.member),
+    });
+    const reads = await this.readsIn(rows, caller.member.id);
+    return { messages: rows.map((row) => toMessage(row, target, caller.member.id, reads)), hasMore, bytes };
+  }
+
+  private async page(
+    caller: RingMembership,
+    query: GetQuery,
+  ): Promise<Omit<TGetMessagesResponse, 'success'>> {
     const target = await this.resolve(caller, query.conversation_id);
     if (!target.row) return { messages: [], hasMore: false, lastSeq: 0 };
     const { rows, hasMore } = await this.messages.findPage(target.row.id, {
@@ -223,11 +290,58 @@ export class MessagesService {
       nowIso: this.ctx.clock.now().toISOString(),
       minEpoch: firstReadableEpoch(caller.member),
     });
+    const reads = await this.readsIn(rows, caller.member.id);
     return {
-      messages: rows.map((row) => toMessage(row, target, caller.member.id)),
+      messages: rows.map((row) => toMessage(row, target, caller.member.id, reads)),
       hasMore,
       lastSeq: target.row.last_seq,
     };
+  }
+
+  /** The caller's recorded first displays of the ephemeral messages of others in a page. */
+  private readsIn(rows: readonly MessageView[], memberId: string): Promise<Map<string, string>> {
+    const ids = rows
+      .filter((row) => row.is_ephemeral === 1 && row.sender_member_id !== memberId)
+      .map((row) => row.id);
+    return this.messages.readsOfMessages(memberId, ids);
+  }
+
+  /**
+   * The `message_read` receipt: the caller's browser displayed these ephemeral messages for the
+   * first time. Only messages of a conversation the caller may read (404 otherwise), that it may
+   * be served now and did not send, count; its first display of each is kept (idempotent), the
+   * message's deletion time moves (ephemeralDeletionTime), and the sender hears of the first
+   * display by anyone (`message_first_read`, after the commit). Answers the caller's first
+   * display of each counted message.
+   */
+  async markDisplayed(
+    caller: RingMembership,
+    conversationId: string,
+    messageIds: readonly string[],
+  ): Promise<Array<{ messageId: string; readAt: string }>> {
+    const { ctx } = this;
+    const target = await this.resolve(caller, conversationId);
+    if (!target.row) return [];
+    const nowIso = ctx.clock.now().toISOString();
+    const rows = await this.messages.readableEphemeral(target.row.id, caller.member.id, messageIds, {
+      nowIso,
+      minEpoch: firstReadableEpoch(caller.member),
+    });
+    const reads: Array<{ messageId: string; readAt: string }> = [];
+    for (const row of rows) {
+      const read = await this.messages.recordRead(row.id, caller.member.id, nowIso, ephemeralDeletionTime);
+      if (!read) continue;
+      reads.push({ messageId: row.id, readAt: read.readAt });
+      if (read.first && row.sender_member_id)
+        ctx.realtime.emitToMember(row.sender_member_id, 'message_first_read', {
+          ringId: caller.ring.id,
+          conversationId: target.id,
+          messageId: row.id,
+          readAt: read.readAt,
+          expiresAt: read.expiresAt,
+        });
+    }
+    return reads;
   }
 
   /**
@@ -238,38 +352,59 @@ export class MessagesService {
    * why).
    */
   async missedSince(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
-    const nowIso = this.ctx.clock.now().toISOString();
-    const minEpoch = firstReadableEpoch(caller.member);
-    const answers = await Promise.all(
-      items.map(async ({ conversationId, since }): Promise<TJoinMissed | undefined> => {
-        if (conversationId === ROOM_CONVERSATION_ID) {
-          const { rows, hasMore } = await this.messages.findPageAfterByKey(caller.ring.id, conversationId, {
-            since,
-            limit: JOIN_CATCH_UP_PAGE,
-            nowIso,
-            minEpoch,
-          });
-          const room = { id: conversationId, kind: 'room' } as const;
-          return {
-            conversationId,
-            messages: rows.map((row) => toMessage(row, room, caller.member.id)),
-            hasMore,
-          };
-        }
-        try {
-          const { messages, hasMore } = await this.get(caller, {
-            conversation_id: conversationId,
-            since,
-            limit: JOIN_CATCH_UP_PAGE,
-          });
-          return { conversationId, messages, hasMore };
-        } catch (error) {
-          if (error instanceof AppError && error.statusCode === 404) return undefined;
-          throw error;
-        }
-      }),
-    );
-    return answers.filter((answer): answer is TJoinMissed => answer !== undefined);
+    return catchUpGate.run(() => this.readMissed(caller, items));
+  }
+
+  /**
+   * missedSince's reads, one conversation after the other, each sized to what is left of
+   * CATCH_UP_MAX_BYTES (the first message of the answer goes whatever its size): once the budget
+   * is spent, the conversations left are absent from the answer (the page catches up on them with
+   * get.php), and the last one read may be cut short (`hasMore`).
+   */
+  private async readMissed(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
+    const answers: TJoinMissed[] = [];
+    let used = 0;
+    let kept = 0;
+    for (const item of items) {
+      if (used >= CATCH_UP_MAX_BYTES) break;
+      const answer = await this.missedIn(caller, item, {
+        limit: JOIN_CATCH_UP_PAGE,
+        maxBytes: CATCH_UP_MAX_BYTES - used,
+        atLeastOne: kept === 0,
+      });
+      if (!answer) continue;
+      used += answer.bytes;
+      kept += answer.messages.length;
+      answers.push({
+        conversationId: answer.conversationId,
+        messages: answer.messages,
+        hasMore: answer.hasMore,
+      });
+    }
+    return answers;
+  }
+
+  /** One conversation's catch-up page after `since`; undefined when the caller may not use it (404). */
+  private async missedIn(
+    caller: RingMembership,
+    { conversationId, since }: TJoinCatchUp,
+    budget: { limit: number; maxBytes: number; atLeastOne: boolean },
+  ): Promise<(TJoinMissed & { bytes: number }) | undefined> {
+    if (conversationId === ROOM_CONVERSATION_ID) {
+      // The room in one query (every active member may read it): named by its key.
+      const room = { id: conversationId, kind: 'room' } as const;
+      const key = { ringId: caller.ring.id, key: conversationId };
+      return { conversationId, ...(await this.catchUpPage(caller, room, key, since, budget)) };
+    }
+    try {
+      const target = await this.resolve(caller, conversationId);
+      if (!target.row) return { conversationId, messages: [], hasMore: false, bytes: 0 };
+      const page = await this.catchUpPage(caller, target, { id: target.row.id }, since, budget);
+      return { conversationId, ...page };
+    } catch (error) {
+      if (error instanceof AppError && error.statusCode === 404) return undefined;
+      throw error;
+    }
   }
 
   /**

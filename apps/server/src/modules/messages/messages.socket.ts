@@ -1,6 +1,12 @@
+import { CHAT_MESSAGES, ZMessageRead } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import type { SocketFeature } from '../../realtime/realtime-server';
+import type { SocketEventBinder } from '../../realtime/socket-events';
+import { AppError } from '../../lib/app-error';
 import { MessagesService } from './messages.service';
+
+/** `message_read` events one member may send per minute (a page sends one per batch it shows). */
+export const READ_RECEIPTS_PER_MINUTE = 120;
 
 /**
  * The chat on the socket: a reconnecting page names at join_ring the conversations it holds and the
@@ -10,10 +16,29 @@ import { MessagesService } from './messages.service';
  * access check). A room page may also ask for its conversations with their unread counts
  * (`conversations: true`), which it reads again at every join: list.php's answer, without the
  * request. New messages themselves are pushed by the messages service (`new_message`).
+ * `message_read`: the page displayed ephemeral messages for the first time (their countdowns start;
+ * see MessagesService.markDisplayed), after the socket event layer's checks.
  */
-export function messagesSocketFeature(ctx: AppContext): SocketFeature {
+export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder): SocketFeature {
   const service = new MessagesService(ctx);
   return {
+    onConnection(socket) {
+      bind(
+        socket,
+        'message_read',
+        { schema: ZMessageRead, perMinute: READ_RECEIPTS_PER_MINUTE },
+        async (input, { membership }, ack) => {
+          try {
+            const reads = await service.markDisplayed(membership, input.conversationId, input.messageIds);
+            ack({ ok: true, reads });
+          } catch (error) {
+            if (error instanceof AppError && error.statusCode === 404)
+              ack({ ok: false, error: CHAT_MESSAGES.conversationNotFound });
+            else throw error;
+          }
+        },
+      );
+    },
     async joinAnswer(request, access) {
       const [missed, conversations] = await Promise.all([
         request.catchUp?.length ? service.missedSince(access, request.catchUp) : undefined,

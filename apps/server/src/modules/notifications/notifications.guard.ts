@@ -39,11 +39,20 @@ export function requireCustomerOrMember(ctx: AppContext) {
   };
 }
 
-/** Whose settings a request reads or writes, once requireCustomerOrMember has run. */
+/**
+ * Whose settings a request reads or writes, once requireCustomerOrMember has run: one record per
+ * person — a Ring's owner member is its customer, so the customer space and the room (of every
+ * Ring the customer owns) edit the same settings; any other member has its own.
+ */
 export function notificationOwner(request: FastifyRequest): NotificationOwner {
   const caller = request.caller;
   if (caller?.kind === 'customer') return { type: 'customer', id: caller.customer.id };
-  if (caller?.kind === 'ring') return { type: 'member', id: caller.member.id };
+  if (caller?.kind === 'ring') {
+    const { member } = caller;
+    return member.role === 'owner' && member.customer_id
+      ? { type: 'customer', id: member.customer_id }
+      : { type: 'member', id: member.id };
+  }
   // A route that reads the owner without the guard is a programming error, not a client error.
   throw new AppError(500, MESSAGES.internalError);
 }

@@ -26,14 +26,17 @@ export function toRingFile(row: RingFileRow, viewer: Viewer, keyWraps: TWrappedF
     key_wraps: keyWraps,
     uploaded_by: row.uploaded_by_member_id,
     can_manage: mayManageFile(viewer, row),
+    meta: row.meta ?? null,
   };
 }
 
 export function toRingFolder(row: RingFolderRow, viewer: Viewer): TRingFolder {
   return {
+    id: row.id,
     path: row.path,
     name: lastSegment(row.path),
     created_at: row.created_at,
     can_manage: mayManageFolder(viewer, row),
+    meta: row.meta ?? null,
   };
 }

@@ -56,7 +56,7 @@ export class RingFilesRepository {
   async updateFile(
     ringId: string,
     id: string,
-    changes: Partial<Pick<RingFileRow, 'name' | 'original_name' | 'extension' | 'updated_at'>>,
+    changes: Partial<Pick<RingFileRow, 'name' | 'original_name' | 'extension' | 'updated_at' | 'meta'>>,
   ): Promise<void> {
     await this.db
       .updateTable('ring_files')
@@ -105,6 +105,28 @@ export class RingFilesRepository {
       .where('ring_id', '=', ringId)
       .where('path', '=', path)
       .executeTakeFirst();
+  }
+
+  /** The folders at these paths (a folder's trail from the root), in no order. */
+  findFoldersAt(ringId: string, paths: string[]): Promise<RingFolderRow[]> {
+    if (paths.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('ring_folders')
+      .selectAll()
+      .where('ring_id', '=', ringId)
+      .where('path', 'in', paths)
+      .execute();
+  }
+
+  /** Sets a folder's sealed metadata (a migration: its path stays). */
+  async updateFolderMeta(ringId: string, path: string, meta: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ring_folders')
+      .set({ meta })
+      .where('ring_id', '=', ringId)
+      .where('path', '=', path)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** The folders below `parent` ("" = every folder), at any depth. */
@@ -176,6 +198,8 @@ export class RingFilesRepository {
     newPath: string,
     newParent: string,
     nowIso: string,
+    /** The moved folder's new sealed metadata; null when the browser sent none (it is stale then). */
+    meta: string | null = null,
   ): Promise<'moved' | 'missing' | 'no_parent' | 'exists'> {
     return this.db.transaction().execute(async (trx) => {
       await this.lockRing(ringId, trx);
@@ -190,7 +214,7 @@ export class RingFilesRepository {
         .execute();
       await trx
         .updateTable('ring_folders')
-        .set({ path: newPath })
+        .set({ path: newPath, meta })
         .where('ring_id', '=', ringId)
         .where('path', '=', oldPath)
         .execute();

@@ -137,10 +137,13 @@ export class RingFilesService {
     this.assertFileSharing(caller);
     const { ring, member } = caller;
     await this.assertFolderExists(ring.id, folder, RING_FILES_MESSAGES.folderNotFound);
-    const [files, below, used] = await Promise.all([
+    const trailPaths =
+      folder === '' ? [] : folder.split('/').map((_, i, all) => all.slice(0, i + 1).join('/'));
+    const [files, below, used, trail] = await Promise.all([
       this.repo.findFilesInFolder(ring.id, folder),
       this.repo.findFoldersBelow(ring.id, folder),
       this.repo.usedBytes(ring.id),
+      this.repo.findFoldersAt(ring.id, trailPaths),
     ]);
     const wraps = await this.keyWraps.wrapsByFile(
       ring.id,
@@ -152,6 +155,7 @@ export class RingFilesService {
       files: files.map((f) => toRingFile(f, member, wraps.get(f.id) ?? [])),
       folders: below.filter((f) => parentOf(f.path) === folder).map((f) => toRingFolder(f, member)),
       folder,
+      trail: trail.sort((a, b) => a.path.length - b.path.length).map((f) => toRingFolder(f, member)),
       storage: { allocated: quota, used, remaining: Math.max(0, quota - used) },
       max_file_size_mb: ring.max_file_size_mb,
       max_file_bytes: maxFileBytesOf(ring),
@@ -261,6 +265,7 @@ export class RingFilesService {
       updated_at: now,
       file_key: JSON.stringify(fields.file_key),
       key_epoch: fields.file_key.epoch,
+      meta: fields.meta ?? null,
     };
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
@@ -295,15 +300,23 @@ export class RingFilesService {
   ): Promise<{ changed: boolean; file: TRingFile }> {
     this.assertFileSharing(caller);
     const file = await this.requireFile(caller, input.id);
-    if (!mayManageFile(caller.member, file)) throw forbidden(RING_FILES_MESSAGES.ownFilesOnly);
+    // A file without sealed metadata is migrated by whichever member opens its folder first.
+    const migration = file.meta === null && input.meta !== undefined;
+    if (!migration && !mayManageFile(caller.member, file)) throw forbidden(RING_FILES_MESSAGES.ownFilesOnly);
     // Spec 2 §5: a blank or unchanged name changes nothing.
-    if (input.new_name === '' || input.new_name === file.name)
+    if (
+      input.new_name === '' ||
+      (input.new_name === file.name && (input.meta === undefined || input.meta === file.meta))
+    )
       return { changed: false, file: await this.viewOf(caller, file) };
     const changes = {
       name: input.new_name,
       original_name: input.original_name ?? input.new_name,
       extension: input.extension ?? file.extension,
-      updated_at: this.nowIso(),
+      // A rename without metadata leaves none (the old one names the old name).
+      meta: input.meta ?? null,
+      // A migration changes nothing the members see: the file keeps its date.
+      updated_at: migration ? file.updated_at : this.nowIso(),
     };
     await this.repo.updateFile(caller.ring.id, file.id, changes);
     this.announce(caller.ring.id, file.folder_path);
@@ -332,11 +345,12 @@ export class RingFilesService {
     try {
       outcome = await this.repo.createFolder(
         {
-          id: randomUUID(),
+          id: input.id ?? randomUUID(),
           ring_id: ring.id,
           path,
           created_at: this.nowIso(),
           created_by_member_id: member.id,
+          meta: input.meta ?? null,
         },
         input.parent,
       );
@@ -358,9 +372,25 @@ export class RingFilesService {
     const { ring, member } = caller;
     const folder = await this.repo.findFolder(ring.id, input.old_path);
     if (!folder) throw notFound(RING_FILES_MESSAGES.folderNotFound);
-    if (!mayManageFolder(member, folder)) throw forbidden(RING_FILES_MESSAGES.ownFoldersOnly);
+    // A folder without sealed metadata is migrated by whichever member opens its parent first.
+    const migration = folder.meta === null && input.meta !== undefined;
+    if (!migration && !mayManageFolder(member, folder)) throw forbidden(RING_FILES_MESSAGES.ownFoldersOnly);
     const plan = folderRenamePlan(input.old_path, input.new_path);
-    if (plan === 'unchanged') return { changed: false, folder: input.old_path };
+    if (plan === 'unchanged') {
+      if (input.meta === undefined || input.meta === folder.meta)
+        return { changed: false, folder: input.old_path };
+      if (!(await this.repo.updateFolderMeta(ring.id, input.old_path, input.meta)))
+        throw notFound(RING_FILES_MESSAGES.folderNotFound);
+      this.announce(ring.id, parentOf(input.old_path));
+      return { changed: true, folder: input.old_path };
+    }
+    // A migration may rename the folder's segment (to its lookup tag), never move it elsewhere.
+    if (
+      migration &&
+      !mayManageFolder(member, folder) &&
+      parentOf(input.new_path) !== parentOf(input.old_path)
+    )
+      throw forbidden(RING_FILES_MESSAGES.ownFoldersOnly);
     if (plan === 'into_itself') throw badRequest(RING_FILES_MESSAGES.folderIntoItself);
     let outcome;
     try {
@@ -370,6 +400,7 @@ export class RingFilesService {
         input.new_path,
         parentOf(input.new_path),
         this.nowIso(),
+        input.meta ?? null,
       );
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(RING_FILES_MESSAGES.folderExists);
@@ -442,7 +473,15 @@ export class MultipartUpload {
   /** Fields sent before the file are checked before its bytes are read. */
   private async checkEarlyFields(): Promise<void> {
     const shape = ZUploadFields.shape;
-    for (const name of ['folder', 'name', 'original_name', 'extension', 'file_id', 'file_key'] as const) {
+    for (const name of [
+      'folder',
+      'name',
+      'original_name',
+      'extension',
+      'file_id',
+      'file_key',
+      'meta',
+    ] as const) {
       const value = this.fields.get(name);
       if (value !== undefined) parseInput(shape[name], value);
     }

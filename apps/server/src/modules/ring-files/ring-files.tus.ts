@@ -271,6 +271,8 @@ export async function ringFilesTusRoutes(
     reply.raw.setHeader('X-Request-Id', request.id);
     reply.raw.setHeader('Cache-Control', 'no-store');
     reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
+    const receiving = request.method === 'PATCH' || request.method === 'POST';
+    if (receiving) ctx.operatorMetrics.uploadsInProgress.inc();
     try {
       const response = await currentRequest.run(raw, () => tus.handleWeb(webRequestOf(raw, reply.raw)));
       reply.raw.statusCode = response.status;
@@ -283,6 +285,8 @@ export async function ringFilesTusRoutes(
         reply.raw.setHeader('Content-Type', 'application/json; charset=utf-8');
         reply.raw.end(JSON.stringify({ success: false, error: MESSAGES.internalError }));
       } else reply.raw.destroy();
+    } finally {
+      if (receiving) ctx.operatorMetrics.uploadsInProgress.dec();
     }
     // A creation that failed after its reservation (say its first bytes broke off): nothing of it
     // may stay, since the client never got its URL.

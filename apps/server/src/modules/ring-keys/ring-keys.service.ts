@@ -49,12 +49,29 @@ function parseShares(shares: readonly unknown[]): EpochKeyShare[] {
   }
 }
 
+/** A stored record as served: a PBKDF2 record without a recovery copy reads as before issue 27. */
 const toRecord = (row: MemberKeyRow): TMemberKeyRecord => ({
+  ...(row.kdf === 'argon2id' ? { kdf: row.kdf, kdf_mem_kib: row.kdf_mem_kib } : {}),
   kdf_salt_b64: row.kdf_salt_b64,
   kdf_iters: row.kdf_iters,
   wrapped_dek: row.wrapped_dek,
   iv_b64: row.iv_b64,
   hmac_hex: row.hmac_hex,
+  ...(row.recovery_json
+    ? { recovery: JSON.parse(row.recovery_json) as NonNullable<TMemberKeyRecord['recovery']> }
+    : {}),
+});
+
+/** The stored columns of an uploaded record (shape already checked by validateRecordShape). */
+const recordColumns = (key: TMemberKeyRecord) => ({
+  kdf: key.kdf ?? ('pbkdf2-sha256' as const),
+  kdf_salt_b64: key.kdf_salt_b64,
+  kdf_iters: key.kdf_iters,
+  kdf_mem_kib: key.kdf === 'argon2id' ? (key.kdf_mem_kib ?? null) : null,
+  wrapped_dek: key.wrapped_dek,
+  iv_b64: key.iv_b64,
+  hmac_hex: key.hmac_hex,
+  recovery_json: key.recovery ? JSON.stringify(key.recovery) : null,
 });
 
 /**
@@ -109,7 +126,7 @@ export class RingKeysService {
       if (!decided.ok) throw ruleError(decided);
       const nowIso = ctx.clock.now().toISOString();
       const record = {
-        ...input.key,
+        ...recordColumns(input.key),
         public_x25519: input.publicKeys.x25519,
         public_ed25519: input.publicKeys.ed25519,
         fingerprint: print,

@@ -2,7 +2,9 @@ import {
   RING_MESSAGES,
   ZCreateRingRequest,
   ZDeleteRingUserRequest,
+  RING_USER_API_PATHS,
   ZInviteRingUserRequest,
+  ZResendRingInvitationRequest,
   ZRingUsersQuery,
   ZUpdateRingRequest,
   ZUpdateRingUserStatusRequest,
@@ -53,6 +55,12 @@ export async function customerRingsRoutes(app: FastifyInstance, ctx: AppContext)
       customerCaller(request).customer,
       parseInput(ZInviteRingUserRequest, request.body),
     );
+    return { success: true, data: result.user, message: result.message, invite_url: result.inviteUrl };
+  });
+
+  app.post(RING_USER_API_PATHS.resendInvitation, { preHandler }, async (request) => {
+    const { user_id } = parseInput(ZResendRingInvitationRequest, request.body);
+    const result = await service.resendInvitation(customerCaller(request).customer, user_id);
     return { success: true, data: result.user, message: result.message, invite_url: result.inviteUrl };
   });
 

@@ -16,8 +16,9 @@ import { newInviteCode } from '../../lib/tokens';
 import type { CustomerRow } from '../customers/customer.repository';
 import { getEntitlements, withinLimit, type Entitlements } from '../subscriptions/entitlements';
 import { endMemberAccess } from './end-access';
-import { applyRingSettings, toRingCustomerView, toRingUser } from './ring.policy';
+import { applyRingSettings, invitationExpiry, toRingCustomerView, toRingUser } from './ring.policy';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
+import { recordRingEvent } from '../customer-space/record-ring-event';
 
 type UpdateInput = z.output<typeof ZUpdateRingRequest>;
 type InviteInput = z.output<typeof ZInviteRingUserRequest>;
@@ -180,6 +181,12 @@ export class CustomerRingsService {
       },
     };
     ctx.realtime.emitToRing(ring.id, 'ring_settings_updated', event);
+    // Only what really changed is named (the form sends every setting on each save).
+    const changed = Object.keys(changes).filter(
+      (key) => changes[key as keyof typeof changes] !== ring[key as keyof typeof ring],
+    );
+    if (changed.length > 0)
+      await recordRingEvent(ctx, { ringId: ring.id, kind: 'settings_changed', fields: changed });
     await ctx.systemLog.info('client_dashboard', 'Paramètres du Ring modifiés', {
       userId: customer.id,
       details: { ring_id: ring.id, fields: Object.keys(changes) },
@@ -227,6 +234,7 @@ export class CustomerRingsService {
       log_x25519: null,
       log_ed25519: null,
       refused_at: null,
+      invite_expires_at: invitationExpiry(ctx.clock.now().getTime(), ctx.config.invitationTtlMs),
     };
     try {
       await this.rings.insertMember(member);
@@ -234,9 +242,24 @@ export class CustomerRingsService {
       if (isUniqueViolation(error)) throw conflict(RING_MESSAGES.usernameTaken);
       throw error;
     }
-    const inviteUrl = `${ctx.config.publicUrl}/ring-access?invite=${member.invite_code}`;
+    const inviteUrl = await this.sendInvitation(customer, ring, member);
+    await recordRingEvent(ctx, { ringId: ring.id, kind: 'invitation_created', member });
+    await ctx.systemLog.info('client_dashboard', 'Invitation créée', {
+      userId: customer.id,
+      details: { ring_id: ring.id, member_id: member.id },
+    });
+    return {
+      user: toRingUser(member),
+      message: member.email ? RING_MESSAGES.invitationSent : RING_MESSAGES.invitationCreated,
+      inviteUrl,
+    };
+  }
+
+  /** The invitation's link, mailed to the invitee when the invitation has an email. */
+  private async sendInvitation(customer: CustomerRow, ring: RingRow, member: RingMemberRow): Promise<string> {
+    const inviteUrl = `${this.ctx.config.publicUrl}/ring-access?invite=${member.invite_code}`;
     if (member.email) {
-      await ctx.mail.sendTemplate('ring_invitation', member.email, {
+      await this.ctx.mail.sendTemplate('ring_invitation', member.email, {
         username: member.username,
         ring_name: ring.name,
         inviter_name: `${customer.first_name} ${customer.last_name}`.trim(),
@@ -245,13 +268,37 @@ export class CustomerRingsService {
         message: member.invite_message,
       });
     }
-    await ctx.systemLog.info('client_dashboard', 'Invitation créée', {
+    return inviteUrl;
+  }
+
+  /**
+   * « Renvoyer » (issue 27): a pending invitation of the customer's Ring, expired or not, is valid
+   * INVITATION_TTL_DAYS again from now with the same code, and its email goes out again.
+   */
+  async resendInvitation(
+    customer: CustomerRow,
+    memberId: string,
+  ): Promise<{ user: TRingUser; message: string; inviteUrl: string }> {
+    const { ctx } = this;
+    const member = await this.rings.findMemberById(memberId);
+    if (!member) throw notFound(RING_MESSAGES.userNotFound);
+    const ring = await this.owned(customer, member.ring_id).catch(() => {
+      throw notFound(RING_MESSAGES.userNotFound);
+    });
+    if (member.is_used === 1 || member.status !== 'invited') throw conflict(RING_MESSAGES.cannotResendUsed);
+    const now = ctx.clock.now();
+    const expiresAt = invitationExpiry(now.getTime(), ctx.config.invitationTtlMs);
+    if (!(await this.rings.renewInvitation(member.id, expiresAt, now.toISOString())))
+      throw conflict(RING_MESSAGES.cannotResendUsed);
+    const renewed = (await this.rings.findMemberById(member.id))!;
+    const inviteUrl = await this.sendInvitation(customer, ring, renewed);
+    await ctx.systemLog.info('client_dashboard', 'Invitation renvoyée', {
       userId: customer.id,
       details: { ring_id: ring.id, member_id: member.id },
     });
     return {
-      user: toRingUser(member),
-      message: member.email ? RING_MESSAGES.invitationSent : RING_MESSAGES.invitationCreated,
+      user: toRingUser(renewed),
+      message: renewed.email ? RING_MESSAGES.invitationResent : RING_MESSAGES.invitationRenewed,
       inviteUrl,
     };
   }
@@ -290,6 +337,7 @@ export class CustomerRingsService {
           status: 'offline',
           lastSeen: member.last_seen_at,
         });
+        await recordRingEvent(ctx, { ringId: ring.id, kind: 'member_deactivated', member });
         await ctx.systemLog.info('client_dashboard', 'Utilisateur désactivé', {
           userId: customer.id,
           details: { ring_id: ring.id, member_id: member.id },
@@ -306,6 +354,7 @@ export class CustomerRingsService {
         throw forbidden(RING_MESSAGES.userLimit(entitlements.maxUsers));
       if (await this.rings.reactivateMember(member.id, ring.id, nowIso)) {
         ctx.realtime.emitToRing(ring.id, 'keys_changed', { ringId: ring.id, reason: 'rotation_due' });
+        await recordRingEvent(ctx, { ringId: ring.id, kind: 'member_reactivated', member });
         await ctx.systemLog.info('client_dashboard', 'Utilisateur réactivé', {
           userId: customer.id,
           details: { ring_id: ring.id, member_id: member.id },
@@ -325,6 +374,7 @@ export class CustomerRingsService {
     if (member.role === 'owner') throw forbidden(RING_MESSAGES.cannotRemoveOwner);
     if (member.is_used === 1) throw conflict(RING_MESSAGES.cannotRemoveUsed);
     if (!(await this.rings.deleteUnusedMember(member.id))) throw conflict(RING_MESSAGES.cannotRemoveUsed);
+    await recordRingEvent(this.ctx, { ringId: member.ring_id, kind: 'invitation_removed', member });
     await this.ctx.systemLog.info('client_dashboard', 'Invitation supprimée', {
       userId: customer.id,
       details: { ring_id: member.ring_id, member_id: member.id },

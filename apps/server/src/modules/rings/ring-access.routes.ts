@@ -1,4 +1,5 @@
 import {
+  RING_LAST_TAB_REASON,
   ZAcceptInviteRequest,
   ZCustomerRingSessionRequest,
   ZInviteInfoQuery,
@@ -62,7 +63,9 @@ export async function ringAccessRoutes(app: FastifyInstance, ctx: AppContext): P
     const caller = ringCaller(request);
     await service.logout(caller, extractBearer(request) ?? '', reason);
     // The session's stream tokens were revoked with it; its open sockets close on every instance.
-    if (reason !== 'unload') ctx.realtime.disconnectSession(caller.session.id);
+    // (A closed last tab has no socket left, and a reload's new socket must stay.)
+    if (reason !== 'unload' && reason !== RING_LAST_TAB_REASON)
+      ctx.realtime.disconnectSession(caller.session.id);
     return { success: true, message: 'Déconnecté' };
   });
 

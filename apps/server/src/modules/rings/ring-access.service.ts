@@ -1,4 +1,6 @@
 import {
+  RING_CLOSE_GRACE_SEC,
+  RING_LAST_TAB_REASON,
   RING_MESSAGES,
   type TInviteInfo,
   type TRingInfo,
@@ -19,8 +21,10 @@ import type { CustomerRow } from '../customers/customer.repository';
 import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RequestMeta } from '../sessions/session.service';
 import { isRingServiceable, type RingMembership } from './ring.guard';
-import { toScreenProtection } from './ring.policy';
+import { notifyOwnerOfAcceptedInvitation } from './notify-owner';
+import { isInvitationOpen, toScreenProtection } from './ring.policy';
 import { RingRepository, type RingMemberRow, type RingRow } from './ring.repository';
+import { recordRingEvent } from '../customer-space/record-ring-event';
 
 type AcceptInput = z.output<typeof ZAcceptInviteRequest>;
 type LoginInput = z.output<typeof ZRingLoginRequest>;
@@ -104,6 +108,8 @@ export class RingAccessService {
         ? await this.rings.findRingById(member.ring_id)
         : undefined;
     if (!member || !ring) throw notFound(RING_MESSAGES.invalidInvite);
+    if (!isInvitationOpen(member, this.ctx.clock.now().toISOString()))
+      throw new AppError(410, RING_MESSAGES.invitationExpired);
     return { username: member.username, email: member.email, ring_name: ring.name };
   }
 
@@ -114,10 +120,14 @@ export class RingAccessService {
       await verifyAgainstDummy(input.password);
       throw badRequest(RING_MESSAGES.invalidInvite);
     }
+    const nowIso = ctx.clock.now().toISOString();
+    if (!isInvitationOpen(member, nowIso)) {
+      await verifyAgainstDummy(input.password);
+      throw new AppError(410, RING_MESSAGES.invitationExpired);
+    }
     const ring = await this.rings.findRingById(member.ring_id);
     if (!ring) throw badRequest(RING_MESSAGES.invalidInvite);
     if (!(await isRingServiceable(ctx, ring))) throw new AppError(403, RING_MESSAGES.ringSuspended);
-    const nowIso = ctx.clock.now().toISOString();
     const changes = {
       username: input.username,
       username_key: input.username.toLowerCase(),
@@ -125,6 +135,7 @@ export class RingAccessService {
       password_hash: await hashPassword(input.password),
       used_at: nowIso,
       updated_at: nowIso,
+      invite_expires_at: null,
     };
     let claimed: boolean;
     try {
@@ -133,8 +144,11 @@ export class RingAccessService {
       if (isUniqueViolation(error)) throw conflict(RING_MESSAGES.usernameTaken);
       throw error;
     }
+    // Lost to another acceptance, or expired between the read and the claim.
     if (!claimed) throw badRequest(RING_MESSAGES.invalidInvite);
     const joined = (await this.rings.findMemberById(member.id))!;
+    await notifyOwnerOfAcceptedInvitation(ctx, ring, joined);
+    await recordRingEvent(ctx, { ringId: ring.id, kind: 'invitation_accepted', member: joined });
     await ctx.systemLog.info('auth', 'Invitation acceptée', {
       userId: member.id,
       ip: meta.ip,
@@ -227,11 +241,22 @@ export class RingAccessService {
     return matches;
   }
 
-  /** Explicit logout ends the session; the page-unload signal of old clients only marks the member offline. */
-  async logout(membership: RingMembership, token: string, reason: string | undefined): Promise<void> {
+  /**
+   * Explicit logout ends the session; the page-unload signal of old clients only marks the member
+   * offline; the browser's last Ring tab closing ends it after a grace a reload cancels.
+   */
+  async logout(
+    membership: RingMembership & { session: { id: string } },
+    token: string,
+    reason: string | undefined,
+  ): Promise<void> {
     const nowIso = this.ctx.clock.now().toISOString();
     await this.rings.touchMember(membership.member.id, nowIso);
     if (reason === 'unload') return;
+    if (reason === RING_LAST_TAB_REASON) {
+      await this.ctx.sessions.closeSoon(membership.session.id, RING_CLOSE_GRACE_SEC * 1000);
+      return;
+    }
     await this.ctx.sessions.revoke(token);
   }
 

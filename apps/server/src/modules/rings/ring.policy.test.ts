@@ -1,6 +1,12 @@
 import { RING_MESSAGES } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
-import { applyRingSettings, maxFileSizeLimitMb, type PlanCapabilities } from './ring.policy';
+import {
+  applyRingSettings,
+  invitationExpiry,
+  isInvitationOpen,
+  maxFileSizeLimitMb,
+  type PlanCapabilities,
+} from './ring.policy';
 import type { RingRow } from './ring.repository';
 
 const GIB = 1024 ** 3;
@@ -164,5 +170,20 @@ describe('maxFileSizeLimitMb', () => {
     expect(maxFileSizeLimitMb(GIB)).toBe(1024);
     expect(maxFileSizeLimitMb(500 * GIB)).toBe(2048);
     expect(maxFileSizeLimitMb(0)).toBe(1);
+  });
+});
+
+describe('pending invitations (issue 27)', () => {
+  it('expire INVITATION_TTL_DAYS after they were created or sent again', () => {
+    expect(invitationExpiry(Date.parse('2026-11-29T09:00:00.000Z'), 7 * 86_400_000)).toBe(
+      '2026-12-06T09:00:00.000Z',
+    );
+  });
+
+  it('open the Ring strictly before their expiry only', () => {
+    const expiresAt = '2026-12-06T09:00:00.000Z';
+    expect(isInvitationOpen({ invite_expires_at: expiresAt }, '2026-12-06T08:59:59.999Z')).toBe(true);
+    expect(isInvitationOpen({ invite_expires_at: expiresAt }, expiresAt)).toBe(false);
+    expect(isInvitationOpen({ invite_expires_at: null }, expiresAt)).toBe(true);
   });
 });

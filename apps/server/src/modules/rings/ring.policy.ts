@@ -143,5 +143,19 @@ export function toRingUser(member: RingMemberRow): TRingUser {
           : member.is_used === 1
             ? 'waiting'
             : null,
+    inviteExpiresAt: member.is_used === 1 ? null : (member.invite_expires_at ?? null),
   };
+}
+
+/**
+ * Whether a pending invitation's code still opens the Ring at `nowIso` (issue 27). An invitation
+ * written without an expiry (none are since the migration that added it) does not expire.
+ */
+export function isInvitationOpen(member: Pick<RingMemberRow, 'invite_expires_at'>, nowIso: string): boolean {
+  return !member.invite_expires_at || member.invite_expires_at > nowIso;
+}
+
+/** When an invitation created or sent again at `nowMs` expires (INVITATION_TTL_DAYS later). */
+export function invitationExpiry(nowMs: number, ttlMs: number): string {
+  return new Date(nowMs + ttlMs).toISOString();
 }

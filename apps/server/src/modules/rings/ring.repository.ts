@@ -90,6 +90,7 @@ const SESSION_COLUMNS = columnsOf<SessionsTable>({
   user_agent: true,
   parent_session_id: true,
   used_at: true,
+  closing_expires_at: true,
 });
 const MEMBER_COLUMNS = columnsOf<RingMembersTable>({
   id: true,
@@ -114,6 +115,7 @@ const MEMBER_COLUMNS = columnsOf<RingMembersTable>({
   log_x25519: true,
   log_ed25519: true,
   refused_at: true,
+  invite_expires_at: true,
 });
 const RING_COLUMNS = columnsOf<RingsTable>({
   id: true,
@@ -354,7 +356,7 @@ export class RingRepository {
    */
   async claimInvitation(
     id: string,
-    changes: Partial<RingMemberRow>,
+    changes: Partial<RingMemberRow> & { used_at: string },
     trx: Database = this.db,
   ): Promise<boolean> {
     const result = await trx
@@ -368,6 +370,22 @@ export class RingRepository {
           .select('rings.current_epoch')
           .whereRef('rings.id', '=', 'ring_members.ring_id'),
       }))
+      .where('id', '=', id)
+      .where('is_used', '=', 0)
+      .where('status', '=', 'invited')
+      // An expired code no longer opens the Ring, even for a request that read it just before.
+      .where((eb) =>
+        eb.or([eb('invite_expires_at', 'is', null), eb('invite_expires_at', '>', changes.used_at)]),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** « Renvoyer »: a pending invitation gets a new expiry. False once it was accepted or removed. */
+  async renewInvitation(id: string, expiresAt: string, nowIso: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ring_members')
+      .set({ invite_expires_at: expiresAt, updated_at: nowIso })
       .where('id', '=', id)
       .where('is_used', '=', 0)
       .where('status', '=', 'invited')

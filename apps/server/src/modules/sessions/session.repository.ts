@@ -69,7 +69,8 @@ function consumeStreamQuery(subjectAllowed: SubjectRule) {
 export class SessionRepository {
   constructor(private readonly db: Database) {}
 
-  async create(row: SessionRow): Promise<void> {
+  /** A new session (closing_expires_at, added later, is left to its null default). */
+  async create(row: Omit<SessionRow, 'closing_expires_at'>): Promise<void> {
     await this.db.insertInto('sessions').values(row).execute();
   }
 
@@ -83,6 +84,44 @@ export class SessionRepository {
 
   async touch(id: string, nowIso: string): Promise<void> {
     await this.db.updateTable('sessions').set({ last_used_at: nowIso }).where('id', '=', id).execute();
+  }
+
+  /**
+   * Brings a live session's expiry down to `graceIso` (never later than it was), keeping the former
+   * expiry to put back if the session is used again before then.
+   */
+  async markClosing(id: string, graceIso: string, nowIso: string): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set((eb) => ({
+        closing_expires_at: eb.fn.coalesce('closing_expires_at', 'expires_at'),
+        expires_at: eb
+          .case()
+          .when('expires_at', '<', graceIso)
+          .then(eb.ref('expires_at'))
+          .else(graceIso)
+          .end(),
+      }))
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .execute();
+  }
+
+  /** A closing session used again while still live: its former expiry comes back. */
+  async reopen(id: string, nowIso: string): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set((eb) => ({
+        expires_at: eb.fn.coalesce('closing_expires_at', 'expires_at'),
+        closing_expires_at: null,
+        last_used_at: nowIso,
+      }))
+      .where('id', '=', id)
+      .where('closing_expires_at', 'is not', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .execute();
   }
 
   /** Revokes the session of a token and the stream tokens it minted. */

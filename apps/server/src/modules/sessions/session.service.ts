@@ -138,10 +138,30 @@ export class SessionService {
     return token && token.length <= 200 ? hashToken(token) : undefined;
   }
 
-  /** Records a session's use, at most once per TOUCH_INTERVAL_MS. */
-  async touchIfStale(session: Pick<SessionRow, 'id' | 'last_used_at'>, now: Date): Promise<void> {
-    if (!session.last_used_at || now.getTime() - Date.parse(session.last_used_at) > TOUCH_INTERVAL_MS)
+  /**
+   * Records a session's use, at most once per TOUCH_INTERVAL_MS. A closing session (its last tab
+   * closed, see closeSoon) used again within the grace — a reload — gets its expiry back.
+   */
+  async touchIfStale(
+    session: Pick<SessionRow, 'id' | 'last_used_at'> & Partial<Pick<SessionRow, 'closing_expires_at'>>,
+    now: Date,
+  ): Promise<void> {
+    if (session.closing_expires_at) await this.repo.reopen(session.id, now.toISOString());
+    else if (!session.last_used_at || now.getTime() - Date.parse(session.last_used_at) > TOUCH_INTERVAL_MS)
       await this.repo.touch(session.id, now.toISOString());
+  }
+
+  /**
+   * The last tab of a session closed: it ends after `graceMs` unless a request of the same session
+   * comes first (touchIfStale), so a reload keeps it. Its stream tokens die with it.
+   */
+  async closeSoon(sessionId: string, graceMs: number): Promise<void> {
+    const now = this.clock.now();
+    await this.repo.markClosing(
+      sessionId,
+      new Date(now.getTime() + graceMs).toISOString(),
+      now.toISOString(),
+    );
   }
 
   /** Ends the session of a token, and the stream tokens it minted. */

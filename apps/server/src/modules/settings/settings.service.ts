@@ -5,6 +5,7 @@ import {
   MESSAGES,
   checkSettingValue,
   getSettingDefinition,
+  isRetiredSetting,
   isSettingsCategory,
   secretSettingLabel,
   secretsReentryMessage,
@@ -109,6 +110,8 @@ export class SettingsService {
     const current = await this.getCategory(category);
     const updates: Record<string, string> = {};
     for (const [rawKey, rawValue] of Object.entries(input)) {
+      // A retired key (an older client's form) is accepted and dropped: nothing reads it.
+      if (isRetiredSetting(category, rawKey)) continue;
       const key = Object.hasOwn(KEY_ALIASES, rawKey) ? KEY_ALIASES[rawKey]! : rawKey;
       const def = getSettingDefinition(category, key);
       if (!def) throw badRequest(`${MESSAGES.unknownSettingKey} : ${rawKey}`);

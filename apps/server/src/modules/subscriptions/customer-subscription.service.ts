@@ -1,4 +1,10 @@
-import { SUBSCRIPTION_MESSAGES } from '@securering/contract';
+import {
+  SUBSCRIPTION_MESSAGES,
+  daysRemaining,
+  describePlanChange,
+  planChangeKind,
+  type TPlanChangeResponse,
+} from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, conflict } from '../../lib/app-error';
 import { formatDateFr } from '../../lib/format';
@@ -6,6 +12,7 @@ import { sameOriginUrl } from '../../lib/same-origin';
 import { loadStripeSettings } from '../../providers/payments/payment-settings';
 import { StripeGateway } from '../../providers/payments/stripe-gateway';
 import type { CustomerRow } from '../customers/customer.repository';
+import { PlanRepository } from '../plans/plan.repository';
 import { SubscriptionRepository } from './subscription.repository';
 
 /** What a customer does with its own subscription: open Stripe's portal, or stop renewal. */
@@ -37,6 +44,35 @@ export class CustomerSubscriptionService {
       });
       throw new AppError(502, SUBSCRIPTION_MESSAGES.portalFailed);
     }
+  }
+
+  /**
+   * What paying for `planId` would do to the subscription the customer holds (null: it holds none),
+   * in the words the checkout shows before payment; the activation applies the same rule.
+   */
+  async planChange(customer: CustomerRow, planId: string): Promise<TPlanChangeResponse['change']> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const current = await this.subscriptions.findCurrent(customer.id, now.toISOString());
+    if (!current) return null;
+    const plan = await new PlanRepository(ctx.db).findById(current.plan_id);
+    const kind = planChangeKind(current.plan_id, planId);
+    const renewsByCard = current.provider === 'stripe' && current.auto_renew === 1;
+    const daysLeft = daysRemaining(current.expires_at, now);
+    return {
+      kind,
+      current_plan_name: plan?.name ?? '',
+      current_expires_at: current.expires_at,
+      days_left: daysLeft,
+      renews_by_card: renewsByCard,
+      message: describePlanChange({
+        kind,
+        currentPlanName: plan?.name ?? '',
+        currentEndLabel: formatDateFr(current.expires_at),
+        daysLeft,
+        renewsByCard,
+      }),
+    };
   }
 
   /** Stops renewal: the subscription stays active until its end date, then lapses. */

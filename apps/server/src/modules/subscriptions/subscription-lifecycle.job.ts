@@ -5,6 +5,7 @@ import { CustomerRepository } from '../customers/customer.repository';
 import { endRingAccessIfUnsubscribed } from '../rings/end-access';
 import { PlanRepository } from '../plans/plan.repository';
 import { PaymentRepository } from './payment.repository';
+import { runProviderActions } from './provider-actions';
 import { SubscriptionRepository } from './subscription.repository';
 
 /** Reminder sent this long before a non-renewing subscription ends. */
@@ -16,11 +17,13 @@ export const ABANDONED_AFTER_MS = DAY_MS;
 
 /**
  * The scheduled part of the subscription lifecycle: expire lapsed subscriptions, remind before a
- * non-renewing period ends, close abandoned checkouts. Safe on several instances (conditional claims).
+ * non-renewing period ends, close abandoned checkouts, and retry the provider calls that failed
+ * (cancel a replaced subscription, refund a charge for one). Safe on several instances (conditional
+ * claims; provider calls carry idempotency keys).
  */
 export async function runSubscriptionLifecycle(
   ctx: AppContext,
-): Promise<{ expired: number; reminded: number; abandoned: number }> {
+): Promise<{ expired: number; reminded: number; abandoned: number; providerActions: number }> {
   const subscriptions = new SubscriptionRepository(ctx.db);
   const now = ctx.clock.now();
   const nowIso = now.toISOString();
@@ -62,5 +65,6 @@ export async function runSubscriptionLifecycle(
     new Date(now.getTime() - ABANDONED_AFTER_MS).toISOString(),
     nowIso,
   );
-  return { expired: expired.length, reminded, abandoned };
+  const providerActions = (await runProviderActions(ctx)).done;
+  return { expired: expired.length, reminded, abandoned, providerActions };
 }

@@ -38,6 +38,69 @@ export class SubscriptionRepository {
       .executeTakeFirst();
   }
 
+  /**
+   * The customer's subscriptions that still hold a place or may still be charged: active (running or
+   * lapsed), suspended, and expired ones whose provider may still renew them.
+   */
+  findOpen(customerId: string, trx: Database = this.db): Promise<SubscriptionRow[]> {
+    return trx
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .where((eb) =>
+        eb.or([
+          eb('status', 'in', ['active', 'suspended']),
+          eb.and([
+            eb('status', '=', 'expired'),
+            eb('auto_renew', '=', 1),
+            eb('provider_subscription_id', 'is not', null),
+          ]),
+        ]),
+      )
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Whether the customer holds an active subscription other than `exceptId`. */
+  async hasOtherActive(customerId: string, exceptId: string, trx: Database = this.db): Promise<boolean> {
+    const row = await trx
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('status', '=', 'active')
+      .where('id', '!=', exceptId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Every subscription of the customer a provider renews (before the customer is deleted). */
+  findProviderRenewed(customerId: string, trx: Database = this.db): Promise<SubscriptionRow[]> {
+    return trx
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .where('provider_subscription_id', 'is not', null)
+      .where('status', '!=', 'cancelled')
+      .execute();
+  }
+
+  /** Moves a subscription on only if it is still in `from` (true for exactly one caller). */
+  async transition(
+    id: string,
+    from: SubscriptionRow['status'],
+    changes: Partial<Omit<SubscriptionRow, 'id' | 'created_at'>>,
+    trx: Database = this.db,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('subscriptions')
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   findByProviderRef(
     provider: string,
     providerSubscriptionId: string,

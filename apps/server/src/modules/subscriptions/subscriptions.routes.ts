@@ -5,11 +5,13 @@ import {
   ZCustomerPortalRequest,
   ZFinalizePaypalRequest,
   ZFinalizeSessionRequest,
+  ZPlanChangeQuery,
   ZStoreSelectionRequest,
   ZTestCheckoutDecision,
   ZTestCheckoutQuery,
   centsToEuros,
   paymentReference,
+  type TPlanChangeResponse,
   type TSelection,
   type TSelectionResponse,
   type TTestCheckoutSummary,
@@ -28,9 +30,7 @@ import { CheckoutService } from './checkout.service';
 import { CustomerSubscriptionService } from './customer-subscription.service';
 import { SubscriptionRepository, type PlanSelectionRow } from './subscription.repository';
 import { VISITOR_SELECTION_TTL_MS } from './visitor-selection-purge.job';
-
-/** Anonymous visitors keep a plan choice in this cookie until they sign up. */
-const VISITOR_COOKIE = 'sr_selection';
+import { VISITOR_COOKIE, visitorHashOf } from './visitor-selection';
 
 function toSelection(row: PlanSelectionRow | undefined): TSelection | null {
   return row
@@ -53,9 +53,8 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
   }
 
   function visitorHash(request: FastifyRequest, reply?: FastifyReply): string | undefined {
-    const existing = request.cookies[VISITOR_COOKIE];
-    if (existing && /^[A-Za-z0-9_-]{20,64}$/.test(existing)) return hashToken(existing);
-    if (!reply) return undefined;
+    const existing = visitorHashOf(request);
+    if (existing || !reply) return existing;
     const token = newToken(24);
     reply.setCookie(VISITOR_COOKIE, token, {
       path: '/',
@@ -198,6 +197,18 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
       portal_url: await customerSubscriptions.portalUrl(customerCaller(request).customer, return_url),
     };
   });
+
+  app.get(
+    '/api/subscriptions/plan-change.php',
+    { preHandler: customerOnly },
+    async (request): Promise<TPlanChangeResponse> => {
+      const { plan_id } = parseInput(ZPlanChangeQuery, request.query);
+      return {
+        success: true,
+        change: await customerSubscriptions.planChange(customerCaller(request).customer, plan_id),
+      };
+    },
+  );
 
   app.post('/api/subscriptions/cancel.php', { preHandler: customerOnly }, async (request) => {
     return { success: true, message: await customerSubscriptions.cancel(customerCaller(request).customer) };

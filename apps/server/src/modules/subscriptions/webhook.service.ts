@@ -15,6 +15,7 @@ import {
   type PaypalWebhookHeaders,
 } from '../../providers/payments/paypal-gateway';
 import {
+  invoicePaymentRefs,
   invoicePeriodEnd,
   invoiceSubscriptionId,
   sessionConfirmation,
@@ -28,6 +29,7 @@ import { endRingAccessIfUnsubscribed } from '../rings/end-access';
 import { PaymentActivation } from './activate-payment';
 import { capturePaypalOrder } from './checkout.service';
 import { PaymentRepository } from './payment.repository';
+import { ProviderActionRepository } from './provider-action.repository';
 import { SubscriptionRepository } from './subscription.repository';
 
 export type WebhookOutcome = { success: true; duplicate?: boolean; ignored?: boolean };
@@ -118,15 +120,32 @@ export class WebhookService {
         const invoice = event.data.object as StripeInvoice;
         const subscriptionId = invoiceSubscriptionId(invoice);
         if (!subscriptionId || invoice.billing_reason === 'subscription_create') return; // handled by the checkout session
-        const subscription = await this.subscriptions.findByProviderRef('stripe', subscriptionId);
-        if (!subscription) return;
-        await this.activation.renew(subscription, {
+        const charge = {
           provider: 'stripe',
           transactionId: invoice.id ?? `invoice:${event.id}`,
           amountCents: invoice.amount_paid,
           currency: invoice.currency,
           periodEnd: invoicePeriodEnd(invoice),
-        });
+          providerSubscriptionId: subscriptionId,
+          refund: invoicePaymentRefs(invoice),
+        };
+        // A subscription SecureRing asked Stripe to cancel (replaced, or its customer deleted).
+        const cancelled = await new ProviderActionRepository(this.ctx.db).find(
+          'stripe',
+          'cancel_subscription',
+          subscriptionId,
+        );
+        const subscription =
+          (await this.subscriptions.findByProviderRef('stripe', subscriptionId)) ??
+          (cancelled?.subscription_id
+            ? await this.subscriptions.findById(cancelled.subscription_id)
+            : undefined);
+        if (subscription) {
+          // Never reactivates a replaced or cancelled subscription: recorded, flagged and refunded.
+          await this.activation.renew(subscription, charge);
+        } else if (cancelled) {
+          await this.activation.lateChargeWithoutRow(cancelled, charge);
+        }
         return;
       }
       case 'invoice.payment_failed': {
@@ -138,6 +157,7 @@ export class WebhookService {
         if (!subscription) return;
         await this.activation.renewalFailed(subscription, {
           provider: 'stripe',
+          providerSubscriptionId: subscriptionId,
           transactionId: `${invoice.id}:attempt:${invoice.attempt_count ?? 1}`,
           amountCents: invoice.amount_due,
           currency: invoice.currency,

@@ -110,10 +110,98 @@ export class StripeGateway {
     );
   }
 
+  /**
+   * Ends a subscription now, without a proration invoice: used when SecureRing replaced or removed
+   * it, so Stripe never charges it again. The idempotency key makes a retry (or a second instance)
+   * harmless.
+   */
+  cancelSubscription(subscriptionId: string): Promise<StripeSubscription> {
+    return this.call('subscriptions.cancel', () =>
+      this.stripe.subscriptions.cancel(
+        subscriptionId,
+        { invoice_now: false, prorate: false },
+        { idempotencyKey: `securering-cancel-${subscriptionId}` },
+      ),
+    );
+  }
+
+  /**
+   * Moves a subscription's next charge to `until` without charging or crediting anything: a plan
+   * bought again while the current period runs starts its billing where the paid time ends.
+   */
+  deferRenewal(subscriptionId: string, until: Date): Promise<StripeSubscription> {
+    return this.call('subscriptions.update', () =>
+      this.stripe.subscriptions.update(
+        subscriptionId,
+        { trial_end: Math.floor(until.getTime() / 1000), proration_behavior: 'none' },
+        { idempotencyKey: `securering-defer-${subscriptionId}-${until.getTime()}` },
+      ),
+    );
+  }
+
+  /**
+   * Refunds what an invoice charged: through the payment intent (or charge) the event named, else
+   * the invoice's paid payment read from Stripe. Once per invoice (idempotency key).
+   */
+  refundInvoice(
+    invoiceId: string,
+    hint: { paymentIntent?: string | null; charge?: string | null },
+  ): Promise<{ id: string; status: string | null }> {
+    return this.call('refunds.create', async () => {
+      let paymentIntent = hint.paymentIntent ?? null;
+      let charge = hint.charge ?? null;
+      if (!paymentIntent && !charge) {
+        const payments = await this.stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid' });
+        const paid = payments.data[0]?.payment;
+        paymentIntent = refId(paid?.payment_intent);
+        charge = refId(paid?.charge);
+      }
+      if (!paymentIntent && !charge) throw new Error(`no payment to refund on invoice ${invoiceId}`);
+      const refund = await this.stripe.refunds.create(
+        {
+          ...(paymentIntent ? { payment_intent: paymentIntent } : { charge: charge! }),
+          reason: 'duplicate',
+          metadata: { invoice: invoiceId },
+        },
+        { idempotencyKey: `securering-refund-${invoiceId}` },
+      );
+      return { id: refund.id, status: refund.status };
+    });
+  }
+
   /** Checks the Stripe-Signature header (HMAC with the webhook secret, 5-minute tolerance). */
   constructEvent(rawBody: Buffer, signature: string): StripeEvent {
     return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
   }
+}
+
+function refId(value: string | { id: string } | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === 'string' ? value : value.id;
+}
+
+/** What an invoice event names of the money it collected (older API shapes), for a refund. */
+export function invoicePaymentRefs(invoice: StripeInvoice): {
+  paymentIntent: string | null;
+  charge: string | null;
+} {
+  const legacy = invoice as unknown as {
+    payment_intent?: string | { id: string } | null;
+    charge?: string | { id: string } | null;
+  };
+  const listed = (
+    invoice as unknown as {
+      payments?: {
+        data?: Array<{
+          payment?: { payment_intent?: string | { id: string }; charge?: string | { id: string } };
+        }>;
+      };
+    }
+  ).payments?.data?.[0]?.payment;
+  return {
+    paymentIntent: refId(legacy.payment_intent) ?? refId(listed?.payment_intent),
+    charge: refId(legacy.charge) ?? refId(listed?.charge),
+  };
 }
 
 /** The subscription id of an invoice, in both the older and newer API shapes. */

@@ -16,6 +16,8 @@ export interface ToastItem {
   description?: string | undefined;
   variant: ToastVariant;
   duration: number;
+  /** Toasts sharing a group replace each other instead of stacking (e.g. one per conversation). */
+  group?: string | undefined;
 }
 
 type Notify = (toast: {
@@ -23,6 +25,7 @@ type Notify = (toast: {
   description?: string;
   variant?: ToastVariant;
   duration?: number;
+  group?: string;
 }) => void;
 const ToastContext = createContext<Notify | null>(null);
 
@@ -35,10 +38,10 @@ let nextId = 1;
 
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ToastItem[]>([]);
-  const notify = useCallback<Notify>(({ title, description, variant = 'info', duration = 4000 }) => {
+  const notify = useCallback<Notify>(({ title, description, variant = 'info', duration = 4000, group }) => {
     setToasts((current) => [
-      ...current.slice(-(MAX_VISIBLE_TOASTS - 1)),
-      { id: nextId++, title, description, variant, duration },
+      ...current.filter((t) => group === undefined || t.group !== group).slice(-(MAX_VISIBLE_TOASTS - 1)),
+      { id: nextId++, title, description, variant, duration, group },
     ]);
   }, []);
   const close = useCallback((id: number) => {

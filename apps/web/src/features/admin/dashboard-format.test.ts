@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { dayLabel, formatGo, formatMo, formatMs, formatUptime, monthLabel } from './dashboard-format';
+import {
+  dayLabel,
+  diskFreeSummary,
+  formatGo,
+  formatMo,
+  formatMs,
+  formatUptime,
+  monthLabel,
+} from './dashboard-format';
 
 describe('dashboard formats', () => {
   it('writes uptime in days, hours and minutes', () => {
@@ -22,5 +30,26 @@ describe('dashboard formats', () => {
     expect(monthLabel('2026-05')).toBe('mai 26');
     expect(dayLabel('2026-03-01')).toBe('01/03');
     expect(formatMs(12.5)).toBe('12,5 ms');
+  });
+
+  it('gives free disk space the tone of the server thresholds, with an alert when low or full', () => {
+    const MIB = 1024 ** 2;
+    const disk = (freeBytes: number, state: 'ok' | 'low' | 'full') => ({
+      freeBytes,
+      totalBytes: 100 * 1024 * MIB,
+      minFreeBytes: 200 * MIB,
+      warnFreeBytes: 1024 * MIB,
+      state,
+    });
+    const ok = diskFreeSummary(disk(50 * 1024 * MIB, 'ok'));
+    expect(ok).toMatchObject({ value: '50,00 Go', tone: 'ok', alert: null });
+    expect(ok.detail).toBe('50 % de 100,00 Go · alerte sous 1,00 Go, écritures refusées sous 200 Mo');
+    const low = diskFreeSummary(disk(800 * MIB, 'low'));
+    expect(low).toMatchObject({ value: '800 Mo', tone: 'warning' });
+    expect(low.alert).toContain('Espace disque faible');
+    const full = diskFreeSummary(disk(150 * MIB, 'full'));
+    expect(full).toMatchObject({ value: '150 Mo', tone: 'danger' });
+    expect(full.alert).toContain('Disque plein');
+    expect(diskFreeSummary(null)).toMatchObject({ value: '—', tone: 'warning', alert: null });
   });
 });

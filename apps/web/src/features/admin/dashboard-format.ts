@@ -1,5 +1,6 @@
 import { format } from 'date-fns';
 import { fr } from 'date-fns/locale';
+import type { TAdminStats } from '@securering/contract';
 
 /** "3 j 4 h 12 min" (days only when there are some; "0 min" at start). */
 export function formatUptime(totalSec: number): string {
@@ -58,3 +59,38 @@ export const LEVEL_LABELS: Record<
   error: { label: 'Erreur', variant: 'danger' },
   critical: { label: 'Critique', variant: 'danger' },
 };
+
+/** Bytes in Go from 1 Go, else in Mo. */
+const formatBytes = (bytes: number): string => (bytes >= GO ? formatGo(bytes) : formatMo(bytes));
+
+/**
+ * The dashboard's free-space figure: the tone follows the server's thresholds (warning below
+ * `warnFreeBytes`, danger below DATA_DIR_MIN_FREE_MB, when /readyz fails and writes get 507), and
+ * `alert` says what to do when space runs low.
+ */
+export function diskFreeSummary(disk: TAdminStats['disk']): {
+  value: string;
+  detail: string;
+  tone: 'ok' | 'warning' | 'danger';
+  alert: string | null;
+} {
+  if (!disk)
+    return { value: '—', detail: 'espace libre illisible sur DATA_DIR', tone: 'warning', alert: null };
+  const percent = disk.totalBytes > 0 ? Math.round((disk.freeBytes / disk.totalBytes) * 100) : 0;
+  const detail = `${percent} % de ${formatBytes(disk.totalBytes)} · alerte sous ${formatBytes(disk.warnFreeBytes)}, écritures refusées sous ${formatBytes(disk.minFreeBytes)}`;
+  if (disk.state === 'full')
+    return {
+      value: formatBytes(disk.freeBytes),
+      detail,
+      tone: 'danger',
+      alert: `Disque plein\u202f: il reste ${formatBytes(disk.freeBytes)} sur DATA_DIR, sous le seuil de ${formatBytes(disk.minFreeBytes)}. Cette instance est retirée du service (/readyz) et les écritures sont refusées. Libérez de l’espace (anciennes sauvegardes, journaux) ou agrandissez le disque.`,
+    };
+  if (disk.state === 'low')
+    return {
+      value: formatBytes(disk.freeBytes),
+      detail,
+      tone: 'warning',
+      alert: `Espace disque faible\u202f: il reste ${formatBytes(disk.freeBytes)} sur DATA_DIR. Sous ${formatBytes(disk.minFreeBytes)}, les écritures seront refusées.`,
+    };
+  return { value: formatBytes(disk.freeBytes), detail, tone: 'ok', alert: null };
+}

@@ -11,6 +11,7 @@ import { useAdminStats } from './admin-api';
 import {
   LEVEL_LABELS,
   dayLabel,
+  diskFreeSummary,
   formatGo,
   formatMo,
   formatMs,
@@ -30,12 +31,18 @@ export function DashboardTab() {
 
 function Dashboard({ stats }: { stats: TAdminStats }) {
   const { responseTime } = stats;
+  const disk = diskFreeSummary(stats.disk);
   return (
     <div className="space-y-6">
       {stats.paymentTestMode ? (
         <Alert variant="error" title="Mode paiement de test actif (PAYMENT_TEST_MODE)">
           Les abonnements peuvent être activés sans paiement. Redémarrez le serveur sans PAYMENT_TEST_MODE
           avant de l’ouvrir au public.
+        </Alert>
+      ) : null}
+      {disk.alert ? (
+        <Alert variant={disk.tone === 'danger' ? 'error' : 'warning'} title="Espace disque">
+          {disk.alert}
         </Alert>
       ) : null}
       <div className="grid gap-4 lg:grid-cols-3">
@@ -69,6 +76,7 @@ function Dashboard({ stats }: { stats: TAdminStats }) {
             value={formatGo(stats.storageUsed)}
             detail={`${stats.storageUsed < 1024 ** 3 ? `soit ${formatMo(stats.storageUsed)} · ` : ''}base, fichiers des Rings, envois et sauvegardes`}
           />
+          <Figure label="Espace disque libre" value={disk.value} tone={disk.tone} detail={disk.detail} />
         </Panel>
 
         <Panel title="Sécurité" icon={<ShieldCheck aria-hidden className="size-5 text-primary" />}>

@@ -1,6 +1,7 @@
 import {
   ZAdminPlansResponse,
   ZDeleteAdminPlanResponse,
+  ZOrderAdminPlansResponse,
   ZSaveAdminPlanResponse,
   type PlanEditorPayload,
 } from '@securering/contract';
@@ -84,4 +85,29 @@ export function useDeletePlan() {
       }),
     onSuccess: () => invalidate(),
   });
+}
+
+/** ▲ / ▼ on a card: the whole order (POST plans-order.php); the site lists plans in it. */
+export function useOrderPlans() {
+  const invalidate = useInvalidatePlans();
+  return useMutation({
+    mutationFn: (ids: string[]) =>
+      apiRequest('/api/admin/plans-order.php', {
+        method: 'POST',
+        auth: 'admin',
+        body: { ids },
+        schema: ZOrderAdminPlansResponse,
+        fallbackError: 'Impossible de sauvegarder le plan.',
+      }),
+    onSettled: () => invalidate(),
+  });
+}
+
+/** `ids` with the one at `index` moved by `step` (−1 up, +1 down); unchanged at the ends. */
+export function movedIds(ids: readonly string[], index: number, step: -1 | 1): string[] {
+  const target = index + step;
+  const next = [...ids];
+  if (index < 0 || target < 0 || target >= ids.length) return next;
+  [next[index], next[target]] = [next[target]!, next[index]!];
+  return next;
 }

@@ -5,7 +5,7 @@ import {
   videoOptionPriceLabel,
   type TAdminPlan,
 } from '@securering/contract';
-import { Check, Pencil, Plus, Star, Trash2 } from 'lucide-react';
+import { ArrowDown, ArrowUp, Check, Pencil, Plus, Star, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { LoadError } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
@@ -18,7 +18,7 @@ import { Switch } from '@/components/ui/switch';
 import { useToast } from '@/components/ui/toast';
 import { apiErrorMessage } from '@/lib/api-error-message';
 import { useAdminSession } from '@/lib/auth/admin-session';
-import { useAdminPlans, useDeletePlan, useTogglePlan } from './plans-api';
+import { movedIds, useAdminPlans, useDeletePlan, useOrderPlans, useTogglePlan } from './plans-api';
 import { PlanEditorDialog } from './plans-editor-dialog';
 
 const limitLabel = (n: number) => (n < 0 ? 'Illimité' : String(n));
@@ -28,6 +28,7 @@ export function PlansTab() {
   const session = useAdminSession();
   const plans = useAdminPlans();
   const remove = useDeletePlan();
+  const reorder = useOrderPlans();
   const notify = useToast();
   // The editor is keyed by what it edits (and each opening), so it always starts from fresh values.
   const [editor, setEditor] = useState<{ plan: TAdminPlan | undefined; key: number } | null>(null);
@@ -47,13 +48,34 @@ export function PlansTab() {
     });
   };
 
+  const move = (index: number, step: -1 | 1) => {
+    if (!plans.data) return;
+    reorder.mutate(
+      movedIds(
+        plans.data.map((p) => p.id),
+        index,
+        step,
+      ),
+      {
+        onSuccess: (res) => notify({ title: res.message, variant: 'success' }),
+        onError: (error) =>
+          notify({
+            title: 'Impossible de sauvegarder le plan.',
+            description: apiErrorMessage(error, 'Impossible de sauvegarder le plan.'),
+            variant: 'error',
+          }),
+      },
+    );
+  };
+
   return (
     <section aria-label="Plans" className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div>
           <h2 className="text-xl font-semibold">Plans d’abonnement</h2>
           <p className="text-sm text-slate-600">
-            Prix mensuels en euros. Seuls les plans actifs sont proposés sur le site.
+            Prix mensuels en euros. Seuls les plans actifs sont proposés sur le site, dans l’ordre ci-dessous
+            (▲ / ▼)&#8239;; les plans «&#8239;Populaire&#8239;» y sont mis en avant.
           </p>
         </div>
         {session.can('plans', 'create') ? (
@@ -73,10 +95,16 @@ export function PlansTab() {
         </Card>
       ) : (
         <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
-          {plans.data.map((plan) => (
+          {plans.data.map((plan, index) => (
             <PlanCard
               key={plan.id}
               plan={plan}
+              position={{
+                first: index === 0,
+                last: index === plans.data.length - 1,
+                pending: reorder.isPending,
+                onMove: (step) => move(index, step),
+              }}
               canEdit={session.can('plans', 'edit')}
               canDelete={session.can('plans', 'delete')}
               onEdit={() => setEditor({ plan, key: Date.now() })}
@@ -120,12 +148,14 @@ export function PlansTab() {
 
 function PlanCard({
   plan,
+  position,
   canEdit,
   canDelete,
   onEdit,
   onDelete,
 }: {
   plan: TAdminPlan;
+  position: { first: boolean; last: boolean; pending: boolean; onMove: (step: -1 | 1) => void };
   canEdit: boolean;
   canDelete: boolean;
   onEdit: () => void;
@@ -214,6 +244,30 @@ function PlanCard({
             <Button variant="outline" size="sm" onClick={onEdit}>
               <Pencil aria-hidden /> Modifier
             </Button>
+          ) : null}
+          {canEdit ? (
+            <>
+              <Button
+                variant="ghost"
+                size="sm"
+                aria-label={`Monter le plan ${plan.name}`}
+                title="Monter"
+                disabled={position.first || position.pending}
+                onClick={() => position.onMove(-1)}
+              >
+                <ArrowUp aria-hidden />
+              </Button>
+              <Button
+                variant="ghost"
+                size="sm"
+                aria-label={`Descendre le plan ${plan.name}`}
+                title="Descendre"
+                disabled={position.last || position.pending}
+                onClick={() => position.onMove(1)}
+              >
+                <ArrowDown aria-hidden />
+              </Button>
+            </>
           ) : null}
           {canDelete ? (
             <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" onClick={onDelete}>

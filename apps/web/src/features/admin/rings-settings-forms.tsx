@@ -59,27 +59,24 @@ function NumberInput({
 }
 
 const REFRESH = numberField('general', 'ring_refresh_interval', 'Intervalle de rafraîchissement des Rings');
-const STORAGE_DIR: SettingField = {
-  key: 'ring_storage_dir',
-  label: 'Dossier de stockage des Rings',
-  fallback: 'rings',
-  hint: 'Dossier des fichiers des Rings\u202f; «\u202frings\u202f» si vide.',
-};
 const APP_LINKS: SettingField[] = [
   { key: 'ios_app_url', label: 'Lien de l’application iOS' },
   { key: 'android_app_url', label: 'Lien de l’application Android' },
   { key: 'apk_direct_url', label: 'Lien direct de l’APK Android' },
 ];
-const RING_FIELDS: SettingField[] = [REFRESH, STORAGE_DIR, ...APP_LINKS];
+const RING_FIELDS: SettingField[] = [REFRESH, ...APP_LINKS];
 
-/** "Paramètres des Rings": refresh interval, storage folder and app links (category general). */
+/**
+ * "Paramètres des Rings": the room's refresh interval and the app links (category general). Where
+ * Ring files are stored is set at deployment (DATA_DIR or S3_BUCKET), not here.
+ */
 export function RingsGeneralForm({ initial, canEdit }: { initial: SettingsMap; canEdit: boolean }) {
   const form = useSettingsForm('general', RING_FIELDS, initial);
   const disabled = !canEdit || form.saving;
   return (
     <SettingsFormCard
       title="Paramètres des Rings"
-      description="Rafraîchissement des espaces, stockage et liens vers les applications mobiles."
+      description="Rafraîchissement des espaces et liens vers les applications mobiles."
       canEdit={canEdit}
       saving={form.saving}
       onSave={form.submit}
@@ -92,16 +89,16 @@ export function RingsGeneralForm({ initial, canEdit }: { initial: SettingsMap; c
         disabled={disabled}
         onChange={(v) => form.set(REFRESH.key, v)}
       />
-      {[STORAGE_DIR, ...APP_LINKS].map((field) => {
+      {APP_LINKS.map((field) => {
         const id = `rings-${field.key}`;
         const error = form.errors[field.key];
         return (
           <Field key={field.key} id={id} label={field.label} error={error} hint={field.hint}>
             <Input
               id={id}
-              type={field.key.endsWith('_url') ? 'url' : 'text'}
+              type="url"
               value={form.values[field.key] ?? ''}
-              placeholder={field.key.endsWith('_url') ? 'https://…' : field.fallback}
+              placeholder="https://…"
               disabled={disabled}
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${id}-error` : undefined}

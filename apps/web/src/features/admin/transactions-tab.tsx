@@ -1,4 +1,5 @@
 import {
+  PAYMENT_FLAG_LABELS,
   PAYMENT_STATUS_LABELS,
   TRANSACTION_GATEWAYS,
   TRANSACTION_GATEWAY_LABELS,
@@ -229,6 +230,11 @@ function TransactionRow({ transaction: t }: { transaction: TAdminTransaction }) 
       <td className="py-2 pr-3">{gatewayLabel(t.payment_provider)}</td>
       <td className="py-2 pr-3">
         <Badge variant={STATUS_VARIANT[t.computed_status]}>{PAYMENT_STATUS_LABELS[t.computed_status]}</Badge>
+        {t.flag ? (
+          <div className="mt-1">
+            <Badge variant="warning">{PAYMENT_FLAG_LABELS[t.flag]}</Badge>
+          </div>
+        ) : null}
       </td>
       <td className="max-w-[14rem] truncate py-2 font-mono text-xs" title={t.transaction_id ?? undefined}>
         {t.transaction_id ?? '—'}

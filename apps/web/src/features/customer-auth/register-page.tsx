@@ -1,11 +1,13 @@
 import {
   ACCOUNT_MESSAGES,
   acceptanceError,
+  formatEuros,
   validateAccountStep,
+  ZSelectionResponse,
   type AccountStepValues,
   type TRegisterRequest,
 } from '@securering/contract';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { ArrowLeft, ArrowRight, CheckCircle2, MailCheck } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
@@ -20,6 +22,7 @@ import { Field, Label } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { useToast } from '@/components/ui/toast';
 import { ApiError, apiRequest } from '@/lib/api-client';
+import { usePlans } from '@/lib/plans';
 import { cn } from '@/lib/utils';
 
 type RegisterValues = Required<Omit<TRegisterRequest, 'accept_terms' | 'accept_privacy'>> & {
@@ -48,7 +51,32 @@ const STEPS = ['Compte', 'Adresse', 'Validation'] as const;
 /** After success the page moves on to the login screen (spec 1 §4: follow-up after 2 seconds). */
 const FOLLOW_UP_MS = 2000;
 
+/**
+ * The plan the visitor chose with « Commencer » on the home page (GET signup-selection.php, the
+ * visitor cookie): shown in the summary; the new account takes it, and /subscribe opens on it
+ * after the email is verified.
+ */
+function useSignupPlan() {
+  const selection = useQuery({
+    queryKey: ['register', 'signup-selection'],
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest('/api/subscriptions/signup-selection.php', {
+          schema: ZSelectionResponse,
+          signal,
+        })
+      ).data,
+    staleTime: 0,
+    retry: false,
+  });
+  const plans = usePlans();
+  const chosen = selection.data;
+  const plan = chosen ? plans.data?.find((p) => p.id === chosen.plan_id) : undefined;
+  return plan && chosen ? { plan, cycle: chosen.billing_cycle } : undefined;
+}
+
 export function RegisterPage() {
+  const signupPlan = useSignupPlan();
   const [step, setStep] = useState(0);
   const [acceptanceMessage, setAcceptanceMessage] = useState<string | null>(null);
   const notify = useToast();
@@ -76,7 +104,8 @@ export function RegisterPage() {
         body: values,
         fallbackError: 'Erreur lors de la création du compte',
       }),
-    onSuccess: () => notify({ title: 'Compte créé avec succès\u202f! Vérifiez votre email.', variant: 'success' }),
+    onSuccess: () =>
+      notify({ title: 'Compte créé avec succès\u202f! Vérifiez votre email.', variant: 'success' }),
     // A password the server finds too common: back to step 1, with the message under the field.
     onError: (error) => {
       if (error instanceof ApiError && error.message === ACCOUNT_MESSAGES.passwordCommon) {
@@ -147,7 +176,11 @@ export function RegisterPage() {
       intro="Trois étapes, moins de deux minutes. Le plan se choisit après la vérification de votre email."
       width="md"
     >
-      <ol ref={stepsRef} className="mb-6 flex scroll-mt-24 gap-1.5 sm:gap-2" aria-label="Étapes de l’inscription">
+      <ol
+        ref={stepsRef}
+        className="mb-6 flex scroll-mt-24 gap-1.5 sm:gap-2"
+        aria-label="Étapes de l’inscription"
+      >
         {STEPS.map((label, index) => (
           <li
             key={label}
@@ -308,6 +341,17 @@ export function RegisterPage() {
                       .filter(Boolean)
                       .join(', ') || '—'}
                   </dd>
+                  {signupPlan ? (
+                    <>
+                      <dt className="text-slate-500">Plan choisi</dt>
+                      <dd>
+                        {signupPlan.plan.name} ·{' '}
+                        {signupPlan.cycle === 'yearly'
+                          ? 'facturation annuelle'
+                          : `${formatEuros(signupPlan.plan.price)} / mois`}
+                      </dd>
+                    </>
+                  ) : null}
                 </dl>
                 <div className="flex items-start gap-3">
                   <Checkbox

@@ -1,4 +1,10 @@
-import { describeBilling, formatCount, type TDashboardData } from '@securering/contract';
+import {
+  describeBilling,
+  formatCount,
+  hasPlanFeature,
+  parseFeatures,
+  type TDashboardData,
+} from '@securering/contract';
 import {
   ArrowLeft,
   BarChart3,
@@ -6,6 +12,7 @@ import {
   CreditCard,
   KeyRound,
   LogOut,
+  ScrollText,
   Settings,
   ShieldCheck,
   Users,
@@ -37,8 +44,9 @@ const SubscriptionTab = lazy(() =>
   import('./subscription-tab').then((m) => ({ default: m.SubscriptionTab })),
 );
 const StatisticsTab = lazy(() => import('./statistics-tab').then((m) => ({ default: m.StatisticsTab })));
+const JournalTab = lazy(() => import('./journal-tab').then((m) => ({ default: m.JournalTab })));
 
-const TABS = ['users', 'settings', 'subscription', 'statistics'] as const;
+const TABS = ['users', 'settings', 'subscription', 'statistics', 'journal'] as const;
 type Tab = (typeof TABS)[number];
 
 /**
@@ -50,7 +58,12 @@ export function CustomerDashboard({ data }: { data: TDashboardData }) {
   const session = useCustomerSession();
   const [params, setParams] = useSearchParams();
   const requested = params.get('tab');
-  const tab: Tab = (TABS as readonly string[]).includes(requested ?? '') ? (requested as Tab) : 'users';
+  // « Journal » comes with the plans that list « Audit logs » (the server refuses it otherwise).
+  const journal = hasPlanFeature(parseFeatures(data.subscription?.features ?? []), 'audit');
+  const tab: Tab =
+    (TABS as readonly string[]).includes(requested ?? '') && (requested !== 'journal' || journal)
+      ? (requested as Tab)
+      : 'users';
   const requestedRing = params.get('ring');
   const ringId = data.rings.some((r) => r.id === requestedRing)
     ? (requestedRing ?? undefined)
@@ -158,7 +171,11 @@ export function CustomerDashboard({ data }: { data: TDashboardData }) {
           >
             {selectedRing ? `Ring «\u202f${selectedRing.name}\u202f»` : 'Niveau maximal de votre plan'}
           </SummaryCard>
-          <SummaryCard label="Statut" value={plan.status === 'active' ? 'Actif' : 'Inactif'} icon={CheckCircle2}>
+          <SummaryCard
+            label="Statut"
+            value={plan.status === 'active' ? 'Actif' : 'Inactif'}
+            icon={CheckCircle2}
+          >
             {plan.nextBilling
               ? `Prochain paiement\u202f: ${formatDateLong(plan.nextBilling)}`
               : `Fin le ${formatDateLong(plan.expires_at)} (sans renouvellement)`}
@@ -179,6 +196,11 @@ export function CustomerDashboard({ data }: { data: TDashboardData }) {
             <TabsTrigger value="statistics">
               <BarChart3 aria-hidden /> Statistiques
             </TabsTrigger>
+            {journal ? (
+              <TabsTrigger value="journal">
+                <ScrollText aria-hidden /> Journal
+              </TabsTrigger>
+            ) : null}
           </TabsList>
           <TabsContent value="users">
             <UsersTab data={data} ringId={ringId} ringName={ringName} onSelectRing={selectRing} />
@@ -193,6 +215,11 @@ export function CustomerDashboard({ data }: { data: TDashboardData }) {
             <TabsContent value="statistics">
               {ringId ? <StatisticsTab ringId={ringId} /> : <NoRingYet />}
             </TabsContent>
+            {journal ? (
+              <TabsContent value="journal">
+                {ringId ? <JournalTab key={ringId} ringId={ringId} /> : <NoRingYet />}
+              </TabsContent>
+            ) : null}
           </Suspense>
         </Tabs>
       </main>

@@ -2,7 +2,9 @@ import {
   ZCreateRingResponse,
   ZCustomerPortalResponse,
   ZDashboardDataResponse,
+  RING_USER_API_PATHS,
   ZInviteRingUserResponse,
+  ZResendRingInvitationResponse,
   ZRingDetailResponse,
   ZRingUsersResponse,
   ZUpdateRingResponse,
@@ -121,6 +123,22 @@ export function useInviteUser() {
         body,
         schema: ZInviteRingUserResponse,
         fallbackError: 'Erreur lors de la création de l’invitation',
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+/** « Renvoyer »: a pending invitation is valid again for INVITATION_TTL_DAYS and mailed again. */
+export function useResendInvitation() {
+  const invalidate = useInvalidateCustomer();
+  return useMutation({
+    mutationFn: (userId: string) =>
+      apiRequest(RING_USER_API_PATHS.resendInvitation, {
+        method: 'POST',
+        auth: 'customer',
+        body: { user_id: userId },
+        schema: ZResendRingInvitationResponse,
+        fallbackError: 'Erreur lors du renvoi de l’invitation',
       }),
     onSuccess: invalidate,
   });

@@ -1,6 +1,7 @@
 import {
   AUTO_DESTROY,
   ENCRYPTION_LEVELS,
+  EPHEMERAL_MAX_NOTICE,
   MAX_FILE_SIZE_MB,
   PROTECTION_LEVELS,
   normaliseAutoDestroyDelay,
@@ -28,7 +29,7 @@ import { announceProtection } from '@/lib/ring-broadcast';
 import { cn } from '@/lib/utils';
 import { useRingDetail, useUpdateRing } from './dashboard-api';
 import { ENCRYPTION_LABELS, PROTECTION_LABELS } from '@/lib/ring-labels';
-import { NotificationSettingsPanel } from './notification-settings-panel';
+import { NotificationSettingsPanel } from '@/components/notification-settings-panel';
 
 /** "Paramètres Ring" with its four sub-tabs. */
 export function RingSettingsTab({ ringId, plan }: { ringId: string; plan: TCustomerPlanView }) {
@@ -185,7 +186,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                 label="Messages éphémères"
                 hint={
                   plan.ephemeral_allowed
-                    ? 'Les messages s’effacent après le délai choisi.'
+                    ? `Chaque membre voit le message pendant le délai choisi à partir de sa première lecture. ${EPHEMERAL_MAX_NOTICE}`
                     : 'Non inclus dans votre plan.'
                 }
                 checked={state.ephemeral_messages}
@@ -247,6 +248,15 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                   </button>
                 ))}
               </div>
+              <ul className="mt-3 space-y-1 text-sm text-slate-600" aria-label="Effet de chaque niveau">
+                {PROTECTION_LEVELS.map((level) => (
+                  <li key={level} className={cn(state.level === level && 'font-medium text-slate-900')}>
+                    <span className="font-semibold">{PROTECTION_LABELS[level]}</span>
+                    {'\u00a0: '}
+                    {PROTECTION_LEVEL_EFFECTS[level]}
+                  </li>
+                ))}
+              </ul>
             </fieldset>
             <div className="divide-y divide-slate-100">
               <SwitchField
@@ -286,7 +296,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
           </TabsContent>
 
           <TabsContent value="notifications">
-            <NotificationSettingsPanel />
+            <NotificationSettingsPanel session="customer" />
           </TabsContent>
 
           <TabsContent value="options" className="space-y-2">
@@ -341,3 +351,13 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
     </Card>
   );
 }
+
+/** What each level does in the room, shown next to the levels (issue 28). */
+const PROTECTION_LEVEL_EFFECTS: Record<ProtectionLevel, string> = {
+  disabled: 'aucune protection, le contenu reste toujours affiché.',
+  basic: 'raccourcis de capture et menu contextuel bloqués, contenu masqué quand l’onglet est caché.',
+  standard:
+    'en plus, glisser bloqué, filigrane au nom de la personne\u202f; le contenu reste affiché quand une autre fenêtre est au premier plan.',
+  maximum:
+    'en plus, sélection du texte bloquée (bouton «\u202fCopier\u202f» sur chaque message), contenu masqué dès que la fenêtre perd le focus (sauf au profit des fenêtres du Ring), détection des outils de développement et détection expérimentale d’enregistrement.',
+};

@@ -13,13 +13,14 @@ const user = (role: TRingUser['role'], status: TRingUser['status']): TRingUser =
   lastSeen: null,
   createdAt: '2026-11-24T10:00:00.000Z',
   admission: status === 'invited' ? null : 'admitted',
+  inviteExpiresAt: null,
 });
 
 describe('membersSummary', () => {
   it('counts accepted and invited members like the plan, and names the owner apart', () => {
-    expect(membersSummary([user('owner', 'active'), user('member', 'active'), user('admin', 'invited')])).toBe(
-      '2 utilisateurs et vous (propriétaire)',
-    );
+    expect(
+      membersSummary([user('owner', 'active'), user('member', 'active'), user('admin', 'invited')]),
+    ).toBe('2 utilisateurs et vous (propriétaire)');
     expect(membersSummary([user('owner', 'active')])).toBe('0 utilisateur et vous (propriétaire)');
   });
 

@@ -1,5 +1,5 @@
-import { type TDashboardData, type TRingUser } from '@securering/contract';
-import { Copy, Plus, Trash2, UserCheck, UserMinus, UserPlus } from 'lucide-react';
+import { isInvitationExpired, type TDashboardData, type TRingUser } from '@securering/contract';
+import { Copy, Plus, Send, Trash2, UserCheck, UserMinus, UserPlus } from 'lucide-react';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
@@ -13,7 +13,14 @@ import { TableScroll } from '@/components/ui/table-scroll';
 import { useToast } from '@/components/ui/toast';
 import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { formatRelative } from '@/lib/dates';
-import { useCreateRing, useInviteUser, useRemoveUser, useRingUsers, useSetUserStatus } from './dashboard-api';
+import {
+  useCreateRing,
+  useInviteUser,
+  useRemoveUser,
+  useResendInvitation,
+  useRingUsers,
+  useSetUserStatus,
+} from './dashboard-api';
 import { MEMBER_STATUS_LABELS } from '@/lib/ring-labels';
 import { membersSummary } from './seat-counts';
 
@@ -207,7 +214,18 @@ function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | u
   const users = useRingUsers(ringId);
   const remove = useRemoveUser();
   const setStatus = useSetUserStatus();
+  const resend = useResendInvitation();
   const notify = useToast();
+  const handleResend = (user: TRingUser) =>
+    resend.mutate(user.id, {
+      onSuccess: (res) => notify({ title: res.message, variant: 'success' }),
+      onError: (error) =>
+        notify({
+          title: 'Erreur lors du renvoi de l’invitation',
+          description: error.message,
+          variant: 'error',
+        }),
+    });
   const [pending, setPending] = useState<TRingUser | null>(null);
   const [deactivating, setDeactivating] = useState<TRingUser | null>(null);
   const changeStatus = (user: TRingUser, status: 'active' | 'inactive') =>
@@ -279,6 +297,15 @@ function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | u
                           Admission refusée
                         </Badge>
                       ) : null}
+                      {isInvitationExpired(user, users.dataUpdatedAt) ? (
+                        <Badge
+                          variant="danger"
+                          className="ml-1"
+                          title={'Ce code n’ouvre plus le Ring\u202f: renvoyez l’invitation'}
+                        >
+                          Invitation expirée
+                        </Badge>
+                      ) : null}
                     </td>
                     <td className="py-2 pr-4">
                       <span className="font-mono text-xs">{user.inviteCode}</span>
@@ -287,6 +314,17 @@ function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | u
                     <td className="py-2 pr-4">{user.isUsed ? 'Oui' : 'Non'}</td>
                     <td className="py-2 pr-4">{user.lastSeen ? formatRelative(user.lastSeen) : 'Jamais'}</td>
                     <td className="py-2 text-right">
+                      {!user.isUsed && user.role !== 'owner' ? (
+                        <Button
+                          variant="outline"
+                          size="sm"
+                          disabled={resend.isPending}
+                          aria-label={`Renvoyer l’invitation de ${user.username}`}
+                          onClick={() => handleResend(user)}
+                        >
+                          <Send aria-hidden /> Renvoyer
+                        </Button>
+                      ) : null}
                       {!user.isUsed && user.role !== 'owner' ? (
                         <Button
                           variant="ghost"

@@ -36,8 +36,8 @@ const SECURITY_LEVELS = [
 
 const ADVANCED = [
   {
-    title: 'Passphrase personnalisée',
-    text: 'Chaque Ring a sa propre phrase secrète\u202f: les clés sont dérivées dans votre navigateur et ne nous parviennent jamais.',
+    title: 'Passphrase personnelle',
+    text: 'Chaque membre a sa propre phrase secrète\u202f: ses clés sont dérivées dans son navigateur et ne nous parviennent jamais.',
     icon: KeyRound,
   },
   {
@@ -68,7 +68,8 @@ export function HomePage() {
           </h1>
           <p className="max-w-2xl text-lg text-slate-600">
             {siteName} crée pour votre équipe des espaces privés — les Rings — avec chat, appels et partage de
-            fichiers. Tout est chiffré dans vos navigateurs&#8239;: même nous ne pouvons pas lire vos échanges.
+            fichiers. Tout est chiffré dans vos navigateurs&#8239;: même nous ne pouvons pas lire vos
+            échanges.
           </p>
           <ul className="flex flex-wrap justify-center gap-3" aria-label="Fonctionnalités">
             {[

@@ -1,17 +1,33 @@
-import { formatEuros } from '@securering/contract';
+import { formatEuros, type TPublicPlan } from '@securering/contract';
 import { Users } from 'lucide-react';
-import { Link } from 'react-router';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
 import { PlanFeatureList } from '@/components/plan-feature-list';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
-import { formatLimit, usePlans, videoOptionLabel } from '@/lib/plans';
+import { useCustomerSession } from '@/lib/auth/customer-session';
+import { formatLimit, storeVisitorSelection, usePlans, videoOptionLabel } from '@/lib/plans';
 import { cn } from '@/lib/utils';
 
-/** Active plans; the second one carries the "Populaire" badge and is highlighted. */
+/** Active plans in the back office's order; those marked popular carry the "Populaire" badge and are highlighted. */
 export function PlansGrid() {
   const plans = usePlans();
+  const session = useCustomerSession();
+  const navigate = useNavigate();
+  const [starting, setStarting] = useState<string | null>(null);
+
+  /** A signed-in customer goes straight to the checkout; a visitor's choice is kept through sign-up. */
+  const start = async (plan: TPublicPlan) => {
+    if (session.customer) {
+      void navigate(`/subscribe?plan_id=${encodeURIComponent(plan.id)}&billing=monthly`);
+      return;
+    }
+    setStarting(plan.id);
+    await storeVisitorSelection(plan);
+    void navigate('/register');
+  };
   if (plans.isPending) {
     return (
       <div className="flex justify-center py-12">
@@ -22,8 +38,8 @@ export function PlansGrid() {
   if (plans.isError) return <Alert variant="error">Erreur lors du chargement des plans</Alert>;
   return (
     <div className="grid gap-6 md:grid-cols-3">
-      {plans.data.map((plan, index) => {
-        const popular = index === 1;
+      {plans.data.map((plan) => {
+        const popular = plan.popular;
         return (
           <article
             key={plan.id}
@@ -53,8 +69,13 @@ export function PlansGrid() {
                 {videoOptionLabel(plan.video_option)}
               </span>
             </p>
-            <Button asChild className="mt-4" variant={popular ? 'default' : 'outline'}>
-              <Link to="/register">Commencer</Link>
+            <Button
+              className="mt-4"
+              variant={popular ? 'default' : 'outline'}
+              disabled={starting !== null}
+              onClick={() => void start(plan)}
+            >
+              Commencer
             </Button>
           </article>
         );

@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { PublicFrame } from '@/components/layout/public-frame';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { useRingSession } from '@/lib/auth/ring-session';
+import { useRingTabPresence } from '@/lib/auth/ring-tabs';
 import { usePageTitle } from '@/lib/site-settings';
 import { RingLoginForm } from './ring-login-form';
 
@@ -12,6 +13,8 @@ const RingRoom = lazy(() => import('./room/ring-room').then((m) => ({ default: m
 export function RingPage() {
   const session = useRingSession();
   usePageTitle(session.ring ? session.ring.name : 'Accès Ring');
+  // The room and its DM and call popups are this browser's Ring tabs.
+  useRingTabPresence(session.user ? session.token : null);
   if (!session.token || !session.user) {
     return (
       <PublicFrame>

@@ -19,7 +19,7 @@ import { Label } from '@/components/ui/label';
 import { useToast } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-client';
 import { logToServer } from '@/lib/client-log';
-import { createCheckout, createCryptoCheckout, type RedirectProvider } from './subscribe-api';
+import { createCheckout, createCryptoCheckout, usePlanChange, type RedirectProvider } from './subscribe-api';
 
 /** How long the crypto notice stays (spec 1 §9). */
 const CRYPTO_NOTICE_MS = 10_000;
@@ -41,6 +41,7 @@ export function CheckoutView({
   const [error, setError] = useState<string | null>(null);
   const [cryptoOpen, setCryptoOpen] = useState(false);
   const [currency, setCurrency] = useState<CryptoCurrency | ''>('');
+  const planChange = usePlanChange(plan.id);
   const quote = quotePrice(
     { priceCents: Math.round(plan.price * 100), videoOptionCents: Math.round(plan.video_option * 100) },
     selection.billing_cycle,
@@ -120,6 +121,14 @@ export function CheckoutView({
           </dd>
         </dl>
 
+        {planChange.data ? (
+          <Alert
+            variant={planChange.data.kind === 'replace' ? 'warning' : 'info'}
+            title="Votre abonnement actuel"
+          >
+            {planChange.data.message}
+          </Alert>
+        ) : null}
         {error ? <Alert variant="error">{error}</Alert> : null}
         {none ? (
           <Alert variant="info">

@@ -13,11 +13,6 @@ import { Label } from '@/components/ui/label';
 import { formatLimit, videoOptionLabel } from '@/lib/plans';
 import { cn } from '@/lib/utils';
 
-/** The popular highlight on /subscribe goes to the middle plan (spec 1 §9). */
-export function middleIndex(count: number): number {
-  return Math.floor((count - 1) / 2);
-}
-
 export function BillingToggle({
   value,
   onChange,
@@ -75,10 +70,11 @@ export function PlanPicker({
   onChoose: (plan: TPublicPlan) => void;
   pendingPlanId: string | null;
 }) {
-  const popular = middleIndex(plans.length);
   return (
     <div className="grid gap-6 md:grid-cols-3">
-      {plans.map((plan, index) => {
+      {plans.map((plan) => {
+        // The back office's « Populaire » switch decides the highlight (issue 25), not the position.
+        const popular = plan.popular;
         const quote = quotePrice(
           { priceCents: Math.round(plan.price * 100), videoOptionCents: Math.round(plan.video_option * 100) },
           cycle,
@@ -91,10 +87,10 @@ export function PlanPicker({
             aria-label={`Plan ${plan.name}`}
             className={cn(
               'relative flex flex-col rounded-2xl border bg-white p-6 shadow-sm',
-              index === popular ? 'border-2 border-primary shadow-lg' : 'border-slate-200',
+              popular ? 'border-2 border-primary shadow-lg' : 'border-slate-200',
             )}
           >
-            {index === popular ? (
+            {popular ? (
               <Badge variant="solid" className="absolute -top-3 left-1/2 -translate-x-1/2">
                 Populaire
               </Badge>
@@ -138,7 +134,7 @@ export function PlanPicker({
             </div>
             <Button
               className="mt-4"
-              variant={index === popular ? 'default' : 'outline'}
+              variant={popular ? 'default' : 'outline'}
               disabled={pendingPlanId !== null}
               onClick={() => onChoose(plan)}
             >

@@ -2,6 +2,7 @@ import {
   ZCheckoutResponse,
   ZCryptoCheckoutResponse,
   ZPaymentProvidersResponse,
+  ZPlanChangeResponse,
   ZSelectionResponse,
   type CryptoCurrency,
   type TSelection,
@@ -33,6 +34,25 @@ export function useCurrentSelection(enabled: boolean) {
         })
       ).data,
     enabled,
+    staleTime: 0,
+  });
+}
+
+/**
+ * What paying for this plan does to the subscription the customer holds (null: none), said before
+ * payment: the time left is kept (same plan) or lost (another plan).
+ */
+export function usePlanChange(planId: string) {
+  return useQuery({
+    queryKey: ['subscribe', 'plan-change', planId],
+    queryFn: async ({ signal }) =>
+      (
+        await apiRequest(`/api/subscriptions/plan-change.php?plan_id=${encodeURIComponent(planId)}`, {
+          auth: 'customer',
+          schema: ZPlanChangeResponse,
+          signal,
+        })
+      ).change,
     staleTime: 0,
   });
 }

@@ -100,6 +100,9 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
         fallbackError: 'Email ou mot de passe incorrect',
       });
       store(res.token, res.customer);
+      // In memory only: the Ring passphrase dialog refuses a passphrase equal to this password.
+      if (typeof body.password === 'string')
+        await (await import('./account-password')).rememberAccountPassword(body.password);
       setToken(res.token);
       setCustomer(res.customer);
       logToServer(

@@ -72,12 +72,7 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
   }, [reset]);
 
   const open = useCallback(
-    async (
-      path: string,
-      body: object,
-      fallback: string,
-      auth?: 'customer',
-    ): Promise<RingLoginOutcome> => {
+    async (path: string, body: object, fallback: string, auth?: 'customer'): Promise<RingLoginOutcome> => {
       let json: unknown;
       try {
         json = await apiRequest(path, {
@@ -109,6 +104,9 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
       const parsed = schema.safeParse(json);
       if (!parsed.success) return { ok: false, error: fallback };
       store(parsed.data.token, parsed.data.user, parsed.data.ring);
+      // In memory only: the passphrase dialog refuses a passphrase equal to the account password.
+      if ('password' in body && typeof body.password === 'string')
+        await (await import('./account-password')).rememberAccountPassword(body.password);
       setToken(parsed.data.token);
       setUser(parsed.data.user);
       setRing(parsed.data.ring);
@@ -142,7 +140,12 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
           await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
             () => undefined,
           );
-        return open('/api/customer/ring-session.php', { ring_id: ringId }, 'Accès au Ring impossible', 'customer');
+        return open(
+          '/api/customer/ring-session.php',
+          { ring_id: ringId },
+          'Accès au Ring impossible',
+          'customer',
+        );
       },
       async logout() {
         if (getToken('ring'))

@@ -7,6 +7,7 @@ import {
   shouldRestartIce,
   type SignedDescription,
 } from './call-negotiation';
+import { checkRemoteCertificate, extractFingerprints } from './call-signature';
 
 /** What the connection sends to the peer through the server (its own order is kept). */
 export type OutgoingSignal =
@@ -30,8 +31,11 @@ export interface CallConnectionOptions {
   onRemoteStream(stream: MediaStream): void;
   /** The peer's description was verified (the security badge can say so). */
   onVerified(): void;
-  /** The call cannot go on: a bad signature, or the connection did not come back. */
-  onFatal(cause: 'bad_signature' | 'connection_lost'): void;
+  /**
+   * The call cannot go on: a bad signature, a DTLS certificate that is not the signed one, or the
+   * connection did not come back.
+   */
+  onFatal(cause: 'bad_signature' | 'certificate_mismatch' | 'connection_lost'): void;
   log(message: string, details?: unknown): void;
 }
 
@@ -54,6 +58,8 @@ export class CallConnection {
   private incoming: Promise<void> = Promise.resolve();
   private outgoing: Promise<void> = Promise.resolve();
   private pendingCandidates: RTCIceCandidateInit[] = [];
+  /** The fingerprints of the peer's last applied, verified description. */
+  private signedFingerprints: string[] = [];
   private troubleSince: number | null = null;
   private lastRestartAt: number | null = null;
   private watchdog: ReturnType<typeof setInterval> | undefined;
@@ -169,6 +175,7 @@ export class CallConnection {
     this.settingRemoteAnswerPending = description.type === 'answer';
     try {
       await this.pc.setRemoteDescription(description);
+      this.signedFingerprints = extractFingerprints(description.sdp);
     } finally {
       this.settingRemoteAnswerPending = false;
     }
@@ -217,11 +224,24 @@ export class CallConnection {
     const state = this.pc.connectionState;
     if (state === 'connected') {
       this.troubleSince = null;
+      void this.checkCertificate();
     } else if ((state === 'disconnected' || state === 'failed') && this.troubleSince === null) {
       this.troubleSince = Date.now();
     }
     this.options.onConnectionState(state);
     this.checkHealth();
+  }
+
+  /** Review L2: the peer's DTLS certificate must be the one its signed description names. */
+  private async checkCertificate(): Promise<void> {
+    try {
+      const result = await checkRemoteCertificate(this.pc, this.signedFingerprints);
+      if (this.closed) return;
+      if (result === 'mismatch') this.options.onFatal('certificate_mismatch');
+      else if (result === 'unavailable') this.options.log('Certificat DTLS du correspondant illisible');
+    } catch (error) {
+      this.options.log('Vérification du certificat DTLS impossible', { error: String(error) });
+    }
   }
 
   /** ICE restart when the network changed; the end of the call if it never comes back. */

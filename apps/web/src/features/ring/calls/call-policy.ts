@@ -126,6 +126,7 @@ export type CallEndCause =
   | { kind: 'server'; reason: TCallEndReason; byPeer: boolean }
   | { kind: 'local_hangup' }
   | { kind: 'bad_signature' }
+  | { kind: 'certificate_mismatch' }
   | { kind: 'connection_lost' }
   | { kind: 'error'; message: string };
 
@@ -137,6 +138,8 @@ export function endingText(cause: CallEndCause, ctx: { isCaller: boolean; peerNa
       return 'Appel terminé';
     case 'bad_signature':
       return `Appel interrompu\u202f: la signature de sécurité de ${peer} est invalide. La connexion pourrait être interceptée.`;
+    case 'certificate_mismatch':
+      return `Appel interrompu\u202f: le certificat de chiffrement reçu n’est pas celui signé par ${peer}. La connexion pourrait être interceptée.`;
     case 'connection_lost':
       return `Connexion perdue avec ${peer}`;
     case 'error':

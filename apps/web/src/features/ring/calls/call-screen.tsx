@@ -256,7 +256,9 @@ function useCallSession(selfId: string, params: CallParams): CallSession | null 
         verifyKeyOf: (id) => latest.current.keys.verifyKeyOf(id),
       },
       iceServers: async () => {
-        const config = await apiRequest(CALL_API_PATHS.callConfig, {
+        // TURN credentials exist only for an answered call, bound to it (the session asks then).
+        const query = new URLSearchParams({ callId: params.callId });
+        const config = await apiRequest(`${CALL_API_PATHS.callConfig}?${query.toString()}`, {
           auth: 'ring',
           schema: ZCallConfigResponse,
         });

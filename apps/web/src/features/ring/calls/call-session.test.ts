@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RingSocket } from '@/lib/realtime';
+import { generateIdentity } from '@securering/e2ee';
 import type { CallParams } from './call-policy';
 import { CallSession, type CallSessionDeps } from './call-session';
+import { signSdp } from './call-signature';
 
 type Handler = (payload: unknown) => void;
 
@@ -77,8 +79,30 @@ class FakePeerConnection {
   constructor(readonly config: RTCConfiguration) {
     FakePeerConnection.created.push(this);
   }
+  /** What the peer's DTLS transport presents (the certificate check reads it once connected). */
+  remoteCertificates: ArrayBuffer[] = [];
   addTrack() {}
   restartIce() {}
+  setRemoteDescription(description: { type: string; sdp: string }) {
+    (this as { remoteDescription: unknown }).remoteDescription = description;
+    this.signalingState = description.type === 'offer' ? 'have-remote-offer' : 'stable';
+    return Promise.resolve();
+  }
+  setLocalDescription() {
+    this.signalingState = 'stable';
+    return Promise.resolve();
+  }
+  getTransceivers() {
+    return [];
+  }
+  getReceivers() {
+    const certificates = this.remoteCertificates;
+    if (certificates.length === 0) return [{ transport: null }];
+    return [{ transport: { state: 'connected', getRemoteCertificates: () => certificates } }];
+  }
+  getStats() {
+    return Promise.resolve(new Map());
+  }
   close() {
     this.closed = true;
   }
@@ -223,6 +247,30 @@ describe('CallSession — caller', () => {
     session.dispose();
   });
 
+  it('asks for the relay servers only once the call is answered (TURN credentials are per call)', async () => {
+    let asked = 0;
+    const { socket, session } = setup({
+      iceServers: () => {
+        asked += 1;
+        return Promise.resolve([{ urls: ['turn:127.0.0.1:3478'], username: 'u', credential: 'c' }]);
+      },
+    });
+    session.start();
+    await settle();
+    expect(socket.names()).toEqual(['call_invite']);
+    expect(asked).toBe(0);
+    socket.deliver('call_accept', event());
+    socket.deliver('call_accept', event());
+    await settle();
+    await settle();
+    expect(asked).toBe(1);
+    expect(FakePeerConnection.created).toHaveLength(1);
+    expect(FakePeerConnection.created[0]!.config.iceServers).toEqual([
+      { urls: ['turn:127.0.0.1:3478'], username: 'u', credential: 'c' },
+    ]);
+    session.dispose();
+  });
+
   it('a refused microphone ends the call with a French explanation, before any invitation', async () => {
     const denied = Object.assign(new Error('denied'), { name: 'NotAllowedError' });
     const { socket, session } = setup({ getUserMedia: () => Promise.reject(denied) });
@@ -319,6 +367,64 @@ describe('CallSession — callee', () => {
     expect(stream.getVideoTracks()[0]!.enabled).toBe(false);
     session.toggleMic();
     expect(stream.getAudioTracks()[0]!.enabled).toBe(true);
+    session.dispose();
+  });
+});
+
+describe('CallSession — the DTLS certificate (review L2)', () => {
+  /** sha-256("abc"): the fingerprint of a certificate whose bytes are "abc". */
+  const ABC =
+    'BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD';
+  const OTHER =
+    '7B:8B:F0:65:5F:78:E2:51:3B:AC:6F:F3:3F:46:1B:35:DC:B8:5F:64:1A:24:C2:43:F0:A1:58:D0:A1:2C:19:08';
+  const offerWith = (fingerprint: string) =>
+    `v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=fingerprint:sha-256 ${fingerprint}\r\na=mid:0\r\n`;
+
+  async function connectedCallee(signedFingerprint: string) {
+    const bob = await generateIdentity();
+    const { socket, session } = setup({
+      autoAccept: true,
+      params: { incoming: true },
+      keys: {
+        signingKey: () => Promise.resolve({} as CryptoKey),
+        verifyKeyOf: (id) => Promise.resolve(id === 'bob' ? bob.signing.publicKey : undefined),
+      },
+    });
+    session.start();
+    await vi.waitFor(() => expect(FakePeerConnection.created).toHaveLength(1));
+    const pc = FakePeerConnection.created[0]!;
+    pc.remoteCertificates = [new TextEncoder().encode('abc').buffer as ArrayBuffer];
+    const sdp = offerWith(signedFingerprint);
+    const signature = await signSdp(
+      bob.signing.privateKey,
+      { ringId: PARAMS.ringId, callId: PARAMS.callId, fromMemberId: 'bob', toMemberId: 'alice' },
+      sdp,
+    );
+    socket.deliver('call_offer', {
+      ...event(),
+      data: { description: { type: 'offer', sdp }, signature },
+    });
+    await vi.waitFor(() => expect(session.getSnapshot().security).toBe('verified'));
+    pc.become('connected');
+    return { socket, session, pc };
+  }
+
+  it('hangs up with a clear message when the certificate is not the one the peer signed', async () => {
+    const { socket, session, pc } = await connectedCallee(OTHER);
+    await vi.waitFor(() => expect(session.getSnapshot().state).toBe('ended'));
+    expect(session.getSnapshot().security).toBe('refused');
+    expect(session.getSnapshot().ending?.text).toBe(
+      'Appel interrompu\u202f: le certificat de chiffrement reçu n’est pas celui signé par bob. La connexion pourrait être interceptée.',
+    );
+    expect(pc.closed).toBe(true);
+    expect(socket.names()).toContain('call_hangup');
+  });
+
+  it('goes on when the certificate is the signed one', async () => {
+    const { session } = await connectedCallee(ABC);
+    await settle();
+    await settle();
+    expect(session.getSnapshot()).toMatchObject({ state: 'connected', security: 'verified', ending: null });
     session.dispose();
   });
 });

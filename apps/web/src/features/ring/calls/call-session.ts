@@ -47,6 +47,7 @@ export interface CallSessionDeps {
   /** Resolves once the popup's socket joined the Ring. */
   joined(): Promise<void>;
   keys: CallKeysAccess;
+  /** The STUN/TURN servers of this call; the server gives TURN credentials once it is answered. */
   iceServers(): Promise<RTCIceServer[]>;
   getUserMedia(constraints: MediaStreamConstraints): Promise<MediaStream>;
   /** The callee answers at once: it accepted from the room that opened this popup. */
@@ -113,7 +114,8 @@ export class CallSession {
   private connectedAnnounced = false;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
   private verifyFailure: 'no_key' | 'bad' | null = null;
-  private iceServers: RTCIceServer[] = [];
+  /** call_accept was handled once (the connection is being set up). */
+  private accepted = false;
   private readonly unsubscribe: Array<() => void> = [];
   private started = false;
   private disposed = false;
@@ -220,18 +222,6 @@ export class CallSession {
       return;
     }
     this.update({ localStream: stream, preparing: 'network' });
-
-    let iceServers: RTCIceServer[];
-    try {
-      iceServers = await this.deps.iceServers();
-    } catch (error) {
-      this.end({
-        kind: 'error',
-        message: `Configuration de l’appel indisponible\u202f: ${(error as Error).message}`,
-      });
-      return;
-    }
-    this.iceServers = iceServers;
     await this.deps.joined();
     if (this.ended) return;
     this.update({ preparing: null });
@@ -304,10 +294,23 @@ export class CallSession {
   }
 
   private async onAccepted(): Promise<void> {
-    if (this.ended || this.connection) return;
+    if (this.ended || this.connection || this.accepted) return;
+    this.accepted = true;
     this.dispatch({ type: 'accepted' });
     const stream = this.snapshot.localStream;
     if (!stream) return;
+    // Relay credentials are handed out for an answered call only (the peer's signals wait in `early`).
+    let iceServers: RTCIceServer[];
+    try {
+      iceServers = await this.deps.iceServers();
+    } catch (error) {
+      this.end({
+        kind: 'error',
+        message: `Configuration de l’appel indisponible\u202f: ${(error as Error).message}`,
+      });
+      return;
+    }
+    if (this.ended) return;
     const { params, selfId, debug } = this.deps;
     const outgoingContext: CallSignatureContext = {
       ringId: params.ringId,
@@ -322,7 +325,7 @@ export class CallSession {
     };
     const signingKey = await this.deps.keys.signingKey();
     const connection = new CallConnection({
-      iceServers: this.iceServers,
+      iceServers,
       relayOnly: debug.relayOnly,
       // The callee gives way when both offer at once.
       polite: params.incoming,
@@ -359,6 +362,10 @@ export class CallSession {
                 }
               : { kind: 'bad_signature' },
           );
+        } else if (cause === 'certificate_mismatch') {
+          this.update({ security: 'refused' });
+          this.deps.log('Certificat DTLS refusé', { callId: params.callId });
+          this.end({ kind: 'certificate_mismatch' });
         } else {
           this.end({ kind: 'connection_lost' });
         }

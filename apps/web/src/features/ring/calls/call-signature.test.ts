@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   CALL_DTLS_DOMAIN,
   callSignaturePayload,
+  certificateMatches,
+  checkRemoteCertificate,
   corruptSignature,
+  type DtlsPeer,
   extractFingerprints,
   signSdp,
   verifySdp,
@@ -119,5 +122,74 @@ describe('signed call fingerprints', () => {
     await expect(signSdp(alice.signing.privateKey, ctx, 'v=0\r\n')).rejects.toThrow(
       'SDP sans empreinte DTLS',
     );
+  });
+});
+
+describe('fingerprint lines the signature does not cover (review L2)', () => {
+  it('refuses an SDP with an extra fingerprint line the parser would not read', async () => {
+    const alice = await generateIdentity();
+    const sdp = sdpWith(FP_A);
+    const signature = await signSdp(alice.signing.privateKey, ctx, sdp);
+    const key = alice.signing.publicKey;
+    expect(await verifySdp(key, ctx, sdp, signature)).toBe(true);
+    for (const extra of [
+      `a=fingerprint:sha-256 ${FP_B.replace(/:/g, '')}`,
+      `a=fingerprint:sha-256 ${FP_B}:ZZ`,
+      `A=FINGERPRINT:sha-256 ${FP_B}`,
+      `a=fingerprint:sha-256`,
+      `a=fingerprint:md5 ${FP_B.slice(0, 47)}`,
+    ])
+      expect(
+        await verifySdp(key, ctx, sdp.replace('a=setup:actpass', `${extra}\r\na=setup:actpass`), signature),
+      ).toBe(false);
+  });
+});
+
+/** sha-256("abc") (FIPS 180-2 example): the fingerprint of a "certificate" whose bytes are "abc". */
+const ABC_SHA256 =
+  'BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD';
+const abc = () => new TextEncoder().encode('abc').buffer as ArrayBuffer;
+
+describe('the certificate presented after connecting (review L2)', () => {
+  it('matches the leaf certificate against the signed fingerprints', async () => {
+    expect(await certificateMatches([abc()], [`sha-256 ${ABC_SHA256}`])).toBe(true);
+    expect(await certificateMatches([abc()], [`sha-256 ${FP_A}`])).toBe(false);
+    expect(await certificateMatches([], [`sha-256 ${ABC_SHA256}`])).toBe(false);
+    // The same digest under another algorithm name is not a match.
+    expect(await certificateMatches([abc()], [`sha-384 ${ABC_SHA256}`])).toBe(false);
+  });
+
+  const peer = (
+    transport: Partial<RTCDtlsTransport> | null,
+    stats: Array<Record<string, unknown>> = [],
+  ): DtlsPeer => ({
+    getReceivers: () => [{ transport: transport as RTCDtlsTransport | null }],
+    getStats: () =>
+      Promise.resolve(new Map(stats.map((s) => [s.id as string, s])) as unknown as RTCStatsReport),
+  });
+
+  it('reads RTCDtlsTransport.getRemoteCertificates of the connected transports', async () => {
+    const connected = (bytes: ArrayBuffer) => ({
+      state: 'connected' as const,
+      getRemoteCertificates: () => [bytes],
+    });
+    expect(await checkRemoteCertificate(peer(connected(abc())), [`sha-256 ${ABC_SHA256}`])).toBe('match');
+    expect(await checkRemoteCertificate(peer(connected(abc())), [`sha-256 ${FP_A}`])).toBe('mismatch');
+  });
+
+  it('falls back to the remote certificate of getStats, and says when nothing is readable', async () => {
+    const stats = (fingerprint: string) => [
+      { id: 'T1', type: 'transport', remoteCertificateId: 'C2' },
+      {
+        id: 'C2',
+        type: 'certificate',
+        fingerprintAlgorithm: 'sha-256',
+        fingerprint: fingerprint.toLowerCase(),
+      },
+    ];
+    const noApi = { state: 'connected' as const };
+    expect(await checkRemoteCertificate(peer(noApi, stats(FP_A)), [`sha-256 ${FP_A}`])).toBe('match');
+    expect(await checkRemoteCertificate(peer(noApi, stats(FP_B)), [`sha-256 ${FP_A}`])).toBe('mismatch');
+    expect(await checkRemoteCertificate(peer(null), [`sha-256 ${FP_A}`])).toBe('unavailable');
   });
 });

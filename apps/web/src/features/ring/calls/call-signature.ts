@@ -24,6 +24,13 @@ export interface CallSignatureContext {
 }
 
 const FINGERPRINT_LINE = /^a=fingerprint:(\S+)\s+([0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+)\s*$/;
+/** Fingerprint algorithms this browser can recompute after connecting (WebCrypto digests). */
+const DIGESTS: Record<string, string> = {
+  'sha-1': 'SHA-1',
+  'sha-256': 'SHA-256',
+  'sha-384': 'SHA-384',
+  'sha-512': 'SHA-512',
+};
 
 /**
  * The DTLS fingerprints an SDP declares (session or media level), normalised as
@@ -37,6 +44,41 @@ export function extractFingerprints(sdp: string): string[] {
     if (match) found.add(`${match[1]!.toLowerCase()} ${match[2]!.toUpperCase()}`);
   }
   return [...found].sort();
+}
+
+/**
+ * Review L2: every line that names a fingerprint (`a=fingerprint…`, any case) must be one the
+ * signature covers — well formed, with an algorithm this browser can recompute. A line the parser
+ * above would skip but the browser might read is a fingerprint nobody signed.
+ */
+export function allFingerprintLinesCovered(sdp: string): boolean {
+  return sdp.split(/\r?\n/).every((raw) => {
+    const line = raw.trim();
+    if (!line.toLowerCase().startsWith('a=fingerprint')) return true;
+    const match = FINGERPRINT_LINE.exec(line);
+    return Boolean(match && DIGESTS[match[1]!.toLowerCase()]);
+  });
+}
+
+/**
+ * Review L2: after connecting, whether the certificate the peer actually presented over DTLS (its
+ * DER bytes, from RTCDtlsTransport.getRemoteCertificates) has one of the fingerprints its signed
+ * SDP declared. The leaf certificate comes first.
+ */
+export async function certificateMatches(
+  certificates: ArrayBuffer[],
+  signed: readonly string[],
+): Promise<boolean> {
+  const leaf = certificates[0];
+  if (!leaf) return false;
+  for (const algorithm of new Set(signed.map((f) => f.split(' ')[0]!))) {
+    const digest = DIGESTS[algorithm];
+    if (!digest) continue;
+    const bytes = new Uint8Array(await crypto.subtle.digest(digest, leaf));
+    const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join(':');
+    if (signed.includes(`${algorithm} ${hex}`)) return true;
+  }
+  return false;
 }
 
 /** The bytes signed for an SDP: purpose, version, Ring, call, signer, receiver, fingerprints. */
@@ -67,7 +109,8 @@ export async function signSdp(
 
 /**
  * Checks the signature sent with the peer's SDP against the peer's identity key. False for a
- * missing or malformed signature, an SDP without fingerprint, or any change to what was signed.
+ * missing or malformed signature, an SDP without fingerprint or with a fingerprint line the
+ * signature does not cover, or any change to what was signed.
  */
 export async function verifySdp(
   verifyKey: CryptoKey,
@@ -76,6 +119,7 @@ export async function verifySdp(
   signature: unknown,
 ): Promise<boolean> {
   if (typeof signature !== 'string' || signature.length === 0 || signature.length > 200) return false;
+  if (!allFingerprintLinesCovered(sdp)) return false;
   const fingerprints = extractFingerprints(sdp);
   if (fingerprints.length === 0) return false;
   let bytes: Uint8Array;
@@ -96,4 +140,47 @@ export function corruptSignature(signature: string): string {
   const bytes = fromBase64(signature);
   if (bytes.length > 0) bytes[0] = bytes[0]! ^ 0x01;
   return toBase64(bytes);
+}
+
+/** The parts of RTCPeerConnection the certificate check reads. */
+export interface DtlsPeer {
+  getReceivers(): Array<{ transport: RTCDtlsTransport | null }>;
+  getStats(): Promise<RTCStatsReport>;
+}
+
+/**
+ * Review L2: the certificates the peer presented over each connected DTLS transport, compared
+ * with the fingerprints of its signed SDP. Reads RTCDtlsTransport.getRemoteCertificates (Chromium)
+ * and, where a browser lacks it, the remote `certificate` entries of getStats; `unavailable` when
+ * neither says anything.
+ */
+export async function checkRemoteCertificate(
+  pc: DtlsPeer,
+  signed: readonly string[],
+): Promise<'match' | 'mismatch' | 'unavailable'> {
+  const transports = new Set(
+    pc
+      .getReceivers()
+      .map((r) => r.transport)
+      .filter((t): t is RTCDtlsTransport => t?.state === 'connected'),
+  );
+  let checked = false;
+  for (const transport of transports) {
+    if (typeof transport.getRemoteCertificates !== 'function') break;
+    if (!(await certificateMatches(transport.getRemoteCertificates(), signed))) return 'mismatch';
+    checked = true;
+  }
+  if (checked) return 'match';
+  const report = await pc.getStats();
+  const seen: string[] = [];
+  report.forEach((stat: { type: string; remoteCertificateId?: string }) => {
+    const cert =
+      stat.type === 'transport' && stat.remoteCertificateId && report.get(stat.remoteCertificateId);
+    if (cert)
+      seen.push(
+        `${String(cert.fingerprintAlgorithm).toLowerCase()} ${String(cert.fingerprint).toUpperCase()}`,
+      );
+  });
+  if (seen.length === 0) return 'unavailable';
+  return seen.every((f) => signed.includes(f)) ? 'match' : 'mismatch';
 }

@@ -13,7 +13,8 @@ import { Button } from '@/components/ui/button';
 import { apiRequest } from '@/lib/api-client';
 import { CALL_VIBRATION_PATTERN, INCOMING_CALL_NOTICE_MS, callTitle } from './call-policy';
 
-const SETTINGS_KEY = ['ring', 'call-notification-settings'] as const;
+// The same query as the room's message notifications: a change made in the room applies at once.
+const SETTINGS_KEY = ['ring', 'notification-settings'] as const;
 /** The vibration pattern lasts 2.1 s; it starts again after a short pause while the call rings. */
 const VIBRATION_EVERY_MS = 3000;
 

@@ -1,6 +1,6 @@
 import { MUTE_PRESETS_MINUTES } from '@securering/contract';
-import { ArrowLeft, Bell, BellOff, BellRing, Lock, Radio, ShieldCheck, Timer } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
+import { ArrowLeft, Bell, BellOff, BellRing, Lock, Radio, Settings2, ShieldCheck, Timer } from 'lucide-react';
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { useToast } from '@/components/ui/toast';
@@ -10,6 +10,10 @@ import { E2eeStatus } from '../e2ee/e2ee-status';
 import { useChat, useSecondTicker } from './chat-provider';
 import type { ChatNotifications } from './use-notifications';
 import type { RealtimeMode } from './use-realtime-fallback';
+
+const NotificationPreferencesDialog = lazy(() =>
+  import('./notification-preferences-dialog').then((m) => ({ default: m.NotificationPreferencesDialog })),
+);
 
 const presetLabel = (minutes: number) => (minutes < 60 ? `${minutes} min` : `${minutes / 60} h`);
 
@@ -125,6 +129,7 @@ function Dot({
 /** Mute / unmute, with the 15, 30, 60 and 240 minute presets, saved in the notification settings. */
 function MuteMenu({ notifications }: { notifications: ChatNotifications }) {
   const [open, setOpen] = useState(false);
+  const [preferencesOpen, setPreferencesOpen] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
@@ -144,6 +149,11 @@ function MuteMenu({ notifications }: { notifications: ChatNotifications }) {
     };
   }, [open]);
 
+  const preferences = preferencesOpen ? (
+    <Suspense fallback={null}>
+      <NotificationPreferencesDialog open onOpenChange={setPreferencesOpen} />
+    </Suspense>
+  ) : null;
   if (notifications.muted) {
     const until = notifications.settings.muteUntil;
     return (
@@ -205,6 +215,17 @@ function MuteMenu({ notifications }: { notifications: ChatNotifications }) {
           >
             Jusqu’à réactivation
           </Button>
+          <Button
+            variant="ghost"
+            size="sm"
+            className="w-full justify-start"
+            onClick={() => {
+              setOpen(false);
+              setPreferencesOpen(true);
+            }}
+          >
+            <Settings2 aria-hidden /> Préférences de notification…
+          </Button>
           {notifications.permission === 'default' ? (
             <Button
               variant="secondary"
@@ -217,6 +238,7 @@ function MuteMenu({ notifications }: { notifications: ChatNotifications }) {
           ) : null}
         </div>
       ) : null}
+      {preferences}
     </div>
   );
 }

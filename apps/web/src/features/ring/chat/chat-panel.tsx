@@ -44,6 +44,11 @@ export function ChatPanel({
     return () => clearTimeout(timer);
   }, [visible, loading, highestSeq, conversationId, markRead]);
 
+  // Ephemeral messages on screen for the first time start this reader's countdown (issue 25).
+  useEffect(() => {
+    if (visible && !loading) feed.markDisplayed();
+  }, [visible, loading, snapshot, feed]);
+
   const peerName = useMemo(() => {
     if (conversationId === ROOM_CONVERSATION_ID) return '';
     const peer = conversationId
@@ -66,7 +71,7 @@ export function ChatPanel({
     () => new URLSearchParams(window.location.search).get('debugNotifs') === '1',
     [],
   );
-  // In a popup, "Message envoyé" is an inline note for 2 s (the room shows a toast, spec 2 §8).
+  // In a popup, "Message envoyé" is an inline note for 2 s (the room shows none: issue 29).
   const [sentNote, setSentNote] = useState(false);
   const lastSent = useRef(0);
   const latestSent = snapshot.entries.reduce(

@@ -20,6 +20,9 @@ import {
   sendRetryDecision,
   soundOf,
   splitExpired,
+  displayStart,
+  ephemeralHideAt,
+  formatDelay,
   type ChatEntry,
 } from './chat-policy';
 
@@ -39,6 +42,7 @@ function message(seq: number, overrides: Partial<TMessage> = {}): TMessage {
     clientEncrypted: true,
     isEphemeral: false,
     expiresAt: null,
+    readAt: null,
     ...overrides,
   };
 }
@@ -148,6 +152,38 @@ describe('message merge: every message exactly once, in sequence order', () => {
     const { kept, expired } = splitExpired(list, now);
     expect(seqs(expired)).toEqual([1]);
     expect(seqs(kept)).toEqual([2, 3]);
+    // The reader's own countdown hides a message the server still keeps.
+    const own = splitExpired(list, now, new Map([[list[2]!.key, now]]));
+    expect(seqs(own.expired)).toEqual([1, 3]);
+  });
+
+  it('counts each reader down from its own first display of an ephemeral message (issue 25)', () => {
+    const signed = { ephemeralSec: 300, sentAt: '2026-11-24T10:00:00.000Z' };
+    const kept = message(1, { isEphemeral: true, expiresAt: '2026-12-01T10:00:00.000Z' });
+    // Another's message: this browser's record only, none before it displays it.
+    expect(ephemeralHideAt(entryFromMessage(kept), signed, undefined)).toBeUndefined();
+    expect(ephemeralHideAt(entryFromMessage(kept), signed, 123)).toBe(123);
+    // An own message: from the first reading by anyone, never before the signed send time.
+    const own = entryFromMessage({ ...kept, isOwn: true, readAt: '2026-11-24T10:10:00.000Z' });
+    expect(ephemeralHideAt(own, signed, undefined)).toBe(Date.parse('2026-11-24T10:15:00.000Z'));
+    expect(ephemeralHideAt({ ...own, readAt: '2026-11-24T09:00:00.000Z' }, signed, undefined)).toBe(
+      Date.parse('2026-11-24T10:05:00.000Z'),
+    );
+    expect(ephemeralHideAt({ ...own, readAt: null }, signed, undefined)).toBeUndefined();
+    // Not ephemeral by its signature; a message from before signed delays keeps the server's expiry.
+    const unsigned = { ephemeralSec: undefined, sentAt: signed.sentAt };
+    expect(ephemeralHideAt(entryFromMessage(message(2)), unsigned, undefined)).toBeUndefined();
+    expect(ephemeralHideAt(entryFromMessage(kept), unsigned, undefined)).toBe(
+      Date.parse('2026-12-01T10:00:00.000Z'),
+    );
+    // The first display: the server's record of another device, between sending and now.
+    const now = Date.parse('2026-11-24T10:20:00.000Z');
+    expect(displayStart(null, signed.sentAt, now)).toBe(now);
+    expect(displayStart('2026-11-24T10:12:00.000Z', signed.sentAt, now)).toBe(
+      Date.parse('2026-11-24T10:12:00.000Z'),
+    );
+    expect(displayStart('2026-11-24T09:00:00.000Z', signed.sentAt, now)).toBe(Date.parse(signed.sentAt));
+    expect(displayStart('2027-01-01T00:00:00.000Z', signed.sentAt, now)).toBe(now);
   });
 });
 
@@ -160,6 +196,14 @@ describe('display rules', () => {
     expect(formatCountdown(-5000)).toBe('00:00');
     expect(formatCountdown(3_599_000)).toBe('59:59');
     expect(formatCountdown(86_400_000)).toBe('24:00:00');
+    expect([10, 300, 330, 3600, 5400, 86_400].map(formatDelay)).toEqual([
+      '10\u00a0s',
+      '5\u00a0min',
+      '5\u00a0min\u00a030\u00a0s',
+      '1\u00a0h',
+      '1\u00a0h\u00a030',
+      '1\u00a0j',
+    ]);
   });
 
   it('shows French short times: the hour today, the date before', () => {

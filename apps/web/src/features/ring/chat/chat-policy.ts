@@ -32,7 +32,13 @@ export interface ChatEntry {
   timestamp: string;
   isOwn: boolean;
   isEphemeral: boolean;
+  /** When the server will delete it at the latest (its claim). */
   expiresAt: string | null;
+  /**
+   * Ephemeral, the server's record (a claim): for an own message, another member's first display;
+   * for another's, this member's first display on any device. Null: not yet.
+   */
+  readAt: string | null;
   epoch: number;
   /** The encrypted envelope (null while a pending message is being encrypted). */
   content: string | null;
@@ -59,6 +65,7 @@ export function entryFromMessage(message: TMessage): ChatEntry {
     isOwn: message.isOwn,
     isEphemeral: message.isEphemeral,
     expiresAt: message.expiresAt,
+    readAt: message.readAt,
     epoch: message.epoch,
     content: message.content,
     status: 'sent',
@@ -80,6 +87,7 @@ export function entryFromEvent(event: TNewMessageEvent, selfId: string): ChatEnt
     isOwn: event.fromUserId === selfId,
     isEphemeral: event.isEphemeral,
     expiresAt: event.expiresAt,
+    readAt: null,
     epoch: event.epoch,
     content: event.content,
     status: 'sent',
@@ -131,22 +139,76 @@ export function hasGap(highest: number, incomingSeq: number): boolean {
   return incomingSeq > highest + 1;
 }
 
-/** Ephemeral messages whose time has come, and the rest. */
+/**
+ * Ephemeral messages whose time has come, and the rest: the reader's own countdown ran out
+ * (`hideAt`, by entry key), or the server's deletion time passed.
+ */
 export function splitExpired(
   entries: readonly ChatEntry[],
   nowMs: number,
+  hideAt: ReadonlyMap<string, number> = new Map(),
 ): { kept: ChatEntry[]; expired: ChatEntry[] } {
   const kept: ChatEntry[] = [];
   const expired: ChatEntry[] = [];
   for (const entry of entries) {
-    if (isExpired(entry, nowMs)) expired.push(entry);
+    if (isExpired(entry, nowMs, hideAt.get(entry.key))) expired.push(entry);
     else kept.push(entry);
   }
   return { kept, expired };
 }
 
-export function isExpired(entry: Pick<ChatEntry, 'expiresAt'>, nowMs: number): boolean {
-  return entry.expiresAt !== null && Date.parse(entry.expiresAt) <= nowMs;
+export function isExpired(entry: Pick<ChatEntry, 'expiresAt'>, nowMs: number, hideAt?: number): boolean {
+  return (
+    (hideAt !== undefined && hideAt <= nowMs) ||
+    (entry.expiresAt !== null && Date.parse(entry.expiresAt) <= nowMs)
+  );
+}
+
+/**
+ * When a reader's first display of another's ephemeral message started its countdown, as this
+ * browser decides it the first time it displays it: the server's record of an earlier display on
+ * another device (a claim, kept between the signed send time and now), else now.
+ */
+export function displayStart(serverReadAt: string | null, signedSentAt: string, nowMs: number): number {
+  const claimed = serverReadAt === null ? NaN : Date.parse(serverReadAt);
+  if (Number.isNaN(claimed)) return nowMs;
+  return Math.min(nowMs, Math.max(Date.parse(signedSentAt), claimed));
+}
+
+/**
+ * When this reader's copy of an ephemeral message leaves the screen (issue 25), or undefined while
+ * it has no countdown. `signedSec`: the delay its sender signed (undefined: not ephemeral by its
+ * signature). Another's message: this browser's own record (`localDeadline`: first display plus
+ * the signed delay). An own message: the first reading by anyone (the server's record, not before
+ * the signed send time) plus the delay. A message from before signed delays keeps the server's
+ * expiry.
+ */
+export function ephemeralHideAt(
+  entry: Pick<ChatEntry, 'isOwn' | 'isEphemeral' | 'expiresAt' | 'readAt'>,
+  signed: { ephemeralSec: number | undefined; sentAt: string } | undefined,
+  localDeadline: number | undefined,
+): number | undefined {
+  if (!signed) return undefined;
+  if (signed.ephemeralSec === undefined)
+    return entry.isEphemeral && entry.expiresAt !== null ? Date.parse(entry.expiresAt) : undefined;
+  if (!entry.isOwn) return localDeadline;
+  if (entry.readAt === null) return undefined;
+  const start = Math.max(Date.parse(entry.readAt), Date.parse(signed.sentAt));
+  return Number.isNaN(start) ? undefined : start + signed.ephemeralSec * 1000;
+}
+
+/** A delay in short French: "30 s", "5 min", "1 h 30", "1 j". */
+export function formatDelay(seconds: number): string {
+  if (seconds < 60) return `${seconds}\u00a0s`;
+  if (seconds < 3600) {
+    const m = Math.floor(seconds / 60);
+    const s = seconds % 60;
+    return s ? `${m}\u00a0min\u00a0${s}\u00a0s` : `${m}\u00a0min`;
+  }
+  if (seconds % 86_400 === 0) return `${seconds / 86_400}\u00a0j`;
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return m ? `${h}\u00a0h\u00a0${String(m).padStart(2, '0')}` : `${h}\u00a0h`;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type ReactNode,
 } from 'react';
 import { useToast } from '@/components/ui/toast';
+import { useRingRefreshMs } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { chatApi, listConversations, markRead as postMarkRead } from './chat-api';
@@ -99,16 +100,16 @@ export function ChatProvider({
   children: ReactNode;
 }) {
   const keys = useRingKeys();
-  const { status, joinCatchUp } = useRingSocket();
+  const { status, joinCatchUp, socket } = useRingSocket();
   const client = useQueryClient();
   const notify = useToast();
   const memberId = info.user.id;
   const notifications = useChatNotifications(info.user.username);
 
   // What the feeds read "now": the keys, the Ring's ephemeral flag, the members.
-  const live = useRef({ keys, info });
+  const live = useRef({ keys, info, socket });
   useEffect(() => {
-    live.current = { keys, info };
+    live.current = { keys, info, socket };
   });
 
   const feeds = useRef(new Map<string, ConversationFeed>());
@@ -213,7 +214,17 @@ export function ChatProvider({
           username: info.user.username,
           api: chatApi,
           keys: () => live.current.keys,
-          ephemeral: () => live.current.info.ring.ephemeral,
+          ephemeralSec: () =>
+            live.current.info.ring.ephemeral ? live.current.info.ring.autoDestroyDelay : null,
+          sendReadReceipts: async (conversationId, messageIds) => {
+            const { socket: current, info: now } = live.current;
+            if (!current?.connected) throw new Error('hors ligne');
+            const ack = await current
+              .timeout(10_000)
+              .emitWithAck('message_read', { ringId: now.ring.id, conversationId, messageIds });
+            if (!ack.ok) throw new Error(ack.error);
+            return ack.reads;
+          },
           onMissingKey: scheduleKeyRefresh,
           joined: () => joinCatchUp.isJoined,
           onNew: (entries: readonly ChatEntry[]) => {
@@ -229,9 +240,7 @@ export function ChatProvider({
               });
             }
           },
-          onSent: () => {
-            if (mode === 'room') notify({ title: CHAT_MESSAGES.sent, variant: 'success', duration: 2000 });
-          },
+          // No toast for one's own sent message (issue 29): the message itself shows it was sent.
           onSendError: (message) => notify({ title: 'Erreur', description: message, variant: 'error' }),
         });
         feeds.current.set(conversationId, existing);
@@ -284,11 +293,12 @@ export function ChatProvider({
 
   // ---- unread counts --------------------------------------------------------------------------
 
+  const refreshMs = useRingRefreshMs();
   const conversationsQuery = useQuery({
     queryKey: CONVERSATIONS_KEY,
     queryFn: ({ signal }) => listConversations(signal),
     enabled: mode === 'room',
-    refetchInterval: 60_000,
+    refetchInterval: refreshMs,
   });
   const conversations = useMemo(
     () => conversationsQuery.data?.conversations ?? [],
@@ -427,6 +437,10 @@ export function ChatProvider({
         isEphemeral: event.isEphemeral,
       });
     if (!inView(event.conversationId) && event.fromUserId !== memberId) refetchListSoon();
+  });
+
+  useRingEvent('message_first_read', (event) => {
+    feeds.current.get(event.conversationId)?.firstRead(event.messageId, event.readAt);
   });
 
   useRingEvent('messages_deleted', (event) => {

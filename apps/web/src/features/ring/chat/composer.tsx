@@ -1,9 +1,10 @@
 import { Lock, SendHorizontal } from 'lucide-react';
-import { useState, type KeyboardEvent } from 'react';
+import { useId, useState, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/lib/utils';
 import type { KeyringStatus } from '../e2ee/keyring-policy';
 import { canSend } from './chat-policy';
+import { messageLengthProblem } from './message-text-policy';
 
 const NOTES: Record<KeyringStatus, string> = {
   active: 'Les messages sont chiffrés de bout en bout\u202f: seuls leurs destinataires peuvent les lire.',
@@ -52,9 +53,12 @@ export function Composer({
   const ready = keysState === 'active' && !blocked;
   // The keys are in force but a verified member's key changed: the note says why sending stops.
   const blockedNote = blocked && keysState === 'active';
+  // Too long: said plainly, never cut silently.
+  const tooLong = messageLengthProblem(text);
+  const tooLongId = useId();
 
   const submit = () => {
-    if (!ready || !canSend(text, sending)) return;
+    if (!ready || tooLong || !canSend(text, sending)) return;
     if (onSend(text)) setText('');
   };
 
@@ -78,23 +82,29 @@ export function Composer({
           name="message"
           rows={1}
           value={text}
-          maxLength={20_000}
           disabled={!ready}
           placeholder={
             ready ? 'Écrire un message chiffré…' : blocked ? 'Envoi bloqué' : 'Chiffrement pas encore prêt'
           }
           onChange={(event) => setText(event.target.value)}
           onKeyDown={handleKeyDown}
+          aria-invalid={tooLong ? true : undefined}
+          aria-describedby={tooLong ? tooLongId : undefined}
           className={cn(
             'max-h-40 min-h-10 flex-1 resize-none select-text rounded-md border border-slate-300 bg-white px-3 py-2 text-sm',
             'focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-primary/30 disabled:bg-slate-50',
             'field-sizing-content',
           )}
         />
-        <Button type="submit" disabled={!ready || sending || text.trim() === ''}>
+        <Button type="submit" disabled={!ready || sending || tooLong !== null || text.trim() === ''}>
           <SendHorizontal aria-hidden /> Envoyer
         </Button>
       </form>
+      {tooLong ? (
+        <p id={tooLongId} role="alert" className="mt-2 text-xs text-red-700">
+          {tooLong}
+        </p>
+      ) : null}
       <p
         className={cn(
           'mt-2 flex items-start gap-1.5 text-xs',

@@ -40,6 +40,7 @@ class FakeServer {
       clientEncrypted: true,
       isEphemeral: false,
       expiresAt: null,
+      readAt: null,
       ...extra,
     };
     this.messages.push(message);
@@ -110,7 +111,7 @@ function feedFor(
     username: 'moi',
     api: server.api(),
     keys: () => keys,
-    ephemeral: () => false,
+    ephemeralSec: () => null,
     sleep: () => Promise.resolve(),
     ...extra,
   });
@@ -351,7 +352,7 @@ describe('conversation feed', () => {
       username: 'moi',
       api: server.api(),
       keys: () => keys,
-      ephemeral: () => false,
+      ephemeralSec: () => null,
       onMissingKey: missing,
     });
     await feed.load();
@@ -386,5 +387,118 @@ describe('conversation feed', () => {
     // messages_deleted for the rest.
     feed.removeIds(['id-2']);
     expect(feed.getSnapshot().entries).toEqual([]);
+  });
+  it('counts an ephemeral message down from this reader’s first display, not from its sending, and keeps counting after a reload', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(new Date('2026-11-24T10:00:00.000Z'));
+    const stored = new Map<string, string>();
+    vi.stubGlobal('localStorage', {
+      getItem: (key: string) => stored.get(key) ?? null,
+      setItem: (key: string, value: string) => stored.set(key, value),
+    });
+    try {
+      const server = new FakeServer();
+      // Sent at 10:00 with a signed delay of 300 s; the server keeps it up to 7 days unread.
+      server.store('bob', 'c1', 'e1|c1|après lecture', {
+        isEphemeral: true,
+        expiresAt: '2026-12-01T10:00:00.000Z',
+      });
+      const keys = fakeKeys(server, {
+        decryptText: async (content: string) => {
+          const [, clientMessageId, text] = content.split('|') as [string, string, string];
+          const header = {
+            senderId: 'bob',
+            clientMessageId,
+            sentAt: '2026-11-24T10:00:00.000Z',
+            ephemeralSec: 300,
+          } as MessageHeader;
+          return { header, plaintext: text };
+        },
+      });
+      const receipts: string[][] = [];
+      const open = () =>
+        new ConversationFeed({
+          conversationId: CONV,
+          memberId: 'me',
+          username: 'moi',
+          api: server.api(),
+          keys: () => keys,
+          ephemeralSec: () => null,
+          sendReadReceipts: async (_conversation, ids) => receipts.push(ids),
+        });
+
+      // The reader comes back ten minutes later: the message is there, with no countdown yet.
+      vi.setSystemTime(new Date('2026-11-24T10:10:00.000Z'));
+      const feed = open();
+      await feed.load();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(texts(feed)).toEqual(['après lecture']);
+      expect(feed.getSnapshot().hideAt.size).toBe(0);
+      // Displayed now: 300 s from now, and the server is told once.
+      feed.markDisplayed();
+      feed.markDisplayed();
+      const key = feed.getSnapshot().entries[0]!.key;
+      expect(feed.getSnapshot().hideAt.get(key)).toBe(Date.parse('2026-11-24T10:15:00.000Z'));
+      expect(receipts).toEqual([['id-1']]);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(texts(feed)).toEqual(['après lecture']);
+      feed.dispose();
+
+      // A reload two minutes later keeps counting from the first display.
+      const again = open();
+      await again.load();
+      await vi.advanceTimersByTimeAsync(0);
+      again.markDisplayed();
+      expect(again.getSnapshot().hideAt.get(key)).toBe(Date.parse('2026-11-24T10:15:00.000Z'));
+      await vi.advanceTimersByTimeAsync(180_100);
+      expect(texts(again)).toEqual([]);
+      // Still served (others have not read it): not shown again.
+      await again.catchUp();
+      expect(texts(again)).toEqual([]);
+      again.dispose();
+      const third = open();
+      await third.load();
+      expect(third.getSnapshot().entries).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('signs the Ring’s delay into an own message, counts it down from the first reading by anyone, and re-signs after a setting change', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(new Date('2026-11-24T10:00:00.000Z'));
+    const server = new FakeServer();
+    server.failNext.push({ status: 409, code: 'ephemeral_changed', ephemeralSec: 60 } as never);
+    const delays: Array<number | null | undefined> = [];
+    const base = fakeKeys(server);
+    const keys = fakeKeys(server, {
+      encryptText: async (conversationId, text, key, clientMessageId, ephemeralSec) => {
+        delays.push(ephemeralSec);
+        const sealed = await base.encryptText(conversationId, text, key, clientMessageId);
+        const signed = { sentAt: '2026-11-24T10:00:00.000Z', ...(ephemeralSec ? { ephemeralSec } : {}) };
+        return { ...sealed, header: { ...sealed.header, ...signed } };
+      },
+    });
+    const feed = new ConversationFeed({
+      conversationId: CONV,
+      memberId: 'me',
+      username: 'moi',
+      api: server.api(),
+      keys: () => keys,
+      ephemeralSec: () => 300,
+      sleep: () => Promise.resolve(),
+    });
+    await feed.load();
+    feed.send('à lire');
+    await vi.advanceTimersByTimeAsync(0);
+    // Refused once for the old setting: encrypted again with the Ring's 60 s.
+    expect(delays).toEqual([300, 60]);
+    expect(server.sends.map((body) => body.isEphemeral)).toEqual([true, true]);
+    const [entry] = feed.getSnapshot().entries;
+    expect(entry).toMatchObject({ id: 'id-1', status: 'sent' });
+    // No countdown until someone reads it; then from that first reading.
+    expect(feed.getSnapshot().hideAt.size).toBe(0);
+    feed.firstRead('id-1', '2026-11-24T10:05:00.000Z');
+    expect(feed.getSnapshot().hideAt.get(entry!.key)).toBe(Date.parse('2026-11-24T10:06:00.000Z'));
   });
 });

@@ -5,15 +5,17 @@ import {
   type TJoinMissed,
   type TNewMessageEvent,
 } from '@securering/contract';
-import { isE2eeError } from '@securering/e2ee';
+import { isE2eeError, parseEnvelope } from '@securering/e2ee';
 import { PeerKeyUnavailable, VerifiedKeyChanged } from '../e2ee/keyring';
 import type { RingKeys } from '../e2ee/use-ring-keys';
 import type { ChatApi } from './chat-api';
 import {
   canSend,
+  displayStart,
   entryFromEvent,
   entryFromMessage,
   entryKey,
+  ephemeralHideAt,
   hasGap,
   highestSeq,
   mergeEntries,
@@ -22,6 +24,7 @@ import {
   type ChatEntry,
   type SendFailure,
 } from './chat-policy';
+import { recordSeen, seenDeadline } from './ephemeral-seen';
 
 /** Pushed messages kept for a join_ring answer at most; past them, get.php catches up. */
 const MAX_WAITING_FOR_JOIN = 200;
@@ -29,14 +32,23 @@ const MAX_WAITING_FOR_JOIN = 200;
 /** What this tab could make of a message's envelope. */
 export type ReadState =
   | { state: 'pending' }
-  | { state: 'ok'; text: string }
+  /** `signed`: what the verified header says of the message's lifetime (issue 25). */
+  | { state: 'ok'; text: string; signed?: SignedLifetime }
   /** The epoch key (or the sender's key) has not reached this tab yet: tried again when keys change. */
   | { state: 'waiting' }
   | { state: 'unverifiable' };
 
+/** The ephemeral delay (seconds; undefined: not ephemeral) and send time its sender signed. */
+export interface SignedLifetime {
+  ephemeralSec: number | undefined;
+  sentAt: string;
+}
+
 export interface FeedSnapshot {
   entries: readonly ChatEntry[];
   reads: ReadonlyMap<string, ReadState>;
+  /** When each ephemeral message leaves this reader's screen (its own countdown), by entry key. */
+  hideAt: ReadonlyMap<string, number>;
   loading: boolean;
   loadError: string | null;
   hasOlder: boolean;
@@ -54,8 +66,13 @@ export interface FeedDeps {
   api: ChatApi;
   /** The room's keys, as of now. */
   keys(): RingKeys;
-  /** The Ring's ephemeral flag, as of now (sent as `isEphemeral`). */
-  ephemeral(): boolean;
+  /** The Ring's ephemeral delay in seconds as of now (signed in the envelope), null when off. */
+  ephemeralSec(): number | null;
+  /**
+   * Tells the server this member displayed these ephemeral messages for the first time
+   * (`message_read`); resolves with its record, rejects when not delivered (tried again later).
+   */
+  sendReadReceipts?(conversationId: string, messageIds: string[]): Promise<unknown>;
   /** A message could not be read for lack of keys: ask for them. */
   onMissingKey?(): void;
   /** Messages of others that arrived after the first page (pushed or caught up): notices. */
@@ -83,6 +100,27 @@ const VERIFIED_KEY_CHANGED =
   'Non envoyé\u202f: le numéro de sécurité d’un membre que vous aviez vérifié a changé. Comparez-le de nouveau dans «\u202fUtilisateurs du Ring\u202f».';
 const KEYS_NOT_READY = 'Clé du Ring pas encore disponible\u202f: réessayez dans un instant.';
 
+/** The Ring's ephemeral delay a 409 `ephemeral_changed` names (null: off); undefined otherwise. */
+function ephemeralChange(error: unknown): number | null | undefined {
+  const body = (error as { status?: unknown; body?: { code?: unknown; ephemeralSec?: unknown } } | null)
+    ?.body;
+  if ((error as { status?: unknown } | null)?.status !== 409 || body?.code !== 'ephemeral_changed')
+    return undefined;
+  const sec = body.ephemeralSec;
+  return sec === null || (typeof sec === 'number' && Number.isInteger(sec) && sec > 0) ? sec : undefined;
+}
+
+/** What this tab's own envelope signs of its lifetime (its text is known without decrypting). */
+function ownLifetime(content: string | null): SignedLifetime | undefined {
+  if (!content) return undefined;
+  try {
+    const { header } = parseEnvelope(content);
+    return { ephemeralSec: header.ephemeralSec, sentAt: header.sentAt };
+  } catch {
+    return undefined;
+  }
+}
+
 /** An ApiError (status, body with the 409 `code`) as the retry rules read it; -1 for anything else. */
 function failureOf(error: unknown): SendFailure {
   const api = error as { status?: unknown; body?: { code?: unknown }; message?: unknown } | null;
@@ -102,8 +140,9 @@ function failureOf(error: unknown): SendFailure {
  * what could be decrypted, and the sends of this tab with their retries. It loads the latest page,
  * older pages on demand, and catches up after its highest sequence number whenever told: from the
  * join_ring answer at a (re)join, from get.php (`since=`) on a poll or a gap in pushed sequence
- * numbers. Ephemeral messages are dropped — envelope
- * and decrypted text — when they expire, even before the server's `messages_deleted`.
+ * numbers. Ephemeral messages are dropped — envelope and decrypted text — when this reader's own
+ * countdown ends (first display in this browser plus the signed delay; an own message: the first
+ * reading by anyone), even before the server's `messages_deleted`, and never shown again.
  */
 export class ConversationFeed {
   private entries: ChatEntry[] = [];
@@ -120,9 +159,16 @@ export class ConversationFeed {
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<() => void>();
   private readonly texts = new Map<string, string>();
+  private readonly hideAt = new Map<string, number>();
+  /** Keys of messages whose countdown ended here: a later page does not bring them back. */
+  private readonly gone = new Set<string>();
+  /** This member's countdown ends, by message id (ephemeral-seen.ts, cached). */
+  private readonly seen = new Map<string, number>();
+  private readonly receipts = new Set<string>();
   private snapshot: FeedSnapshot = {
     entries: [],
     reads: new Map(),
+    hideAt: new Map(),
     loading: true,
     loadError: null,
     hasOlder: false,
@@ -155,6 +201,7 @@ export class ConversationFeed {
       ...patch,
       entries: this.entries,
       reads: new Map(this.reads),
+      hideAt: new Map(this.hideAt),
       highestSeq: this.highest,
     };
     for (const listener of this.listeners) listener();
@@ -169,6 +216,7 @@ export class ConversationFeed {
     this.entries = [];
     this.reads.clear();
     this.texts.clear();
+    this.hideAt.clear();
   }
 
   // ---- receiving ------------------------------------------------------------------------------
@@ -176,8 +224,14 @@ export class ConversationFeed {
   /** Merges messages in; returns those that were not there before. */
   private add(incoming: ChatEntry[]): ChatEntry[] {
     const now = this.now();
-    // An expired message is never shown, even when a page still carries it.
-    const fresh = incoming.filter((entry) => !(entry.expiresAt && Date.parse(entry.expiresAt) <= now));
+    // An expired message is never shown, even when a page still carries it (the server keeps it
+    // until every member read it): nor one whose countdown ended here.
+    const fresh = incoming.filter(
+      (entry) =>
+        !(entry.expiresAt && Date.parse(entry.expiresAt) <= now) &&
+        !this.gone.has(entry.key) &&
+        !(entry.id !== null && !entry.isOwn && (this.seenOf(entry.id) ?? Infinity) <= now),
+    );
     const before = new Set(this.entries.map((entry) => entry.key));
     const merged = mergeEntries(this.entries, fresh);
     if (merged === this.entries) return [];
@@ -340,8 +394,9 @@ export class ConversationFeed {
 
   /** Drops expired ephemeral messages now; returns how many went. */
   expire(): number {
-    const { kept, expired } = splitExpired(this.entries, this.now());
+    const { kept, expired } = splitExpired(this.entries, this.now(), this.hideAt);
     if (expired.length === 0) return 0;
+    for (const entry of expired) this.gone.add(entry.key);
     this.forget(expired, kept);
     this.emit();
     return expired.length;
@@ -353,13 +408,80 @@ export class ConversationFeed {
     for (const key of keys) {
       this.reads.delete(key);
       this.texts.delete(key);
+      this.hideAt.delete(key);
     }
+  }
+
+  private seenOf(messageId: string): number | undefined {
+    let deadline = this.seen.get(messageId);
+    if (deadline === undefined) {
+      deadline = seenDeadline(this.deps.memberId, messageId);
+      if (deadline !== undefined) this.seen.set(messageId, deadline);
+    }
+    return deadline;
+  }
+
+  /** Each message's own countdown end, from what its sender signed and when it was displayed. */
+  private refreshHideAt(): void {
+    this.hideAt.clear();
+    for (const entry of this.entries) {
+      const read = this.reads.get(entry.key);
+      if (read?.state !== 'ok') continue;
+      const local = entry.id !== null ? this.seenOf(entry.id) : undefined;
+      const at = ephemeralHideAt(entry, read.signed, local);
+      if (at !== undefined) this.hideAt.set(entry.key, at);
+    }
+    this.scheduleExpiry();
+  }
+
+  /**
+   * The chat shows this conversation to the member now: others' ephemeral messages displayed for
+   * the first time start their countdowns (recorded in this browser, trusted before the server's
+   * record), and the server is told (`message_read`; retried at the next call if it failed).
+   */
+  markDisplayed(): void {
+    if (this.disposed) return;
+    const now = this.now();
+    const receipts: string[] = [];
+    let changed = false;
+    for (const entry of this.entries) {
+      const read = this.reads.get(entry.key);
+      if (entry.isOwn || entry.id === null || read?.state !== 'ok') continue;
+      const sec = read.signed?.ephemeralSec;
+      if (sec === undefined) continue;
+      if (this.seenOf(entry.id) === undefined) {
+        const start = displayStart(entry.readAt, read.signed!.sentAt, now);
+        this.seen.set(entry.id, recordSeen(this.deps.memberId, entry.id, start + sec * 1000, now));
+        changed = true;
+      }
+      if (entry.readAt === null && !this.receipts.has(entry.id)) receipts.push(entry.id);
+    }
+    if (receipts.length > 0 && this.deps.sendReadReceipts) {
+      for (const id of receipts) this.receipts.add(id);
+      this.deps.sendReadReceipts(this.conversationId, receipts).catch(() => {
+        for (const id of receipts) this.receipts.delete(id);
+      });
+    }
+    if (changed) {
+      this.refreshHideAt();
+      this.emit();
+    }
+  }
+
+  /** `message_first_read`: another member displayed this member's message (its countdown starts). */
+  firstRead(messageId: string, readAt: string): void {
+    const entry = this.entries.find((e) => e.id === messageId && e.isOwn);
+    if (!entry || entry.readAt !== null) return;
+    this.entries = this.entries.map((e) => (e === entry ? { ...e, readAt } : e));
+    this.refreshHideAt();
+    this.emit();
   }
 
   private scheduleExpiry(): void {
     clearTimeout(this.expiryTimer);
     let next = Infinity;
     for (const entry of this.entries) if (entry.expiresAt) next = Math.min(next, Date.parse(entry.expiresAt));
+    for (const at of this.hideAt.values()) next = Math.min(next, at);
     if (!Number.isFinite(next) || this.disposed) return;
     this.expiryTimer = setTimeout(
       () => {
@@ -377,7 +499,7 @@ export class ConversationFeed {
       if (!entry.content || this.reads.has(entry.key)) continue;
       const own = this.texts.get(entry.key);
       if (own !== undefined) {
-        this.reads.set(entry.key, { state: 'ok', text: own });
+        this.reads.set(entry.key, { state: 'ok', text: own, signed: ownLifetime(entry.content) });
         continue;
       }
       this.decrypt(entry);
@@ -396,7 +518,8 @@ export class ConversationFeed {
           // The server's copy must be the envelope of this very message.
           if (header.senderId !== entry.senderId || header.clientMessageId !== entry.clientMessageId)
             return { state: 'unverifiable' } as const;
-          return { state: 'ok', text: plaintext } as const;
+          const signed = { ephemeralSec: header.ephemeralSec, sentAt: header.sentAt };
+          return { state: 'ok', text: plaintext, signed } as const;
         },
         (error: unknown) => {
           if (isE2eeError(error, 'missing_key') || !isE2eeError(error)) {
@@ -409,6 +532,7 @@ export class ConversationFeed {
       .then((read) => {
         if (this.disposed || !this.entries.some((e) => e.key === entry.key)) return;
         this.reads.set(entry.key, read);
+        this.refreshHideAt();
         this.emit();
       });
   }
@@ -450,6 +574,7 @@ export class ConversationFeed {
       isOwn: true,
       isEphemeral: false,
       expiresAt: null,
+      readAt: null,
       epoch: 0,
       content: null,
       status: 'sending',
@@ -490,6 +615,8 @@ export class ConversationFeed {
     const sleep = this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
     const attempts = { reencryptions: 0, retries: 0 };
     let content: string | null = null;
+    // The Ring's ephemeral delay, signed in the envelope; the server's setting after a 409.
+    let ephemeralSec = this.deps.ephemeralSec();
     let released = false;
     const release = () => {
       if (!released) {
@@ -504,16 +631,24 @@ export class ConversationFeed {
           if (!content) {
             const keys = this.deps.keys();
             const epochKey = await keys.ensureSendableEpoch();
-            content = (await keys.encryptText(this.conversationId, text, epochKey, entry.clientMessageId))
-              .content;
+            const sealed = await keys.encryptText(
+              this.conversationId,
+              text,
+              epochKey,
+              entry.clientMessageId,
+              ephemeralSec,
+            );
+            content = sealed.content;
             this.update(entry.key, { content, epoch: epochKey.epoch });
+            const signed = { ephemeralSec: sealed.header.ephemeralSec, sentAt: sealed.header.sentAt };
+            this.reads.set(entry.key, { state: 'ok', text, signed });
           }
           const stored = await this.deps.api.send({
             content,
             messageType: 'text',
             clientEncrypted: true,
             conversation_id: this.conversationId,
-            isEphemeral: this.deps.ephemeral(),
+            isEphemeral: ephemeralSec !== null,
           });
           if (this.disposed) return;
           this.add([entryFromMessage(stored)]);
@@ -528,6 +663,14 @@ export class ConversationFeed {
           }
           if (error instanceof VerifiedKeyChanged) return this.fail(entry.key, VERIFIED_KEY_CHANGED, release);
           if (isE2eeError(error, 'missing_key')) return this.fail(entry.key, KEYS_NOT_READY, release);
+          const changed = ephemeralChange(error);
+          if (changed !== undefined && attempts.reencryptions < 3) {
+            // The Ring's ephemeral setting changed: sign the one in force.
+            attempts.reencryptions += 1;
+            ephemeralSec = changed;
+            content = null;
+            continue;
+          }
           const decision = sendRetryDecision(failureOf(error), attempts, CHAT_MESSAGES.sendFailed);
           if (decision.action === 'fail') return this.fail(entry.key, decision.message, release);
           if (decision.action === 'reencrypt') {

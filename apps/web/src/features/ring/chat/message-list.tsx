@@ -4,16 +4,25 @@ import { memo, useLayoutEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { cn } from '@/lib/utils';
-import { formatCountdown, formatMessageTime, isNearBottom, type ChatEntry } from './chat-policy';
+import {
+  formatCountdown,
+  formatDelay,
+  formatMessageTime,
+  isExpired,
+  isNearBottom,
+  type ChatEntry,
+} from './chat-policy';
 import { useSecondTicker } from './chat-provider';
 import type { FeedSnapshot, ReadState } from './conversation-feed';
+import { MessageText } from './message-text';
 
 /** Scroll position within this distance of the top loads the previous page. */
 const LOAD_OLDER_PX = 48;
 
 /**
  * The messages of a conversation (spec 2 §2 Chat screen): sender, time, lock, own messages on the
- * right, ephemeral countdowns refreshed every second, the empty and loading states, auto-scroll
+ * right, ephemeral countdowns refreshed every second (each reader's own, from its first display;
+ * before it, « Éphémère — s'efface N après lecture »), the empty and loading states, auto-scroll
  * when within 120 px of the bottom, older pages when scrolled to the top.
  */
 export function MessageList({
@@ -27,7 +36,7 @@ export function MessageList({
   onRetry: (key: string) => void;
   onDiscard: (key: string) => void;
 }) {
-  const { entries, reads, loading, loadError, hasOlder, loadingOlder } = snapshot;
+  const { entries, reads, hideAt, loading, loadError, hasOlder, loadingOlder } = snapshot;
   const box = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const previous = useRef<{ first: string | undefined; last: string | undefined; height: number }>({
@@ -35,7 +44,7 @@ export function MessageList({
     last: undefined,
     height: 0,
   });
-  const hasEphemeral = entries.some((entry) => entry.expiresAt !== null);
+  const hasEphemeral = hideAt.size > 0 || entries.some((entry) => entry.expiresAt !== null);
   const now = useSecondTicker(hasEphemeral);
 
   // After each change: keep the reader where they were when a page was prepended; follow the
@@ -93,18 +102,20 @@ export function MessageList({
       ) : entries.length === 0 ? (
         <p className="py-10 text-center text-sm text-slate-500">{CHAT_MESSAGES.empty}</p>
       ) : (
-        entries.map((entry) =>
-          entry.expiresAt !== null && Date.parse(entry.expiresAt) <= now ? null : (
+        entries.map((entry) => {
+          const until = hideAt.get(entry.key);
+          return isExpired(entry, now, until) ? null : (
             <MessageItem
               key={entry.key}
               entry={entry}
               read={reads.get(entry.key)}
-              now={entry.expiresAt ? now : 0}
+              hideAt={until}
+              now={until !== undefined ? now : 0}
               onRetry={onRetry}
               onDiscard={onDiscard}
             />
-          ),
-        )
+          );
+        })
       )}
     </div>
   );
@@ -113,21 +124,23 @@ export function MessageList({
 const MessageItem = memo(function MessageItem({
   entry,
   read,
+  hideAt,
   now,
   onRetry,
   onDiscard,
 }: {
   entry: ChatEntry;
   read: ReadState | undefined;
+  hideAt: number | undefined;
   now: number;
   onRetry: (key: string) => void;
   onDiscard: (key: string) => void;
 }) {
   const own = entry.isOwn;
-  // Never more than the message's lifetime (this clock may run a little behind the server's).
-  const remaining = entry.expiresAt
-    ? Math.min(Date.parse(entry.expiresAt) - now, Date.parse(entry.expiresAt) - Date.parse(entry.timestamp))
-    : null;
+  const delaySec = read?.state === 'ok' ? read.signed?.ephemeralSec : undefined;
+  // Never more than the signed delay (a claimed first reading cannot stretch it).
+  const remaining =
+    hideAt === undefined ? null : Math.min(hideAt - now, delaySec !== undefined ? delaySec * 1000 : Infinity);
   return (
     <article
       aria-label={`Message de ${own ? 'vous' : entry.senderName}`}
@@ -151,18 +164,22 @@ const MessageItem = memo(function MessageItem({
             <span className="sr-only">Message éphémère, disparaît dans </span>
             {formatCountdown(remaining)}
           </span>
+        ) : delaySec !== undefined ? (
+          <span className="rounded-full bg-amber-50 px-1.5 text-amber-800" data-testid="ephemeral-pending">
+            Éphémère — s’efface {formatDelay(delaySec)} après lecture
+          </span>
         ) : null}
       </p>
       <div
         className={cn(
-          'whitespace-pre-wrap break-words rounded-2xl px-3 py-2 text-sm shadow-sm [overflow-wrap:anywhere]',
+          'max-w-full whitespace-pre-wrap rounded-2xl px-3 py-2 text-sm shadow-sm [overflow-wrap:anywhere]',
           own
             ? 'rounded-br-sm bg-primary text-primary-foreground'
             : 'rounded-bl-sm bg-slate-100 text-slate-900',
           entry.status !== 'sent' && 'opacity-80',
         )}
       >
-        <MessageBody read={read} />
+        <MessageBody read={read} own={own} />
       </div>
       {own && entry.status !== 'sent' ? (
         <SendState entry={entry} onRetry={onRetry} onDiscard={onDiscard} />
@@ -171,9 +188,9 @@ const MessageItem = memo(function MessageItem({
   );
 });
 
-function MessageBody({ read }: { read: ReadState | undefined }) {
+function MessageBody({ read, own }: { read: ReadState | undefined; own: boolean }) {
   if (!read || read.state === 'pending') return <span className="italic opacity-70">Déchiffrement…</span>;
-  if (read.state === 'ok') return <>{read.text}</>;
+  if (read.state === 'ok') return <MessageText text={read.text} own={own} />;
   if (read.state === 'waiting')
     return (
       <span className="inline-flex items-center gap-1 italic opacity-80">

@@ -10,6 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useToast } from '@/components/ui/toast';
 import { apiRequest } from '@/lib/api-client';
 import { NOTICE_DURATION_MS, decideNotice, noticeBody, noticeTypeOf } from './chat-policy';
+import { groupedNoticeTitle, joinNoticeGroup, type NoticeGroup } from './notice-groups';
 
 const SETTINGS_KEY = ['ring', 'notification-settings'] as const;
 const SETTINGS_PATH = '/api/notifications/get-settings.php';
@@ -113,6 +114,7 @@ export function useChatNotifications(readerName: string) {
   });
 
   const live = useRef({ settings, muted, permission, readerName });
+  const groups = useRef(new Map<string, NoticeGroup>());
   useEffect(() => {
     live.current = { settings, muted, permission, readerName };
   });
@@ -163,7 +165,20 @@ export function useChatNotifications(readerName: string) {
           // Some browsers only allow notifications from a service worker.
         }
       }
-      notify({ title: notice.title, description: body, variant: 'info', duration: NOTICE_DURATION_MS });
+      // One in-page notice per conversation: a message arriving while it shows joins it (issue 29).
+      const group = joinNoticeGroup(
+        groups.current.get(notice.conversationId),
+        Date.now(),
+        NOTICE_DURATION_MS,
+      );
+      groups.current.set(notice.conversationId, group);
+      notify({
+        title: groupedNoticeTitle(notice.title, group.count),
+        description: body,
+        variant: 'info',
+        duration: NOTICE_DURATION_MS,
+        group: `chat:${notice.conversationId}`,
+      });
       return true;
     },
     [notify],

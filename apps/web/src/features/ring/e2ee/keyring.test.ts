@@ -12,6 +12,7 @@ import {
   encryptMessage,
   generateEpochKey,
   generateIdentity,
+  generateRecoveryKey,
   sealIdentity,
   exportPublicIdentity,
   verifyMembershipLog,
@@ -26,6 +27,7 @@ import {
   KeyCallConflict,
   Keyring,
   LOG_PROBLEM_TEXT,
+  RECOVERY_TEXT,
   PeerKeyUnavailable,
   VerifiedKeyChanged,
   type KeyringApi,
@@ -383,7 +385,7 @@ describe('keyring flows against the key endpoints', () => {
       expect(owner.getSnapshot()).toMatchObject({ status: 'active', admission: 'admitted', mayAdmit: true });
       // The session keys are the non-extractable ones of the saved record.
       expect(owner.signingKey?.extractable).toBe(false);
-      expect(server.members.get('owner')!.record!.kdf_iters).toBe(600_000);
+      expect(server.members.get('owner')!.record).toMatchObject({ kdf: 'argon2id', kdf_mem_kib: 65_536 });
       const before = await owner.encryptText('room:general', 'Avant Bob', owner.currentEpochKey()!);
 
       // Bob published keys: he waits, and nothing is shared with him whatever the owner syncs.
@@ -825,7 +827,7 @@ describe('keyring flows against the key endpoints', () => {
   );
 
   it(
-    'the level of the Ring sets the record iterations, and an older record is upgraded after unlock',
+    'an older PBKDF2 record is re-sealed with Argon2id and a recovery key after unlock (shown once), which reopens it',
     SLOW,
     async () => {
       const server = new FakeKeyServer();
@@ -845,10 +847,34 @@ describe('keyring flows against the key endpoints', () => {
       const owner = tab(server, 'owner');
       await owner.load();
       expect(await owner.unlock(OWNER_PHRASE)).toBe(true);
-      await expect.poll(() => member.record!.kdf_iters, { timeout: 30_000 }).toBe(1_000_000);
+      await expect.poll(() => member.record!.kdf, { timeout: 30_000 }).toBe('argon2id');
+      expect(member.record!.kdf_mem_kib).toBeGreaterThanOrEqual(64 * 1024);
       expect(member.keyVersion).toBe(1);
       await owner.sync();
       expect(owner.currentEpochKey()!.level).toBe('high');
+      // The recovery key made then is shown once, and leaves memory when acknowledged.
+      const recoveryKey = owner.getSnapshot().recoveryKey;
+      expect(recoveryKey).toMatch(/^([0-9A-Z]{4}-){7}[0-9A-Z]{4}$/);
+      owner.acknowledgeRecoveryKey();
+      expect(owner.getSnapshot().recoveryKey).toBeNull();
+
+      // Passphrase forgotten: a new tab reopens the same keys with the recovery key.
+      const again = tab(server, 'owner');
+      await again.load();
+      expect(await again.recover('ABCD-EFGH', 'une nouvelle phrase de la propriétaire')).toBe(false);
+      expect(again.getSnapshot().error).toBe(RECOVERY_TEXT.malformed);
+      expect(await again.recover(generateRecoveryKey(), 'une nouvelle phrase de la propriétaire')).toBe(
+        false,
+      );
+      expect(again.getSnapshot().error).toBe(RECOVERY_TEXT.wrong);
+      expect(await again.recover(recoveryKey!, 'une nouvelle phrase de la propriétaire')).toBe(true);
+      expect(again.getSnapshot().phase).toBe('ready');
+      expect(member.keyVersion).toBe(1);
+      expect(member.publicKeys).toEqual(await exportPublicIdentity(identity));
+      const third = tab(server, 'owner');
+      await third.load();
+      expect(await third.unlock(OWNER_PHRASE)).toBe(false);
+      expect(await third.unlock('une nouvelle phrase de la propriétaire')).toBe(true);
     },
   );
 

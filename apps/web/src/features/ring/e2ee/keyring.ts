@@ -21,18 +21,21 @@ import {
   fingerprint,
   generateEpochKey,
   generateIdentity,
+  generateRecoveryKey,
+  hasRecoveryCopy,
   importVerifyKey,
   isE2eeError,
   lastReadersChange,
   mayAdmit,
   openIdentity,
+  openIdentityWithRecoveryKey,
   recordNeedsUpgrade,
+  resealRecord,
   samePublicIdentity,
   sealIdentity,
   signingKeysAt,
   signingKeysFrom,
   unwrapEpochKey,
-  upgradeRecord,
   verifyMembershipLog,
   wrapEpochKeyFor,
   type EpochKey,
@@ -206,6 +209,11 @@ export interface KeyringSnapshot {
   logProblem: string | null;
   /** Members this person verified whose keys changed since: nothing is sent to them meanwhile. */
   verifiedKeyChanged: readonly string[];
+  /**
+   * A recovery key (« Clé de secours ») just sealed into the member's record, to show once; null
+   * once the member confirmed it is saved (`acknowledgeRecoveryKey`). Never stored.
+   */
+  recoveryKey: string | null;
 }
 
 /** A keyring before anything is loaded: locked, nothing held. */
@@ -230,7 +238,15 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   historyOffered: false,
   logProblem: null,
   verifiedKeyChanged: [],
+  recoveryKey: null,
 };
+
+/** What the recovery form says when the recovery key does not open the record. */
+export const RECOVERY_TEXT = {
+  wrong: 'Clé de secours incorrecte.',
+  malformed: 'Clé de secours invalide\u202f: 32 caractères, lettres et chiffres, par groupes de 4.',
+  none: 'Aucune clé de secours n’a été créée pour votre compte dans ce Ring.',
+} as const;
 
 export const INSECURE_CONTEXT =
   'Le chiffrement de bout en bout demande une connexion sécurisée (HTTPS) : ouvrez le Ring en https://.';
@@ -372,9 +388,14 @@ export class Keyring {
     }
   }
 
-  /** Target PBKDF2 iterations for this Ring's level (600,000; 1,000,000 at high and military). */
-  private targetIterations(): number {
-    return LEVEL_PARAMETERS[this.deps.level()].kdfIterations;
+  /** Argon2id cost of new records for this Ring's level (64 MiB, 2 passes). */
+  private targetKdf() {
+    return LEVEL_PARAMETERS[this.deps.level()].argon2id;
+  }
+
+  /** The member confirmed the recovery key is printed or saved: it leaves memory. */
+  acknowledgeRecoveryKey(): void {
+    this.update({ recoveryKey: null });
   }
 
   /**
@@ -403,9 +424,11 @@ export class Keyring {
         : null;
     try {
       const fresh = await generateIdentity();
+      const recoveryKey = generateRecoveryKey();
       const record = await sealIdentity(fresh, passphrase, {
         memberId: this.memberId,
-        iterations: this.targetIterations(),
+        argon2id: this.targetKdf(),
+        recoveryKey,
       });
       const publicKeys = await exportPublicIdentity(fresh);
       const saved = await this.deps.api.saveMemberKey({
@@ -434,6 +457,7 @@ export class Keyring {
       this.publishedKeys = publicKeys;
       if (reset) this.epochs.clear();
       await this.becomeUnlocked(opened, publicKeys, saved.keyVersion);
+      this.update({ recoveryKey });
       // The new keys are in the log: a holder of the current epoch shares it with them; when there
       // is none any more (this member was the last one), this browser starts a recovery epoch.
       if (vouched) void this.rotateAfterChange();
@@ -463,8 +487,9 @@ export class Keyring {
 
   /**
    * Opens the member's record with the passphrase. A wrong one leaves everything locked and shows
-   * "Déverrouillage E2EE échoué" (no fallback key). A record below the target iterations is
-   * re-sealed and saved after a successful unlock.
+   * "Déverrouillage E2EE échoué" (no fallback key). An older record (PBKDF2, or below the target
+   * Argon2id cost) or one without a recovery copy is re-sealed with Argon2id and saved after a
+   * successful unlock; a recovery key made then is shown once.
    */
   async unlock(passphrase: string): Promise<boolean> {
     const record = this.record;
@@ -487,24 +512,69 @@ export class Keyring {
       this.report('Clés publiques publiées différentes du coffre du membre');
     }
     await this.becomeUnlocked(identity, publicKeys, this.keyVersion);
-    const target = this.targetIterations();
-    if (recordNeedsUpgrade(record, target)) void this.upgrade(record, passphrase, publicKeys, target);
+    if (recordNeedsUpgrade(record, this.targetKdf()) || !hasRecoveryCopy(record)) {
+      void this.upgrade(record, passphrase, publicKeys);
+    }
     return true;
   }
 
-  private async upgrade(
-    record: MemberKeyRecord,
-    passphrase: string,
-    publicKeys: TPublicKeys,
-    iterations: number,
-  ): Promise<void> {
+  private async upgrade(record: MemberKeyRecord, passphrase: string, publicKeys: TPublicKeys): Promise<void> {
+    // Offered once to a member without one: the copy is in the record from now on.
+    const recoveryKey = hasRecoveryCopy(record) ? undefined : generateRecoveryKey();
     try {
-      const upgraded = await upgradeRecord(record, passphrase, { memberId: this.memberId, iterations });
+      const upgraded = await resealRecord(
+        record,
+        { passphrase },
+        { memberId: this.memberId, argon2id: this.targetKdf(), ...(recoveryKey ? { recoveryKey } : {}) },
+      );
       const saved = await this.deps.api.saveMemberKey({ key: upgraded, publicKeys });
       this.record = upgraded;
       this.keyVersion = saved.keyVersion;
+      if (recoveryKey) this.update({ recoveryKey });
     } catch (error) {
       this.report('Renforcement du coffre de clés impossible', { error: messageOf(error) });
+    }
+  }
+
+  /**
+   * « J'ai oublié ma phrase secrète »: opens the record with the recovery key, seals the same keys
+   * under a new passphrase (the recovery key keeps working) and unlocks. Same identity: nothing
+   * to confirm for the other members, and the history stays readable.
+   */
+  async recover(recoveryKey: string, newPassphrase: string): Promise<boolean> {
+    const record = this.record;
+    if (!record) return false;
+    this.update({ busy: true, error: null });
+    let identity: Identity;
+    try {
+      identity = await openIdentityWithRecoveryKey(record, recoveryKey, { memberId: this.memberId });
+    } catch (error) {
+      const code = isE2eeError(error) ? error.code : 'error';
+      this.report('Clé de secours refusée', { code });
+      const text =
+        code === 'missing_key'
+          ? RECOVERY_TEXT.none
+          : code === 'invalid_format'
+            ? RECOVERY_TEXT.malformed
+            : RECOVERY_TEXT.wrong;
+      this.update({ busy: false, error: text });
+      return false;
+    }
+    try {
+      const publicKeys = await exportPublicIdentity(identity);
+      const renewed = await resealRecord(
+        record,
+        { recoveryKey },
+        { memberId: this.memberId, newPassphrase, argon2id: this.targetKdf() },
+      );
+      const saved = await this.deps.api.saveMemberKey({ key: renewed, publicKeys });
+      this.record = renewed;
+      await this.becomeUnlocked(identity, publicKeys, saved.keyVersion);
+      return true;
+    } catch (error) {
+      this.report('Nouvelle phrase secrète non enregistrée', { error: messageOf(error) });
+      this.update({ busy: false, error: messageOf(error) });
+      return false;
     }
   }
 
@@ -1264,6 +1334,7 @@ export class Keyring {
     plaintext: string,
     epochKey: EpochKey,
     clientMessageId: string = crypto.randomUUID(),
+    ephemeralSec: number | null = null,
   ): Promise<{ content: string; header: MessageHeader }> {
     if (!this.identity) throw new E2eeError('missing_key', 'locked');
     const target = conversationPeerOf(conversationId, this.memberId);
@@ -1287,6 +1358,8 @@ export class Keyring {
       sentAt: this.now().toISOString(),
       // The log head this browser verified, signed with the message (see senderKeysFor).
       ...(log ? { logSeq: log.head.seq, logHash: log.head.hash } : {}),
+      // Ephemeral: the delay is the sender's to sign (issue 25), not the server's to claim.
+      ...(ephemeralSec !== null ? { ephemeralSec } : {}),
     };
     return {
       content: await encryptMessage(header, plaintext, key, this.identity.signing.privateKey),

@@ -66,7 +66,8 @@ function openDatabase(): Promise<IDBDatabase> {
       const db = open.result;
       if (db.objectStoreNames.contains(OLD_STORE)) db.deleteObjectStore(OLD_STORE);
       for (const name of [CHECKPOINTS, VERIFIED])
-        if (!db.objectStoreNames.contains(name)) db.createObjectStore(name, { keyPath: ['ringId', 'memberId'] });
+        if (!db.objectStoreNames.contains(name))
+          db.createObjectStore(name, { keyPath: ['ringId', 'memberId'] });
     };
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(open.error ?? new Error('IndexedDB'));

@@ -1,6 +1,6 @@
 import { E2EE_MESSAGES } from '@securering/contract';
 import { KeyRound, Loader2 } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import {
@@ -12,11 +12,22 @@ import {
   DialogTitle,
 } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/label';
+import { Input } from '@/components/ui/input';
 import { PasswordInput } from '@/components/ui/password-input';
-import { validatePassphraseForm, type PassphraseErrors } from './passphrase-form';
+import { isAccountPassword } from '@/lib/auth/account-password';
+import {
+  STRENGTH_LABELS,
+  strengthProblem,
+  validatePassphraseForm,
+  type PassphraseErrors,
+} from './passphrase-form';
+import { estimatePassphraseStrength, type PassphraseStrength } from './passphrase-strength';
 
-/** create: first passphrase; unlock: the usual one; reset: new keys; load_failed: record unreadable. */
-export type PassphraseDialogMode = 'create' | 'unlock' | 'reset' | 'load_failed';
+/**
+ * create: first passphrase; unlock: the usual one; reset: new keys; recover: the recovery key and
+ * a new passphrase; load_failed: record unreadable.
+ */
+export type PassphraseDialogMode = 'create' | 'unlock' | 'reset' | 'recover' | 'load_failed';
 
 const DESCRIPTIONS: Record<PassphraseDialogMode, string> = {
   create:
@@ -24,23 +35,88 @@ const DESCRIPTIONS: Record<PassphraseDialogMode, string> = {
   unlock: 'Saisissez votre phrase secrète pour déverrouiller les messages et les fichiers du Ring.',
   reset:
     'De nouvelles clés seront créées sous une nouvelle phrase secrète. Les autres membres verront votre numéro de sécurité changer. L’historique déjà chiffré ne redevient lisible que si un membre vous le partage à nouveau.',
+  recover:
+    'Saisissez votre clé de secours (32 caractères, par groupes de 4) puis choisissez une nouvelle phrase secrète. Vos clés et votre historique restent les mêmes.',
   load_failed: 'Vos clés de chiffrement n’ont pas pu être lues.',
 };
+
+const TITLES: Record<PassphraseDialogMode, string> = {
+  create: 'Phrase secrète',
+  unlock: 'Phrase secrète',
+  reset: 'Réinitialiser mes clés',
+  recover: 'J’ai oublié ma phrase secrète',
+  load_failed: 'Phrase secrète',
+};
+
+const METER_COLORS = ['bg-red-600', 'bg-red-500', 'bg-amber-500', 'bg-lime-600', 'bg-emerald-600'] as const;
 
 interface PassphraseFormProps<Mode> {
   mode: Mode;
   busy: boolean;
   error: string | null;
-  onSubmit: (passphrase: string) => Promise<void>;
+  /** Words an attacker would try first for this member (username, email, Ring name). */
+  userInputs: readonly string[];
+  onSubmit: (passphrase: string, recoveryKey: string) => Promise<void>;
   onClose: () => void;
+  /** « J'ai oublié ma phrase secrète »: the recovery form. */
+  onRecover: () => void;
+  /** No recovery key: new keys (« Réinitialiser mes clés »). */
   onForgot: () => void;
   onRetryLoad: () => void;
 }
 
+/** The strength meter of a new passphrase: zxcvbn's score with its French advice. */
+function StrengthMeter({ passphrase, userInputs }: { passphrase: string; userInputs: readonly string[] }) {
+  const [strength, setStrength] = useState<PassphraseStrength | null>(null);
+  const inputsKey = userInputs.join('\n');
+  useEffect(() => {
+    if (!passphrase) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      estimatePassphraseStrength(passphrase, inputsKey.split('\n')).then(
+        (result) => live && setStrength(result),
+        () => live && setStrength(null),
+      );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [passphrase, inputsKey]);
+  const shown = passphrase ? strength : null;
+  const advice = shown ? [shown.warning, ...shown.suggestions].filter(Boolean) : [];
+  return (
+    <div className="grid gap-1" data-testid="passphrase-strength" data-score={shown?.score ?? ''}>
+      <div className="flex gap-1" aria-hidden>
+        {[0, 1, 2, 3].map((step) => (
+          <span
+            key={step}
+            className={`h-1.5 flex-1 rounded ${shown && shown.score > step ? METER_COLORS[shown.score] : 'bg-slate-200'}`}
+          />
+        ))}
+      </div>
+      <p className="text-xs text-slate-600" aria-live="polite">
+        {shown
+          ? `Robustesse\u202f: ${STRENGTH_LABELS[shown.score]}${shown.score < 4 ? ' (très forte exigée)' : ''}`
+          : 'Plusieurs mots inattendus valent mieux qu’un mot compliqué.'}
+      </p>
+      {advice.length > 0 ? (
+        <ul className="list-disc pl-5 text-xs text-slate-600">
+          {advice.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 /**
- * The passphrase dialog (title "Phrase secrète"): choose one the first time (12 characters and a
- * confirmation), enter it later, or create new keys ("Réinitialiser mes clés"). Key derivation
- * takes about a second: the button shows it is working.
+ * The passphrase dialog (title "Phrase secrète"): choose one the first time (12 characters, a
+ * confirmation, a strength meter; a guessable one or the account password is refused), enter it
+ * later, reopen the keys with the recovery key and a new passphrase (« J'ai oublié ma phrase
+ * secrète »), or create new keys ("Réinitialiser mes clés"). Argon2id takes about a second: the
+ * button shows it is working.
  */
 export function PassphraseDialog({ mode, ...form }: PassphraseFormProps<PassphraseDialogMode | null>) {
   const { busy, onClose } = form;
@@ -65,32 +141,61 @@ function PassphraseForm({
   error,
   onSubmit,
   onClose,
+  onRecover,
   onForgot,
   onRetryLoad,
+  userInputs,
 }: PassphraseFormProps<PassphraseDialogMode>) {
   const [passphrase, setPassphrase] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [errors, setErrors] = useState<PassphraseErrors>({});
-  const isNew = mode === 'create' || mode === 'reset';
+  const [recoveryKey, setRecoveryKey] = useState('');
+  const [errors, setErrors] = useState<PassphraseErrors & { recoveryKey?: string }>({});
+  const [checking, setChecking] = useState(false);
+  const isNew = mode === 'create' || mode === 'reset' || mode === 'recover';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (mode === 'load_failed' || busy) return;
+    if (mode === 'load_failed' || busy || checking) return;
+    if (mode === 'recover' && !recoveryKey.trim()) {
+      setErrors({ recoveryKey: 'Saisissez votre clé de secours' });
+      return;
+    }
     const problems = validatePassphraseForm(mode, { passphrase, confirmation });
     setErrors(problems);
     if (problems.passphrase || problems.confirmation) return;
-    await onSubmit(passphrase);
+    if (isNew) {
+      setChecking(true);
+      try {
+        const [strength, same] = await Promise.all([
+          estimatePassphraseStrength(passphrase, userInputs),
+          isAccountPassword(passphrase),
+        ]);
+        const problem = strengthProblem(strength, same);
+        if (problem) {
+          setErrors({ passphrase: problem });
+          return;
+        }
+      } catch {
+        setErrors({ passphrase: 'L’estimation de la robustesse n’a pas pu se charger\u202f: réessayez.' });
+        return;
+      } finally {
+        setChecking(false);
+      }
+    }
+    await onSubmit(passphrase, recoveryKey);
     // Nothing stays in the form once it was used.
     setPassphrase('');
     setConfirmation('');
+    setRecoveryKey('');
   };
+  const working = busy || checking;
 
   return (
     <form noValidate onSubmit={(event) => void submit(event)} className="grid gap-4">
       <DialogHeader>
         <DialogTitle className="flex items-center gap-2">
           <KeyRound className="size-5 text-primary" aria-hidden />
-          {mode === 'reset' ? 'Réinitialiser mes clés' : 'Phrase secrète'}
+          {TITLES[mode]}
         </DialogTitle>
         <DialogDescription>{DESCRIPTIONS[mode]}</DialogDescription>
       </DialogHeader>
@@ -101,41 +206,80 @@ function PassphraseForm({
         </Alert>
       ) : (
         <>
-          <Field id="e2ee-passphrase" label="Phrase secrète" error={errors.passphrase}>
+          {mode === 'recover' ? (
+            <Field id="e2ee-recovery-key" label="Clé de secours" error={errors.recoveryKey}>
+              <Input
+                id="e2ee-recovery-key"
+                autoComplete="off"
+                spellCheck={false}
+                className="font-mono uppercase"
+                autoFocus
+                value={recoveryKey}
+                disabled={working}
+                aria-invalid={Boolean(errors.recoveryKey)}
+                onChange={(e) => setRecoveryKey(e.target.value)}
+              />
+            </Field>
+          ) : null}
+          <Field
+            id="e2ee-passphrase"
+            label={mode === 'recover' ? 'Nouvelle phrase secrète' : 'Phrase secrète'}
+            error={errors.passphrase}
+          >
             <PasswordInput
               id="e2ee-passphrase"
               autoComplete={isNew ? 'new-password' : 'current-password'}
-              autoFocus
+              autoFocus={mode !== 'recover'}
               value={passphrase}
-              disabled={busy}
+              disabled={working}
               aria-invalid={Boolean(errors.passphrase)}
               onChange={(e) => setPassphrase(e.target.value)}
             />
           </Field>
+          {isNew ? <StrengthMeter passphrase={passphrase} userInputs={userInputs} /> : null}
           {isNew ? (
             <Field id="e2ee-confirmation" label="Confirmer la phrase secrète" error={errors.confirmation}>
               <PasswordInput
                 id="e2ee-confirmation"
                 autoComplete="new-password"
                 value={confirmation}
-                disabled={busy}
+                disabled={working}
                 aria-invalid={Boolean(errors.confirmation)}
                 onChange={(e) => setConfirmation(e.target.value)}
               />
             </Field>
           ) : null}
           {error && !busy ? <Alert variant="error">{error}</Alert> : null}
+          {mode === 'recover' ? (
+            <p className="text-sm text-slate-600">
+              Sans clé de secours, personne ne peut rouvrir vos clés actuelles&#8239;: créez-en de nouvelles
+              («&#8239;Réinitialiser mes clés&#8239;»), puis demandez au propriétaire ou à un administrateur du Ring de
+              confirmer vos nouvelles clés pour vous réadmettre. Vous lirez les messages envoyés
+              ensuite&#8239;; l’historique ne revient que si un membre vous le partage à nouveau.
+            </p>
+          ) : null}
         </>
       )}
 
       <DialogFooter className="items-center">
         {mode === 'unlock' ? (
-          <Button type="button" variant="link" className="mr-auto px-0" disabled={busy} onClick={onForgot}>
-            Phrase secrète oubliée&#8239;?
+          <Button
+            type="button"
+            variant="link"
+            className="mr-auto px-0"
+            disabled={working}
+            onClick={onRecover}
+          >
+            J’ai oublié ma phrase secrète
           </Button>
         ) : null}
-        {mode === 'reset' ? (
-          <Button type="button" variant="outline" disabled={busy} onClick={onClose}>
+        {mode === 'recover' ? (
+          <Button type="button" variant="link" className="mr-auto px-0" disabled={working} onClick={onForgot}>
+            Je n’ai pas de clé de secours
+          </Button>
+        ) : null}
+        {mode === 'reset' || mode === 'recover' ? (
+          <Button type="button" variant="outline" disabled={working} onClick={onClose}>
             Annuler
           </Button>
         ) : null}
@@ -144,9 +288,13 @@ function PassphraseForm({
             Réessayer
           </Button>
         ) : (
-          <Button type="submit" variant={mode === 'reset' ? 'destructive' : 'default'} disabled={busy}>
-            {busy ? <Loader2 className="animate-spin" aria-hidden /> : null}
-            {mode === 'reset' ? 'Réinitialiser mes clés' : 'Déverrouiller'}
+          <Button type="submit" variant={mode === 'reset' ? 'destructive' : 'default'} disabled={working}>
+            {working ? <Loader2 className="animate-spin" aria-hidden /> : null}
+            {mode === 'reset'
+              ? 'Réinitialiser mes clés'
+              : mode === 'recover'
+                ? 'Rouvrir mes clés'
+                : 'Déverrouiller'}
           </Button>
         )}
       </DialogFooter>

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { PASSPHRASE_REQUIRED, validatePassphraseForm } from './passphrase-form';
+import {
+  forgetAccountPasswords,
+  isAccountPassword,
+  rememberAccountPassword,
+} from '@/lib/auth/account-password';
+import {
+  PASSPHRASE_REQUIRED,
+  SAME_AS_ACCOUNT_PASSWORD,
+  strengthProblem,
+  validatePassphraseForm,
+} from './passphrase-form';
+import { estimatePassphraseStrength } from './passphrase-strength';
 
 describe('passphrase dialog validation', () => {
   it('asks for at least 12 characters for a new passphrase, on the passphrase field', () => {
@@ -40,4 +51,40 @@ describe('passphrase dialog validation', () => {
     });
     expect(validatePassphraseForm('unlock', { passphrase: 'x', confirmation: '' })).toEqual({});
   });
+});
+
+describe('passphrase strength and account password (issue 27, M1)', () => {
+  it('refuses guessable passphrases with French advice, and accepts long unexpected ones', async () => {
+    for (const weak of ['aaaaaaaaaaaa', 'azertyuiopqs', 'motdepasse123', 'bonjour bonjour']) {
+      const problem = strengthProblem(await estimatePassphraseStrength(weak), false);
+      expect(problem, weak).toMatch(/^Phrase secrète trop facile à deviner/);
+    }
+    const repeated = strengthProblem(await estimatePassphraseStrength('aaaaaaaaaaaa'), false);
+    expect(repeated).toContain('Les caractères répétés');
+    for (const strong of ['cheval agrafe batterie correcte', 'le phare veille sur la baie']) {
+      expect(strengthProblem(await estimatePassphraseStrength(strong), false), strong).toBeUndefined();
+    }
+  }, 60_000);
+
+  it('counts the member’s own names as known words', async () => {
+    // A username no dictionary knows: strong alone, guessable for someone who knows the member.
+    const phrase = 'zorblattquixwen2026';
+    const alone = await estimatePassphraseStrength(phrase);
+    const known = await estimatePassphraseStrength(phrase, ['zorblattquixwen', 'Le Ring de Zorblatt']);
+    expect(strengthProblem(alone, false)).toBeUndefined();
+    expect(strengthProblem(known, false)).toMatch(/^Phrase secrète trop facile à deviner/);
+  }, 60_000);
+
+  it('refuses the account password this page saw at sign-in, even if strong', async () => {
+    const password = 'le phare veille sur la baie';
+    const strong = await estimatePassphraseStrength(password);
+    expect(strengthProblem(strong, await isAccountPassword(password))).toBeUndefined();
+    await rememberAccountPassword(password);
+    expect(await isAccountPassword(password)).toBe(true);
+    expect(await isAccountPassword(password.normalize('NFD'))).toBe(true);
+    expect(await isAccountPassword('le phare veille sur la baie!')).toBe(false);
+    expect(strengthProblem(strong, await isAccountPassword(password))).toBe(SAME_AS_ACCOUNT_PASSWORD);
+    forgetAccountPasswords();
+    expect(await isAccountPassword(password)).toBe(false);
+  }, 60_000);
 });

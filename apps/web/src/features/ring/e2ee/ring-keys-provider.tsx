@@ -1,6 +1,15 @@
 import type { TRingInfo } from '@securering/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
 import { logToServer } from '@/lib/client-log';
 import { RING_INFO_KEY } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
@@ -20,6 +29,11 @@ const WAITING_SYNC_EVERY_MS = 10_000;
 
 const noop = () => () => undefined;
 
+// « Clé de secours »: shown once per member, loaded only then.
+const RecoveryKeyDialog = lazy(() =>
+  import('./recovery-key-dialog').then((m) => ({ default: m.RecoveryKeyDialog })),
+);
+
 /**
  * The room's keyring (issue 10): loads the member's key record, asks for the passphrase (or, in a
  * DM/call popup, takes the keys from the room that opened it), then keeps the Ring's epoch keys in
@@ -35,6 +49,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
   const [keyring, setKeyring] = useState<Keyring | null>(null);
   const [dismissed, setDismissed] = useState(false);
   const [resetOpen, setResetOpen] = useState(false);
+  const [recoverOpen, setRecoverOpen] = useState(false);
 
   // Read by the keyring's callbacks, which outlive a render.
   const live = useRef({ socket, level: info.ring.encryptionLevel, role: info.user.role });
@@ -165,9 +180,9 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
         return keyring.ensureSendableEpoch();
       },
       refresh: () => void keyring?.sync(),
-      encryptText: (conversationId, plaintext, epochKey, clientMessageId) => {
+      encryptText: (conversationId, plaintext, epochKey, clientMessageId, ephemeralSec) => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
-        return keyring.encryptText(conversationId, plaintext, epochKey, clientMessageId);
+        return keyring.encryptText(conversationId, plaintext, epochKey, clientMessageId, ephemeralSec);
       },
       decryptText: (content, conversationId) => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
@@ -205,13 +220,15 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
     snapshot.phase === 'setup' || snapshot.phase === 'unlock' || snapshot.phase === 'load_failed';
   const mode: PassphraseDialogMode | null = resetOpen
     ? 'reset'
-    : needsPassphrase && !dismissed
-      ? snapshot.phase === 'setup'
-        ? 'create'
-        : snapshot.phase === 'unlock'
-          ? 'unlock'
-          : 'load_failed'
-      : null;
+    : recoverOpen && snapshot.phase === 'unlock'
+      ? 'recover'
+      : needsPassphrase && !dismissed
+        ? snapshot.phase === 'setup'
+          ? 'create'
+          : snapshot.phase === 'unlock'
+            ? 'unlock'
+            : 'load_failed'
+        : null;
 
   return (
     <RingKeysContext.Provider value={value}>
@@ -220,16 +237,24 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
         mode={mode}
         busy={snapshot.busy}
         error={snapshot.error}
+        userInputs={[info.user.username, info.ring.name]}
         onClose={() => {
           if (resetOpen) setResetOpen(false);
+          else if (recoverOpen) setRecoverOpen(false);
           else setDismissed(true);
         }}
-        onForgot={() => setResetOpen(true)}
+        onRecover={() => setRecoverOpen(true)}
+        onForgot={() => {
+          setRecoverOpen(false);
+          setResetOpen(true);
+        }}
         onRetryLoad={() => void keyring?.load()}
-        onSubmit={async (passphrase) => {
+        onSubmit={async (passphrase, recoveryKey) => {
           if (!keyring) return;
           if (mode === 'reset') {
             if (await keyring.resetKeys(passphrase)) setResetOpen(false);
+          } else if (mode === 'recover') {
+            if (await keyring.recover(recoveryKey, passphrase)) setRecoverOpen(false);
           } else if (mode === 'create') {
             await keyring.createPassphrase(passphrase);
           } else if (mode === 'unlock') {
@@ -237,6 +262,15 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
           }
         }}
       />
+      {snapshot.recoveryKey && mode === null ? (
+        <Suspense fallback={null}>
+          <RecoveryKeyDialog
+            recoveryKey={snapshot.recoveryKey}
+            ringName={info.ring.name}
+            onDone={() => keyring?.acknowledgeRecoveryKey()}
+          />
+        </Suspense>
+      ) : null}
     </RingKeysContext.Provider>
   );
 }

@@ -51,12 +51,14 @@ export interface RingKeys {
    * `epochKey`; `clientMessageId` defaults to a random UUID (keep it to retry the same send). The
    * room uses the epoch key; a private conversation (`dm:…`) the pairwise key of its two members,
    * derived from `epochKey` (throws `PeerKeyUnavailable` when the peer has no usable key).
+   * `ephemeralSec`: the Ring's ephemeral delay, signed in the header (null or absent: permanent).
    */
   encryptText(
     conversationId: string,
     plaintext: string,
     epochKey: EpochKey,
     clientMessageId?: string,
+    ephemeralSec?: number | null,
   ): Promise<{ content: string; header: MessageHeader }>;
   /**
    * Verifies and decrypts a message found in `conversationId`. Throws `E2eeError` `missing_key`

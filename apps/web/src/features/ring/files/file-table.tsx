@@ -1,5 +1,5 @@
 import type { TRingFile } from '@securering/contract';
-import { Download, Loader2, Pencil, Trash2 } from 'lucide-react';
+import { Download, Loader2, Pencil, ShieldAlert, Trash2 } from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { formatFileSize } from '@/lib/bytes';
 import { formatDateTimeShort } from '@/lib/dates';
@@ -15,6 +15,8 @@ export interface FileRow {
   kind: FileKind;
   /** Plain size (what the member uploaded, not the stored ciphertext). */
   plainBytes: number;
+  /** Why its signed metadata does not hold here (moved or swapped by the server), if so. */
+  warning?: string;
 }
 
 /**
@@ -75,6 +77,15 @@ export function FileTable({
                       <p className={row.readable ? 'truncate font-medium' : 'truncate italic text-slate-500'}>
                         {row.label}
                       </p>
+                      {row.warning ? (
+                        <p
+                          role="note"
+                          className="flex items-start gap-1 whitespace-normal text-xs text-red-700"
+                        >
+                          <ShieldAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden />
+                          {row.warning}
+                        </p>
+                      ) : null}
                       <p className="truncate text-xs text-slate-500 md:hidden">
                         <span className="sm:hidden">{size} · </span>
                         {date}

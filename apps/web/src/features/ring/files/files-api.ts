@@ -11,7 +11,9 @@ import {
   ZRenameFolderResponse,
   ZRmdirResponse,
   ZUploadFileResponse,
+  type TMkdirRequest,
   type TRenameFileRequest,
+  type TRenameFolderRequest,
   type TRingFile,
   type TWrappedFileKey,
 } from '@securering/contract';
@@ -56,15 +58,9 @@ export const filesApi = {
   rename: (body: TRenameFileRequest) =>
     post(PATHS.rename, body, ZRenameFileResponse, RING_FILES_MESSAGES.renameFailed),
   delete: (id: string) => post(PATHS.delete, { id }, ZDeleteFileResponse, RING_FILES_MESSAGES.deleteFailed),
-  mkdir: (parent: string, name: string) =>
-    post(PATHS.mkdir, { parent, name }, ZMkdirResponse, RING_FILES_MESSAGES.mkdirFailed),
-  renameFolder: (oldPath: string, newPath: string) =>
-    post(
-      PATHS.renameFolder,
-      { old_path: oldPath, new_path: newPath },
-      ZRenameFolderResponse,
-      RING_FILES_MESSAGES.folderRenameFailed,
-    ),
+  mkdir: (body: TMkdirRequest) => post(PATHS.mkdir, body, ZMkdirResponse, RING_FILES_MESSAGES.mkdirFailed),
+  renameFolder: (body: TRenameFolderRequest) =>
+    post(PATHS.renameFolder, body, ZRenameFolderResponse, RING_FILES_MESSAGES.folderRenameFailed),
   rmdir: (folder: string) =>
     post(PATHS.rmdir, { folder }, ZRmdirResponse, RING_FILES_MESSAGES.folderDeleteFailed),
   /** GET keys.php: one page of every file's wrapped keys (owner and Ring admins). */
@@ -115,6 +111,8 @@ export interface UploadFields {
   extension: string;
   file_id: string;
   file_key: TWrappedFileKey;
+  /** Sealed name, type, folder and uploader (issue 27). */
+  meta: string;
 }
 
 /**
@@ -135,6 +133,7 @@ export function uploadMultipart(
     form.append('extension', fields.extension);
     form.append('file_id', fields.file_id);
     form.append('file_key', JSON.stringify(fields.file_key));
+    form.append('meta', fields.meta);
     form.append('size', String(encrypted.size));
     // The part's file name says nothing about the file.
     form.append('file', encrypted, 'fichier.srf');

@@ -15,9 +15,10 @@ import {
 import { extensionOf } from './files-policy';
 
 /**
- * The files tab's encryption (ADR 0002, issue 12): names segment by segment under the Ring names
- * key, a random key per file wrapped under the current epoch key and bound to the Ring and the
- * file id, contents in the SRF1 STREAM format read from the File a part at a time.
+ * The files tab's encryption (ADR 0002, issue 12): a random key per file wrapped under the current
+ * epoch key and bound to the Ring and the file id, contents in the SRF1 STREAM format read from the
+ * File a part at a time. Names are in each file's signed metadata (files-meta.ts, issue 27); the
+ * name helpers here read (and, in tests, write) the names of files from before it.
  */
 
 /** A name's decryption, or undefined when it does not decrypt (shown as "Nom illisible"). */

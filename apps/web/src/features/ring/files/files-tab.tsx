@@ -1,5 +1,5 @@
 import { RING_FILES_MESSAGES, plainFileSize, type TRingFile } from '@securering/contract';
-import { encryptName, isE2eeError } from '@securering/e2ee';
+import { E2eeError, isE2eeError } from '@securering/e2ee';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, FolderPlus, KeyRound, Upload } from 'lucide-react';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
@@ -15,16 +15,18 @@ import { useRingKeys } from '../e2ee/use-ring-keys';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { FileTable, type FileRow } from './file-table';
 import { FILES_QUERY_KEY, filesApi, getFilesQueryOptions } from './files-api';
-import { encryptFileNames, readFileName, readName } from './files-crypto';
 import {
-  UNREADABLE_NAME,
-  breadcrumbOf,
-  fileKindOf,
-  joinPath,
-  nameProblem,
-  parentOf,
-  renameDecision,
-} from './files-policy';
+  META_TEXT,
+  type MetaSigner,
+  type ReadItem,
+  type ReadPage,
+  migratePage,
+  newFolderBody,
+  readPage,
+  renamedFileBody,
+  renamedFolderBody,
+} from './files-meta';
+import { ROOT_LABEL, UNREADABLE_NAME, fileKindOf, nameProblem, renameDecision } from './files-policy';
 import { FolderGrid, type FolderTile } from './folder-grid';
 import { NameDialog } from './name-dialog';
 import { StoragePanel } from './storage-panel';
@@ -48,8 +50,8 @@ type DialogState =
 /**
  * "Fichiers du ring" (spec 2 §2 Files tab; issue 12): storage, upload button and drop zone with
  * percentages, folders and breadcrumb, the file table. Everything the server holds is encrypted:
- * names are decrypted here with the Ring names key, contents on download, and nothing leaves the
- * page before it is encrypted. Loaded as its own chunk when the tab is first opened.
+ * names come from each item's signed metadata, checked here (files-meta.ts), contents are decrypted
+ * on download, and nothing leaves the page before it is encrypted. Loaded as its own chunk when the tab is first opened.
  */
 export default function FilesTab() {
   const keys = useRingKeys();
@@ -79,28 +81,91 @@ export default function FilesTab() {
   }, [joins, client]);
 
   const namesKey = keys.namesKey();
-  const decrypt = (encrypted: string) => (namesKey ? readName(namesKey, ringId, encrypted) : undefined);
+  // The page as this browser verified it (signed metadata, issue 27): read again when the list or
+  // the keys change; items from before the metadata are migrated by the first member who reads them.
+  const [read, setRead] = useState<{ data: unknown; page: ReadPage } | null>(null);
+  const keysRef = useRef(keys);
+  // Effects run in order: the reading below sees this render's keys.
+  useEffect(() => {
+    keysRef.current = keys;
+  });
+  const migrated = useRef(new WeakSet<object>());
+  const hasNamesKey = namesKey !== undefined;
+  useEffect(() => {
+    const data = list.data;
+    if (!data) return;
+    let cancelled = false;
+    const current = keysRef.current;
+    void readPage(data, {
+      ringId,
+      namesKey: current.namesKey(),
+      epochKey: (epoch) => current.epochKey(epoch),
+      verifyKeysOf: (memberId) => current.verifyKeysOf(memberId),
+    }).then(async (page) => {
+      if (cancelled) return;
+      setRead({ data, page });
+      const signingKey = current.signingKey;
+      if (current.state !== 'active' || !signingKey || migrated.current.has(data)) return;
+      migrated.current.add(data);
+      const epochKey = current.currentEpochKey();
+      if (!epochKey) return;
+      const changed = await migratePage(data, page, {
+        ringId,
+        epochKey,
+        signer: { memberId: current.memberId, signingPrivateKey: signingKey },
+        api: { rename: filesApi.rename, renameFolder: filesApi.renameFolder },
+      });
+      if (changed > 0) void client.invalidateQueries({ queryKey: FILES_QUERY_KEY });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [list.data, ringId, client, keys.state, keys.currentEpoch, hasNamesKey]);
+  const page = read && read.data === list.data ? read.page : undefined;
 
-  // Names decrypt in microseconds each: done on each render (uploads' progress renders elsewhere).
-  const tiles: FolderTile[] = (list.data?.folders ?? [])
-    .map((f) => ({ folder: f, label: decrypt(f.name) ?? UNREADABLE_NAME }))
+  const warningOf = (item: ReadItem | undefined) =>
+    item?.status === 'misplaced'
+      ? META_TEXT.misplaced
+      : item?.status === 'unverifiable'
+        ? META_TEXT.unverifiable
+        : undefined;
+  const tiles: FolderTile[] = (page ? (list.data?.folders ?? []) : [])
+    .map((f) => {
+      const item = page?.folders.get(f.id);
+      const warning = warningOf(item);
+      return { folder: f, label: item?.name ?? UNREADABLE_NAME, ...(warning ? { warning } : {}) };
+    })
     .sort((a, b) => collator.compare(a.label, b.label));
-  const rows: FileRow[] = (list.data?.files ?? [])
+  const rows: FileRow[] = (page ? (list.data?.files ?? []) : [])
     .map((file: TRingFile): FileRow => {
-      const name = namesKey ? readFileName(namesKey, ringId, file) : undefined;
+      const item = page?.files.get(file.id);
+      const name = item?.name;
+      const warning = warningOf(item);
       return {
         file,
         label: name ?? UNREADABLE_NAME,
         readable: name !== undefined,
         kind: name ? fileKindOf(name) : 'other',
         plainBytes: plainFileSize(file.size_bytes) ?? Number.NaN,
+        ...(warning ? { warning } : {}),
       };
     })
     .sort((a, b) => collator.compare(a.label, b.label));
-  const crumbs = breadcrumbOf(folder, decrypt);
+  const crumbs = [
+    { path: '', label: ROOT_LABEL },
+    ...(list.data?.trail ?? []).map((f, i) => ({
+      path: f.path,
+      label: page?.trail[i]?.name ?? UNREADABLE_NAME,
+    })),
+  ];
 
-  /** The names key to encrypt a new name with (creating the Ring's first key if there is none). */
-  const writableNamesKey = async () => keys.namesKey() ?? (await keys.ensureSendableEpoch()).namesKey;
+  /** The epoch key to write names with (creating the Ring's first key if there is none). */
+  const writableEpochKey = () => keys.currentEpochKey() ?? keys.ensureSendableEpoch();
+  /** This member signs what it writes; locked: the keys are unavailable. */
+  const signer = (): MetaSigner => {
+    if (!keys.signingKey) throw new E2eeError('missing_key', 'locked');
+    return { memberId: keys.memberId, signingPrivateKey: keys.signingKey };
+  };
 
   // ---- uploads --------------------------------------------------------------------------------
 
@@ -110,6 +175,8 @@ export default function FilesTab() {
     void uploadFiles(files, {
       ringId,
       folder,
+      folderId: page?.folderId ?? '',
+      signer,
       budget: {
         remainingBytes: storage.remaining,
         maxFileBytes: max_file_bytes,
@@ -201,10 +268,20 @@ export default function FilesTab() {
     const name = value.trim();
     const problem = nameProblem(name);
     if (problem) return setDialogError(problem);
-    void run(async () => filesApi.mkdir(folder, encryptName(await writableNamesKey(), ringId, name)), {
-      title: RING_FILES_MESSAGES.folderTitle,
-      fallback: RING_FILES_MESSAGES.mkdirFailed,
-    });
+    void run(
+      async () =>
+        filesApi.mkdir(
+          await newFolderBody({
+            ringId,
+            epochKey: await writableEpochKey(),
+            parentPath: folder,
+            parentId: page?.folderId ?? '',
+            name,
+            signer: signer(),
+          }),
+        ),
+      { title: RING_FILES_MESSAGES.folderTitle, fallback: RING_FILES_MESSAGES.mkdirFailed },
+    );
   };
 
   const handleRenameFile = (row: FileRow, value: string) => {
@@ -214,13 +291,18 @@ export default function FilesTab() {
     if (problem) return setDialogError(problem);
     void run(
       async () => {
-        const names = encryptFileNames(await writableNamesKey(), ringId, decision.name);
-        const answer = await filesApi.rename({
-          id: row.file.id,
-          new_name: names.name,
-          original_name: names.original_name,
-          extension: names.extension,
-        });
+        const item = page?.files.get(row.file.id);
+        if (!item?.fileKey) throw new E2eeError('missing_key', 'file key');
+        const answer = await filesApi.rename(
+          await renamedFileBody({
+            ringId,
+            file: row.file,
+            read: item,
+            name: decision.name,
+            folderId: page?.folderId ?? '',
+            signer: signer(),
+          }),
+        );
         return { message: answer.changed ? RING_FILES_MESSAGES.renamed : answer.message };
       },
       { title: RING_FILES_MESSAGES.renameFailed, fallback: RING_FILES_MESSAGES.renameFailed },
@@ -235,8 +317,16 @@ export default function FilesTab() {
     if (problem) return setDialogError(problem);
     void run(
       async () => {
-        const segment = encryptName(await writableNamesKey(), ringId, decision.name);
-        return filesApi.renameFolder(tile.folder.path, joinPath(parentOf(tile.folder.path), segment));
+        return filesApi.renameFolder(
+          await renamedFolderBody({
+            ringId,
+            epochKey: await writableEpochKey(),
+            folder: tile.folder,
+            parentId: page?.folderId ?? '',
+            name: decision.name,
+            signer: signer(),
+          }),
+        );
       },
       { title: RING_FILES_MESSAGES.folderTitle, fallback: RING_FILES_MESSAGES.folderRenameFailed },
     );
@@ -367,7 +457,7 @@ export default function FilesTab() {
         </ol>
       </nav>
 
-      {list.isPending ? (
+      {list.isPending || (list.data && !page) ? (
         <Spinner label="Chargement des fichiers…" />
       ) : list.isError ? (
         <Alert

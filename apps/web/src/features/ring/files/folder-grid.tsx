@@ -1,5 +1,5 @@
 import type { TRingFolder } from '@securering/contract';
-import { EllipsisVertical, Folder, FolderOpen, Pencil, Trash2 } from 'lucide-react';
+import { EllipsisVertical, Folder, FolderOpen, Pencil, ShieldAlert, Trash2 } from 'lucide-react';
 import {
   DropdownMenu,
   DropdownMenuContent,
@@ -11,6 +11,8 @@ export interface FolderTile {
   folder: TRingFolder;
   /** Decrypted name, or "Nom illisible". */
   label: string;
+  /** Why its signed metadata does not hold here (moved or swapped by the server), if so. */
+  warning?: string;
 }
 
 /**
@@ -48,7 +50,15 @@ export function FolderGrid({
             }}
           >
             <Folder className="size-5 shrink-0 fill-amber-100 text-amber-500" aria-hidden />
-            <span className="truncate text-sm font-medium">{tile.label}</span>
+            <span className="min-w-0">
+              <span className="block truncate text-sm font-medium">{tile.label}</span>
+              {tile.warning ? (
+                <span role="note" className="flex items-start gap-1 text-xs text-red-700">
+                  <ShieldAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden />
+                  {tile.warning}
+                </span>
+              ) : null}
+            </span>
           </div>
           <DropdownMenu modal={false}>
             <DropdownMenuTrigger

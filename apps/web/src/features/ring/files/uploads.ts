@@ -3,7 +3,8 @@ import type { EpochKey } from '@securering/e2ee';
 import { Upload, type DetailedError } from 'tus-js-client';
 import { ApiError } from '@/lib/api-client';
 import { type UploadFields, ringAuthHeader, sessionExpired, uploadMultipart } from './files-api';
-import { EncryptedFile, encryptFileNames, newFileKey } from './files-crypto';
+import { EncryptedFile, newFileKey } from './files-crypto';
+import { type MetaSigner, newFileFields } from './files-meta';
 import { TUS_CHUNK_BYTES, checkUploads, percentOf, uploadRouteOf, type UploadBudget } from './files-policy';
 
 /**
@@ -116,6 +117,10 @@ export interface UploadContext {
   ringId: string;
   /** The folder to upload into (encrypted path). */
   folder: string;
+  /** Its id as its signed trail names it ("" for the root): the files' metadata binds it. */
+  folderId: string;
+  /** Who signs the files' metadata (this member). */
+  signer: () => MetaSigner;
   budget: UploadBudget;
   /** The epoch key to wrap file keys with (RingKeys.ensureSendableEpoch). */
   ensureSendableEpoch(): Promise<EpochKey>;
@@ -177,7 +182,15 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
     const { fileId, fileKey, wrapped } = await newFileKey(epochKey, context.ringId);
     const fields: UploadFields = {
       folder: context.folder,
-      ...encryptFileNames(epochKey.namesKey, context.ringId, file.name),
+      ...(await newFileFields({
+        ringId: context.ringId,
+        fileId,
+        fileKey,
+        name: file.name,
+        type: file.type,
+        folderId: context.folderId,
+        signer: context.signer(),
+      })),
       file_id: fileId,
       file_key: wrapped,
     };
@@ -237,6 +250,7 @@ function uploadWithTus(jobId: string, fields: UploadFields, encrypted: Encrypted
     original_name: fields.original_name,
     file_id: fields.file_id,
     file_key: JSON.stringify(fields.file_key),
+    meta: fields.meta,
   };
   // Empty values are left out (a key without value is the root folder / no extension).
   if (fields.folder !== '') metadata.folder = fields.folder;

@@ -5,6 +5,7 @@ import { logToServer } from '@/lib/client-log';
 import { cn } from '@/lib/utils';
 import { activeDisplayCaptures, usedHeapBytes, watchDisplayCapture } from './display-capture';
 import {
+  BLUR_GRACE_MS,
   CAPTURE_OVERLAY_MS,
   DEVTOOLS_CHECK_MS,
   FOCUS_CHECK_MS,
@@ -16,7 +17,9 @@ import {
   protectionBehaviours,
   recordingCheckOffsets,
   watermarkText,
+  windowInactive,
 } from './protection-policy';
+import { onSiblingFocus } from './window-focus';
 
 /** Security events are logged at most this often (a held key repeats). */
 const LOG_EVERY_MS = 10_000;
@@ -32,8 +35,9 @@ function isEditable(target: EventTarget | null): boolean {
 
 /**
  * The Ring's anti-capture protection (spec 2 §4, §9), applied live from its settings: capture
- * shortcuts blocked with the content hidden for 3 s, the content hidden while the tab is hidden or
- * the window has lost focus, the devtools heuristic, no context menu, no selection or drag at
+ * shortcuts blocked with the content hidden for 3 s, the content hidden while the tab is hidden
+ * and, at maximum, while the window has lost focus to anything but a popup of the Ring, the devtools
+ * heuristic (maximum, zoom-aware), no context menu, no selection or drag at
  * standard and maximum, a watermark with the viewer's name and the date at standard and maximum,
  * and, with the experimental features, the detection of a screen capture started by this page.
  * It deters and marks; it cannot prevent a screenshot.
@@ -104,29 +108,57 @@ export function ProtectionLayer({
     return () => document.removeEventListener('contextmenu', block);
   }, [b.blockContextMenu]);
 
-  // Hidden while the tab is hidden or the window lost focus; at maximum, focus is also polled.
+  // Hidden while the tab is hidden; at maximum also once the window lost focus (after a short grace,
+  // and not while a DM or call popup of the Ring has it), focus being polled every second.
   useEffect(() => {
-    if (!b.hideWhenInactive) return;
-    const onVisibility = () => setInactive(document.visibilityState === 'hidden');
-    const onBlur = () => setInactive(true);
-    const onFocus = () => setInactive(document.visibilityState === 'hidden');
-    document.addEventListener('visibilitychange', onVisibility);
+    const rules = { hideWhenHidden: b.hideWhenHidden, hideOnBlur: b.hideOnBlur };
+    if (!rules.hideWhenHidden && !rules.hideOnBlur) return;
+    let focused = true;
+    let siblingFocusAt = 0;
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const update = () =>
+      setInactive(
+        windowInactive(rules, {
+          hidden: document.visibilityState === 'hidden',
+          focused,
+          siblingFocusAt,
+          now: Date.now(),
+        }),
+      );
+    const onBlur = () => {
+      focused = false;
+      clearTimeout(grace);
+      grace = setTimeout(update, BLUR_GRACE_MS);
+    };
+    const onFocus = () => {
+      focused = true;
+      update();
+    };
+    document.addEventListener('visibilitychange', update);
     window.addEventListener('blur', onBlur);
     window.addEventListener('focus', onFocus);
+    const stopSibling = rules.hideOnBlur
+      ? onSiblingFocus((at) => {
+          siblingFocusAt = at;
+          update();
+        })
+      : undefined;
     const poll = b.monitorFocus
-      ? setInterval(
-          () => setInactive(document.visibilityState === 'hidden' || !document.hasFocus()),
-          FOCUS_CHECK_MS,
-        )
+      ? setInterval(() => {
+          focused = document.hasFocus();
+          update();
+        }, FOCUS_CHECK_MS)
       : undefined;
     return () => {
-      document.removeEventListener('visibilitychange', onVisibility);
+      document.removeEventListener('visibilitychange', update);
       window.removeEventListener('blur', onBlur);
       window.removeEventListener('focus', onFocus);
+      stopSibling?.();
+      clearTimeout(grace);
       clearInterval(poll);
       setInactive(false);
     };
-  }, [b.hideWhenInactive, b.monitorFocus]);
+  }, [b.hideWhenHidden, b.hideOnBlur, b.monitorFocus]);
 
   // Devtools heuristic, every 500 ms.
   useEffect(() => {

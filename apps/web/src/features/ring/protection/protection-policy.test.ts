@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   blockedShortcut,
   devtoolsLikelyOpen,
+  windowInactive,
+  SIBLING_FOCUS_TTL_MS,
   hiddenReason,
   memoryAboveWarning,
   presetSwitches,
@@ -33,31 +35,80 @@ describe('protection presets → behaviours (spec 2 §4, §9)', () => {
     expect(protectionBehaviours({ ...withPreset('maximum'), level: 'disabled' }).active).toBe(false);
   });
 
-  it('basic: shortcuts, context menu, visibility and devtools; selection still allowed, no watermark', () => {
+  it('basic: shortcuts, context menu, hidden tab; selection still allowed, no watermark', () => {
     expect(protectionBehaviours(withPreset('basic'))).toEqual({
       active: true,
       blockShortcuts: true,
       blockContextMenu: true,
       blockSelection: false,
       blockDrag: false,
-      hideWhenInactive: true,
-      detectDevtools: true,
+      hideWhenHidden: true,
+      hideOnBlur: false,
+      detectDevtools: false,
       watermark: false,
       monitorFocus: false,
       detectRecording: false,
     });
   });
 
-  it('standard adds no selection, no drag and the watermark; maximum adds focus monitoring and recording detection', () => {
+  it('standard adds no drag and the watermark (selection stays, issue 29); maximum adds no selection, focus monitoring and recording detection', () => {
     const standard = protectionBehaviours(withPreset('standard'));
     expect(standard).toMatchObject({
-      blockSelection: true,
+      blockSelection: false,
       blockDrag: true,
       watermark: true,
       detectRecording: false,
     });
     const maximum = protectionBehaviours(withPreset('maximum'));
-    expect(maximum).toMatchObject({ watermark: true, monitorFocus: true, detectRecording: true });
+    expect(maximum).toMatchObject({
+      blockSelection: true,
+      watermark: true,
+      monitorFocus: true,
+      detectRecording: true,
+    });
+  });
+
+  it('issue 28: focus-loss masking and devtools detection belong to maximum only', () => {
+    for (const level of ['basic', 'standard'] as const) {
+      expect(protectionBehaviours(withPreset(level))).toMatchObject({
+        hideWhenHidden: true,
+        hideOnBlur: false,
+        detectDevtools: false,
+      });
+    }
+    expect(protectionBehaviours(withPreset('maximum'))).toMatchObject({
+      hideWhenHidden: true,
+      hideOnBlur: true,
+      detectDevtools: true,
+    });
+    // Switches off at maximum: neither.
+    expect(
+      protectionBehaviours({
+        ...withPreset('maximum'),
+        enableVisibilityProtection: false,
+        enableDevToolsProtection: false,
+      }),
+    ).toMatchObject({ hideWhenHidden: false, hideOnBlur: false, detectDevtools: false });
+  });
+
+  it('windowInactive: hidden tab masks; focus loss masks at maximum unless a Ring popup has the focus', () => {
+    const standard = protectionBehaviours(withPreset('standard'));
+    const maximum = protectionBehaviours(withPreset('maximum'));
+    const base = { hidden: false, focused: true, siblingFocusAt: 0, now: 100_000 };
+    expect(windowInactive(standard, { ...base, hidden: true })).toBe(true);
+    expect(windowInactive(standard, { ...base, focused: false })).toBe(false);
+    expect(windowInactive(maximum, base)).toBe(false);
+    expect(windowInactive(maximum, { ...base, focused: false })).toBe(true);
+    // A DM or call popup of the Ring said it has the focus a moment ago: not masked.
+    expect(windowInactive(maximum, { ...base, focused: false, siblingFocusAt: 99_000 })).toBe(false);
+    // Its heartbeat stopped (closed, crashed): masked again.
+    expect(
+      windowInactive(maximum, {
+        ...base,
+        focused: false,
+        siblingFocusAt: 100_000 - SIBLING_FOCUS_TTL_MS - 1,
+      }),
+    ).toBe(true);
   });
 
   it('follows the switches; recording detection needs the experimental features', () => {
@@ -69,7 +120,8 @@ describe('protection presets → behaviours (spec 2 §4, §9)', () => {
       enableScreenRecordingDetection: true,
     };
     expect(protectionBehaviours(custom)).toMatchObject({
-      hideWhenInactive: false,
+      hideWhenHidden: false,
+      hideOnBlur: false,
       detectDevtools: false,
       detectRecording: false,
     });
@@ -113,7 +165,13 @@ describe('blocked shortcuts', () => {
 
 describe('detection heuristics', () => {
   it('suspects docked devtools beyond 160 px of difference only', () => {
-    const size = { outerWidth: 1280, innerWidth: 1280, outerHeight: 880, innerHeight: 800 };
+    const size = {
+      outerWidth: 1280,
+      innerWidth: 1280,
+      outerHeight: 880,
+      innerHeight: 800,
+      devicePixelRatio: 1,
+    };
     expect(devtoolsLikelyOpen(size)).toBe(false);
     expect(devtoolsLikelyOpen({ ...size, innerWidth: 1120 })).toBe(false);
     expect(devtoolsLikelyOpen({ ...size, innerWidth: 1119 })).toBe(true);
@@ -121,6 +179,26 @@ describe('detection heuristics', () => {
     expect(devtoolsLikelyOpen({ outerWidth: 0, innerWidth: 1280, outerHeight: 0, innerHeight: 800 })).toBe(
       false,
     );
+  });
+
+  it('issue 28: browser zoom is not devtools; devtools docked in a zoomed page still are', () => {
+    // 1280×880 window, 80 px of toolbar, page zoomed to 125 % (inner size in CSS px shrinks).
+    const zoomed = { outerWidth: 1280, innerWidth: 1024, outerHeight: 880, innerHeight: 640 };
+    expect(devtoolsLikelyOpen({ ...zoomed, devicePixelRatio: 1.25 })).toBe(false);
+    // Same on a 2× screen (devicePixelRatio 2.5), or zoomed out to 80 %.
+    expect(devtoolsLikelyOpen({ ...zoomed, devicePixelRatio: 2.5 })).toBe(false);
+    expect(
+      devtoolsLikelyOpen({
+        outerWidth: 1280,
+        innerWidth: 1600,
+        outerHeight: 880,
+        innerHeight: 1000,
+        devicePixelRatio: 0.8,
+      }),
+    ).toBe(false);
+    // Zoomed to 125 % with a 400 px panel docked on the right, or 300 px at the bottom.
+    expect(devtoolsLikelyOpen({ ...zoomed, innerWidth: 704, devicePixelRatio: 1.25 })).toBe(true);
+    expect(devtoolsLikelyOpen({ ...zoomed, innerHeight: 400, devicePixelRatio: 1.25 })).toBe(true);
   });
 
   it('runs recording checks at most 3 times every 5 s, for 60 s', () => {

@@ -13,6 +13,10 @@ export const DEVTOOLS_GAP_PX = 160;
 export const DEVTOOLS_CHECK_MS = 500;
 /** Continuous monitoring (focus) at level maximum. */
 export const FOCUS_CHECK_MS = 1000;
+/** Focus lost: masked after this grace, unless another window of the Ring (a DM or call popup) took it. */
+export const BLUR_GRACE_MS = 250;
+/** A Ring popup's focus heartbeat (sent every FOCUS_CHECK_MS) counts for this long. */
+export const SIBLING_FOCUS_TTL_MS = 2500;
 /** Experimental recording detection: at most 3 checks every 5 s, for up to 60 s (spec 2 §9). */
 export const RECORDING_CHECKS_PER_WINDOW = 3;
 export const RECORDING_WINDOW_MS = 5000;
@@ -27,12 +31,15 @@ export interface ProtectionBehaviours {
   /** PrintScreen, platform screenshot shortcuts, F12, Ctrl+Shift+I, Ctrl+U: blocked, overlay 3 s. */
   blockShortcuts: boolean;
   blockContextMenu: boolean;
-  /** Standard and maximum: no text selection, no drag. */
+  /** Maximum only (issue 29): no text selection (chat text offers « Copier » instead). */
   blockSelection: boolean;
+  /** Standard and maximum: no drag. */
   blockDrag: boolean;
-  /** Content hidden while the tab is hidden or the window has lost focus. */
-  hideWhenInactive: boolean;
-  /** Content hidden while the window looks like it has devtools docked. */
+  /** Content hidden while the tab is hidden (visibility switch, any active level). */
+  hideWhenHidden: boolean;
+  /** Maximum only (issue 28): content hidden while the window has lost focus to another app. */
+  hideOnBlur: boolean;
+  /** Maximum only (issue 28): content hidden while the window looks like it has devtools docked. */
   detectDevtools: boolean;
   /** Beyond the spec, standard and maximum: the viewer's name and the date tiled over the chat. */
   watermark: boolean;
@@ -48,7 +55,8 @@ const NONE: ProtectionBehaviours = {
   blockContextMenu: false,
   blockSelection: false,
   blockDrag: false,
-  hideWhenInactive: false,
+  hideWhenHidden: false,
+  hideOnBlur: false,
   detectDevtools: false,
   watermark: false,
   monitorFocus: false,
@@ -60,8 +68,10 @@ const STRONG: ReadonlySet<ProtectionLevel> = new Set(['standard', 'maximum']);
 /**
  * The behaviours of a Ring's level and switches. Level disabled turns everything off (its switches
  * are off too); every other level blocks the capture shortcuts and the context menu; standard and
- * maximum also block selection and drag and tile the watermark; the switches add visibility and
- * devtools protection; recording detection needs the experimental features too.
+ * maximum also block drag and tile the watermark, maximum blocks text selection (issue 29); the visibility switch hides the
+ * content while the tab is hidden. Focus-loss masking and the devtools size heuristic belong to the
+ * strict level (maximum) only (issue 28: at standard they blacked out the chat when a popup of the
+ * Ring took focus, or at 125 % zoom); recording detection needs the experimental features too.
  */
 export function protectionBehaviours(settings: TScreenProtection): ProtectionBehaviours {
   if (settings.level === 'disabled') return NONE;
@@ -70,10 +80,11 @@ export function protectionBehaviours(settings: TScreenProtection): ProtectionBeh
     active: true,
     blockShortcuts: true,
     blockContextMenu: true,
-    blockSelection: strong,
+    blockSelection: settings.level === 'maximum',
     blockDrag: strong,
-    hideWhenInactive: settings.enableVisibilityProtection,
-    detectDevtools: settings.enableDevToolsProtection,
+    hideWhenHidden: settings.enableVisibilityProtection,
+    hideOnBlur: settings.enableVisibilityProtection && settings.level === 'maximum',
+    detectDevtools: settings.enableDevToolsProtection && settings.level === 'maximum',
     watermark: strong,
     monitorFocus: settings.level === 'maximum',
     detectRecording: settings.enableExperimentalFeatures && settings.enableScreenRecordingDetection,
@@ -132,20 +143,40 @@ export function blockedShortcut(event: KeyInput): 'capture' | 'devtools' | 'sour
 
 /**
  * The devtools heuristic of the spec: a docked panel makes the window's outer size exceed its inner
- * size by more than 160 px. Undocked devtools, browser side panels or zoom make it unreliable both
- * ways: it is a deterrent, not a detector. Zero sizes (some embedded contexts) never count.
+ * size by more than 160 px. Page zoom shrinks the inner size (in CSS px) too, in both directions at
+ * once, so the inner size is first scaled by the zoom: the smallest of the width ratio, the height
+ * ratio and `devicePixelRatio`, each of which is at least the zoom (borders, toolbars and screen
+ * scale only add to them), while a docked panel inflates only one ratio. Undocked devtools or
+ * browser side panels still escape it: it is a deterrent, not a detector. Zero sizes never count.
  */
 export function devtoolsLikelyOpen(size: {
   outerWidth: number;
   innerWidth: number;
   outerHeight: number;
   innerHeight: number;
+  devicePixelRatio?: number;
 }): boolean {
-  if (size.outerWidth <= 0 || size.outerHeight <= 0) return false;
+  if (size.outerWidth <= 0 || size.outerHeight <= 0 || size.innerWidth <= 0 || size.innerHeight <= 0)
+    return false;
+  const dpr = size.devicePixelRatio && size.devicePixelRatio > 0 ? size.devicePixelRatio : Infinity;
+  const zoom = Math.min(size.outerWidth / size.innerWidth, size.outerHeight / size.innerHeight, dpr);
   return (
-    size.outerWidth - size.innerWidth > DEVTOOLS_GAP_PX ||
-    size.outerHeight - size.innerHeight > DEVTOOLS_GAP_PX
+    size.outerWidth - size.innerWidth * zoom > DEVTOOLS_GAP_PX ||
+    size.outerHeight - size.innerHeight * zoom > DEVTOOLS_GAP_PX
   );
+}
+
+/**
+ * Is the window "inactive" for the protection? Hidden tab (visibility switch); or, at maximum, the
+ * window without focus while no other window of the Ring (its DM or call popup) said within
+ * SIBLING_FOCUS_TTL_MS that it has the focus: focus moving to the product's own popups never masks.
+ */
+export function windowInactive(
+  b: Pick<ProtectionBehaviours, 'hideWhenHidden' | 'hideOnBlur'>,
+  state: { hidden: boolean; focused: boolean; siblingFocusAt: number; now: number },
+): boolean {
+  if (b.hideWhenHidden && state.hidden) return true;
+  return b.hideOnBlur && !state.focused && state.now - state.siblingFocusAt > SIBLING_FOCUS_TTL_MS;
 }
 
 /**

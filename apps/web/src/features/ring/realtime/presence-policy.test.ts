@@ -1,6 +1,6 @@
 import type { TRingRoomUser } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
-import { applyPresenceState, applyPresenceUpdates } from './presence-policy';
+import { applyPresenceState, applyPresenceUpdates, shownPresence } from './presence-policy';
 
 const user = (id: string): TRingRoomUser => ({
   id,
@@ -59,5 +59,17 @@ describe('presence_update and presence_updates', () => {
     expect(gone).toMatchObject({ status: 'offline', isOnline: false, lastSeen: seen });
     const [back] = applyPresenceUpdates([gone!], [{ userId: 'a', status: 'online', lastSeen: null }]);
     expect(back).toMatchObject({ status: 'online', isOnline: true, lastSeen: seen });
+  });
+});
+
+describe('shownPresence', () => {
+  it('shows every other member as unknown while the server polls, and the real status otherwise', () => {
+    const other = { status: 'offline' as const, isCurrentUser: false };
+    const self = { status: 'online' as const, isCurrentUser: true };
+    expect(shownPresence(other, 'polling')).toBe('unknown');
+    expect(shownPresence({ ...other, status: 'online' }, 'polling')).toBe('unknown');
+    expect(shownPresence(self, 'polling')).toBe('online');
+    expect(shownPresence(other, 'live')).toBe('offline');
+    expect(shownPresence({ ...other, status: 'in_call' }, 'live')).toBe('in_call');
   });
 });

@@ -41,3 +41,18 @@ export function applyPresenceUpdates(
       : user;
   });
 }
+
+/** A member's presence as the room shows it: its status, or `unknown`. */
+export type ShownPresence = TRingRoomUser['status'] | 'unknown';
+
+/**
+ * What the room shows of a member's presence. While the server cannot reach the other instances
+ * (realtime mode `polling`, Redis down) it sees only its own sockets: the others' presence is then
+ * « statut inconnu » rather than a wrong « Hors ligne ». The viewer is online, whatever the mode.
+ */
+export function shownPresence(
+  user: Pick<TRingRoomUser, 'status' | 'isCurrentUser'>,
+  mode: 'live' | 'polling',
+): ShownPresence {
+  return mode === 'polling' && !user.isCurrentUser ? 'unknown' : user.status;
+}

@@ -1,4 +1,4 @@
-import type { ServerToClientEvents } from '@securering/contract';
+import type { ServerToClientEvents, TRealtimeMode } from '@securering/contract';
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { connectToRing, type ConnectionStatus, type RingSocket } from '@/lib/realtime';
 import { JoinCatchUpHub } from './join-catch-up';
@@ -17,6 +17,11 @@ export interface RingSocketValue {
   joins: number;
   /** Where features register the conversations each join_ring catches up (the chat). */
   joinCatchUp: JoinCatchUpHub;
+  /**
+   * `polling` while the server cannot reach the other instances (Redis down): pushes from them do
+   * not arrive (the page polls meanwhile) and who is online is unknown.
+   */
+  realtimeMode: TRealtimeMode['mode'];
 }
 
 const RingSocketContext = createContext<RingSocketValue | null>(null);
@@ -31,6 +36,7 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
   const [socket, setSocket] = useState<RingSocket | null>(null);
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
   const [joins, setJoins] = useState(0);
+  const [realtimeMode, setRealtimeMode] = useState<TRealtimeMode['mode']>('live');
   const [joinCatchUp] = useState(() => new JoinCatchUpHub());
 
   useEffect(() => {
@@ -44,6 +50,7 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
         joinCatchUp.answered(answer, asked);
         setJoins((n) => n + 1);
       },
+      onMode: setRealtimeMode,
     });
     // The socket exists only inside this effect's lifetime; the state hands it to the children.
     // eslint-disable-next-line react-hooks/set-state-in-effect
@@ -56,8 +63,8 @@ export function RingSocketProvider({ ringId, children }: { ringId: string; child
   }, [ringId, joinCatchUp]);
 
   const value = useMemo(
-    () => ({ ringId, socket, status, joins, joinCatchUp }),
-    [ringId, socket, status, joins, joinCatchUp],
+    () => ({ ringId, socket, status, joins, joinCatchUp, realtimeMode }),
+    [ringId, socket, status, joins, joinCatchUp, realtimeMode],
   );
   return <RingSocketContext.Provider value={value}>{children}</RingSocketContext.Provider>;
 }

@@ -20,6 +20,7 @@ import { activeConversationOf } from '../chat/dm-popups';
 import { RingKeysProvider } from '../e2ee/ring-keys-provider';
 import { LazyFilesTab } from '../files/lazy-files-tab';
 import { ProtectionLayer } from '../protection/protection-layer';
+import { announceWindowFocus } from '../protection/window-focus';
 import { RingSocketProvider } from '../realtime/ring-socket';
 import { useRingLiveUpdates } from '../realtime/use-ring-live-updates';
 import { DownloadsCard, RingFooter } from './room-aside';
@@ -44,6 +45,9 @@ export function RingRoom() {
   const callPopup = useMemo(() => isCallQuery(`?${params.toString()}`), [params]);
   // Leaving the room (logout, ended session) forgets the Ring's data with the keys.
   useEffect(() => () => client.removeQueries({ queryKey: RING_INFO_KEY }), [client]);
+  // Every window of the Ring (room, DM and call popups) tells the others when it has the focus, so
+  // that focus moving between them never masks the content (issue 28).
+  useEffect(() => announceWindowFocus(), []);
 
   if (info.isPending) return <FullPageSpinner />;
   if (info.isError) {

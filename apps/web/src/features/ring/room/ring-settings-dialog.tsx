@@ -1,4 +1,4 @@
-import type { TRingInfo } from '@securering/contract';
+import { EPHEMERAL_MAX_NOTICE, type TRingInfo } from '@securering/contract';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
@@ -9,7 +9,12 @@ export function RingSettingsDialog({ info }: { info: TRingInfo }) {
   const { ring, user } = info;
   const rows: Array<[string, string]> = [
     ['Chiffrement', ENCRYPTION_LABELS[ring.encryptionLevel]],
-    ['Messages éphémères', ring.ephemeral ? `Activés (${ring.autoDestroyDelay} s)` : 'Désactivés'],
+    [
+      'Messages éphémères',
+      ring.ephemeral
+        ? `Activés\u202f: ${ring.autoDestroyDelay}\u00a0s après la première lecture de chacun. ${EPHEMERAL_MAX_NOTICE}`
+        : 'Désactivés',
+    ],
     ['Protection anti-capture', PROTECTION_LABELS[ring.screenProtection.level]],
     [
       'Appels vocaux',

@@ -10,23 +10,34 @@ import { CallButtons } from '../calls/room-calls';
 import { useChat } from '../chat/chat-provider';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
-import { AdmissionControls, MembershipLogNotices, ReactivationControls } from './admission';
+import { shownPresence, type ShownPresence } from '../realtime/presence-policy';
+import { useRingSocket } from '../realtime/ring-socket';
+import { MembershipLogNotices } from './admission';
 
 // Loaded when first opened.
 const VerifyMemberDialog = lazy(() =>
   import('./verify-member-dialog').then((m) => ({ default: m.VerifyMemberDialog })),
 );
+// Only owners and Ring admins see these, and only for a newcomer waiting or a member deactivated.
+const AdmissionControls = lazy(() =>
+  import('./admission-controls').then((m) => ({ default: m.AdmissionControls })),
+);
+const ReactivationControls = lazy(() =>
+  import('./admission-controls').then((m) => ({ default: m.ReactivationControls })),
+);
 const MyQrDialog = lazy(() => import('./verify-member-dialog').then((m) => ({ default: m.MyQrDialog })));
 
-const DOT: Record<TRingRoomUser['status'], string> = {
+const DOT: Record<ShownPresence, string> = {
   online: 'bg-emerald-500',
   in_call: 'bg-blue-500',
   offline: 'bg-slate-300',
+  unknown: 'bg-amber-300',
 };
-const STATUS_TEXT: Record<TRingRoomUser['status'], string> = {
+const STATUS_TEXT: Record<ShownPresence, string> = {
   online: 'En ligne',
   in_call: 'En appel',
   offline: 'Hors ligne',
+  unknown: 'Statut inconnu',
 };
 
 /**
@@ -40,85 +51,98 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
   const chat = useChat();
   const selfId = chat.info.user.id;
   const online = users.filter((u) => u.isOnline).length;
+  // Redis down: the server sees only its own sockets, so presence is unknown (issue 26).
+  const { realtimeMode } = useRingSocket();
   const outOfLog = (id: string) => keys.waiting.includes(id) || keys.reactivatable.includes(id);
   return (
     <Card>
       <CardHeader>
         <CardTitle>Utilisateurs du Ring</CardTitle>
         <p className="text-sm text-slate-500">
-          {online} en ligne / {users.length} au total
+          {realtimeMode === 'polling'
+            ? `Présence momentanément inconnue / ${users.length} au total`
+            : `${online} en ligne / ${users.length} au total`}
         </p>
       </CardHeader>
       <CardContent className="space-y-3">
         <MembershipLogNotices />
         <ul className="space-y-3" aria-label="Membres du Ring">
-          {users.map((user) => (
-            <li key={user.id} className="flex items-start gap-3" aria-label={user.username}>
-              <span
-                className="relative flex size-9 shrink-0 items-center justify-center rounded-full bg-primary/10 font-semibold uppercase text-primary"
-                aria-hidden
-              >
-                {user.username.charAt(0)}
+          {users.map((user) => {
+            const presence = shownPresence(user, realtimeMode);
+            return (
+              <li key={user.id} className="flex items-start gap-3" aria-label={user.username}>
                 <span
-                  className={cn(
-                    'absolute -bottom-0.5 -right-0.5 size-3 rounded-full border-2 border-white',
-                    DOT[user.status],
+                  className="relative flex size-9 shrink-0 items-center justify-center rounded-full bg-primary/10 font-semibold uppercase text-primary"
+                  aria-hidden
+                >
+                  {user.username.charAt(0)}
+                  <span
+                    className={cn(
+                      'absolute -bottom-0.5 -right-0.5 size-3 rounded-full border-2 border-white',
+                      DOT[presence],
+                    )}
+                  />
+                </span>
+                <div className="min-w-0 flex-1">
+                  <p className="flex flex-wrap items-center gap-1 truncate text-sm font-medium">
+                    {user.username}
+                    {user.isCurrentUser ? <span className="text-slate-500">(vous)</span> : null}
+                    {user.role === 'owner' ? <Badge variant="neutral">Propriétaire</Badge> : null}
+                    {user.role === 'admin' ? <Badge variant="neutral">Admin</Badge> : null}
+                    {keys.safety.get(user.id)?.verification === 'verified' ? (
+                      <Badge variant="success" data-testid="verified-badge">
+                        <BadgeCheck className="size-3" aria-hidden /> Vérifié
+                      </Badge>
+                    ) : null}
+                  </p>
+                  <p className="text-xs text-slate-500">
+                    <span className="sr-only">{STATUS_TEXT[presence]}. </span>
+                    {presence === 'unknown'
+                      ? STATUS_TEXT.unknown
+                      : user.status === 'in_call'
+                        ? 'En appel'
+                        : user.isOnline
+                          ? 'En ligne'
+                          : user.lastSeen
+                            ? `Vu ${formatRelative(user.lastSeen)}`
+                            : 'Jamais connecté'}
+                  </p>
+                  {user.isCurrentUser || user.id === selfId ? null : outOfLog(user.id) ? null : (
+                    <DirectMessage
+                      user={user}
+                      unread={chat.unreadOf(dmConversationId(selfId, user.id))}
+                      onOpen={() => chat.openDm(user)}
+                    />
                   )}
-                />
-              </span>
-              <div className="min-w-0 flex-1">
-                <p className="flex flex-wrap items-center gap-1 truncate text-sm font-medium">
-                  {user.username}
-                  {user.isCurrentUser ? <span className="text-slate-500">(vous)</span> : null}
-                  {user.role === 'owner' ? <Badge variant="neutral">Propriétaire</Badge> : null}
-                  {user.role === 'admin' ? <Badge variant="neutral">Admin</Badge> : null}
-                  {keys.safety.get(user.id)?.verification === 'verified' ? (
-                    <Badge variant="success" data-testid="verified-badge">
-                      <BadgeCheck className="size-3" aria-hidden /> Vérifié
-                    </Badge>
+                  {/* Nothing can be encrypted for a member the log does not count in (yet). */}
+                  {outOfLog(user.id) ? null : <CallButtons user={user} />}
+                  {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
+                    <Suspense fallback={null}>
+                      <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
+                    </Suspense>
+                  ) : keys.reactivatable.includes(user.id) && !user.isCurrentUser ? (
+                    <Suspense fallback={null}>
+                      <ReactivationControls user={user} />
+                    </Suspense>
+                  ) : (
+                    <SafetyNumber
+                      user={user}
+                      safety={keys.safety.get(user.id)}
+                      mayConfirm={keys.mayAdmit}
+                      onConfirm={(fingerprint) => keys.confirmKey(user.id, fingerprint)}
+                      onReset={keys.resetKeys}
+                    />
+                  )}
+                  {keys.isLogOwner &&
+                  !user.isCurrentUser &&
+                  user.role !== 'owner' &&
+                  keys.safety.get(user.id)?.trust === 'trusted' ? (
+                    <RoleButton user={user} />
                   ) : null}
-                </p>
-                <p className="text-xs text-slate-500">
-                  <span className="sr-only">{STATUS_TEXT[user.status]}. </span>
-                  {user.status === 'in_call'
-                    ? 'En appel'
-                    : user.isOnline
-                      ? 'En ligne'
-                      : user.lastSeen
-                        ? `Vu ${formatRelative(user.lastSeen)}`
-                        : 'Jamais connecté'}
-                </p>
-                {user.isCurrentUser || user.id === selfId ? null : outOfLog(user.id) ? null : (
-                  <DirectMessage
-                    user={user}
-                    unread={chat.unreadOf(dmConversationId(selfId, user.id))}
-                    onOpen={() => chat.openDm(user)}
-                  />
-                )}
-                {/* Nothing can be encrypted for a member the log does not count in (yet). */}
-                {outOfLog(user.id) ? null : <CallButtons user={user} />}
-                {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
-                  <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
-                ) : keys.reactivatable.includes(user.id) && !user.isCurrentUser ? (
-                  <ReactivationControls user={user} />
-                ) : (
-                  <SafetyNumber
-                    user={user}
-                    safety={keys.safety.get(user.id)}
-                    mayConfirm={keys.mayAdmit}
-                    onConfirm={(fingerprint) => keys.confirmKey(user.id, fingerprint)}
-                    onReset={keys.resetKeys}
-                  />
-                )}
-                {keys.isLogOwner &&
-                !user.isCurrentUser &&
-                user.role !== 'owner' &&
-                keys.safety.get(user.id)?.trust === 'trusted' ? (
-                  <RoleButton user={user} />
-                ) : null}
-              </div>
-            </li>
-          ))}
+                </div>
+              </li>
+            );
+          })}
         </ul>
       </CardContent>
     </Card>

@@ -27,7 +27,14 @@ import { apiRequest } from '@/lib/api-client';
 
 /** Copy of the last settings known to the server, used when it cannot be reached (spec 2 §7). */
 const STORAGE_KEY = 'secureRing.notificationSettings';
-const QUERY_KEY = ['customer', 'notification-settings'] as const;
+/**
+ * Who edits: the customer (customer space) or a Ring member (the room). The server keeps one record
+ * per person: an owner's Ring session and its customer account read and write the same one.
+ */
+export type SettingsSession = 'customer' | 'ring';
+const formQueryKey = (session: SettingsSession) => [session, 'notification-settings-form'] as const;
+/** The room's own copy (applied to incoming calls and messages), refreshed after a save here. */
+const ROOM_SETTINGS_KEY = ['ring', 'notification-settings'] as const;
 /** A sound test never rings longer than this (spec 2 §9). */
 const PREVIEW_MAX_MS = 3000;
 
@@ -72,10 +79,10 @@ function storeSettings(settings: TNotificationSettings): void {
   }
 }
 
-async function loadSettings(signal: AbortSignal): Promise<LoadedSettings> {
+async function loadSettings(session: SettingsSession, signal: AbortSignal): Promise<LoadedSettings> {
   try {
     const { settings } = await apiRequest('/api/notifications/get-settings.php', {
-      auth: 'customer',
+      auth: session,
       schema: ZNotificationSettingsResponse,
       signal,
     });
@@ -131,22 +138,27 @@ function useSoundPreview() {
   );
 }
 
-/** "Notifications d'appel" sub-tab of the customer dashboard's "Paramètres Ring" tab. */
-export function NotificationSettingsPanel() {
+/**
+ * The person's call and message notification settings: the "Notifications d'appel" sub-tab of the
+ * customer dashboard's "Paramètres Ring" tab, and the room's « Préférences de notification ».
+ */
+export function NotificationSettingsPanel({ session }: { session: SettingsSession }) {
   const queryClient = useQueryClient();
   const notify = useToast();
-  const query = useQuery({ queryKey: QUERY_KEY, queryFn: ({ signal }) => loadSettings(signal) });
+  const queryKey = formQueryKey(session);
+  const query = useQuery({ queryKey, queryFn: ({ signal }) => loadSettings(session, signal) });
   const save = useMutation({
     mutationFn: (settings: TNotificationSettings) =>
       apiRequest('/api/notifications/save-settings.php', {
         method: 'PUT',
-        auth: 'customer',
+        auth: session,
         body: { settings },
         schema: ZNotificationSettingsResponse,
       }),
     onSuccess: ({ settings }) => {
       storeSettings(settings);
-      queryClient.setQueryData<LoadedSettings>(QUERY_KEY, { settings, fromDevice: false });
+      queryClient.setQueryData<LoadedSettings>(queryKey, { settings, fromDevice: false });
+      if (session === 'ring') void queryClient.invalidateQueries({ queryKey: ROOM_SETTINGS_KEY });
       notify({ title: 'Préférences enregistrées', variant: 'success' });
     },
     onError: (error) =>

@@ -1,0 +1,136 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the metrics read at scrape time from the parts of the instance that hold the state. */
+export interface MetricsSources {
+  /** Sockets connected to this instance. */
+  connectedSockets(): number;
+  /** Distinct Rings with at least one socket joined on this instance. */
+  joinedRings(): number;
+  /** PostgreSQL pool use (SQLite has none). */
+  databasePool(): { total: number; idle: number; waiting: number } | undefined;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+
+/**
+ * The instance's Prometheus metrics (`GET /metrics`, issue 30), one registry per app so that several
+ * apps in one process (tests) never share or collide. Counters are incremented where the work
+ * happens; gauges read their sources when scraped. Nothing here names a Ring, a member or a
+ * message: labels are routes, statuses, event and job names only.
+ */
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  private sources: MetricsSources | undefined;
+
+  readonly httpRequests = new Counter({
+    name: 'securering_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'securering_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route pattern and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Deliveries counted since the last scrape, by event: a map increment costs less per socket. */
+  private readonly pendingDeliveries = new Map<string, number>();
+  readonly messagePushDelay = new Histogram({
+    name: 'securering_message_push_delay_seconds',
+    help: 'From a message send reaching the server to its push to socket.io (checks, storage and commit included), on the instance that stored it.',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly dbQueryDuration = new Histogram({
+    name: 'securering_db_query_duration_seconds',
+    help: 'Database query time, by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: QUERY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly redisAdapterErrors = new Counter({
+    name: 'securering_redis_adapter_errors_total',
+    help: 'Redis commands of the socket.io adapter that failed (publish, subscribe).',
+    registers: [this.registry],
+  });
+  readonly jobRuns = new Counter({
+    name: 'securering_job_runs_total',
+    help: 'Scheduled job runs, by job and outcome.',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly uploadsInProgress = new Gauge({
+    name: 'securering_uploads_in_progress',
+    help: 'File upload requests (tus) being received by this instance.',
+    registers: [this.registry],
+  });
+  readonly mails = new Counter({
+    name: 'securering_mails_total',
+    help: 'Emails handled by the outbox, by outcome (sent, logged without SMTP, retry, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'securering_' });
+    const sources = () => this.sources;
+    const pendingDeliveries = this.pendingDeliveries;
+    new Counter({
+      name: 'securering_socket_deliveries_total',
+      help: 'Events written to sockets of this instance (one per recipient socket), by event name.',
+      labelNames: ['event'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [event, count] of pendingDeliveries) this.inc({ event }, count);
+        pendingDeliveries.clear();
+      },
+    });
+    new Gauge({
+      name: 'securering_connected_sockets',
+      help: 'Sockets connected to this instance.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources()?.connectedSockets() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'securering_joined_rings',
+      help: 'Rings with at least one socket joined on this instance.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources()?.joinedRings() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'securering_db_pool_connections',
+      help: 'PostgreSQL pool connections of this instance, by state (absent on SQLite).',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const pool = sources()?.databasePool();
+        if (!pool) return;
+        this.set({ state: 'total' }, pool.total);
+        this.set({ state: 'idle' }, pool.idle);
+        this.set({ state: 'waiting' }, pool.waiting);
+      },
+    });
+  }
+
+  /** One event written to one socket (called for every recipient: kept to a map increment). */
+  countDelivery(event: string): void {
+    this.pendingDeliveries.set(event, (this.pendingDeliveries.get(event) ?? 0) + 1);
+  }
+
+  /** Where the scrape-time gauges read from (the realtime server and the database, once built). */
+  readFrom(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** Prometheus text exposition of every series. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
