@@ -5,7 +5,7 @@ import { downloadOf, fileRow, openFilesTab, upload } from '../support/files';
 import { qrCameraFlag } from '../support/qr-camera';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
-import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
+import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
@@ -62,22 +62,7 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
   }
 
   beforeAll(async () => {
-    await subscribedCustomer(suite.server, suite.mailbox, OWNER);
-    customerToken = (
-      await api<{ token: string }>(suite.server.url, 'POST', '/api/auth/customer-login.php', {
-        email: OWNER,
-        password: CUSTOMER_PASSWORD,
-      })
-    ).token;
-    ringId = (
-      await api<{ data: { id: string } }>(
-        suite.server.url,
-        'POST',
-        '/api/customer/rings.php',
-        { name: RING },
-        customerToken,
-      )
-    ).data.id;
+    ({ customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING));
     // The customer space offers « Partager l'historique » in the admission dialog.
     await api(
       suite.server.url,

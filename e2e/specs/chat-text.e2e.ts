@@ -2,7 +2,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
-import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
+import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
 import { admitInRoom, openUnlockedRoom } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
@@ -113,22 +113,7 @@ describe('[CHAT] text and toasts', () => {
   }
 
   beforeAll(async () => {
-    await subscribedCustomer(suite.server, suite.mailbox, OWNER);
-    customerToken = (
-      await api<{ token: string }>(suite.server.url, 'POST', '/api/auth/customer-login.php', {
-        email: OWNER,
-        password: CUSTOMER_PASSWORD,
-      })
-    ).token;
-    ringId = (
-      await api<{ data: { id: string } }>(
-        suite.server.url,
-        'POST',
-        '/api/customer/rings.php',
-        { name: RING },
-        customerToken,
-      )
-    ).data.id;
+    ({ customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING));
     const ownerLogin = await api<RingLogin>(suite.server.url, 'POST', '/api/rings/login.php', {
       email: OWNER,
       password: CUSTOMER_PASSWORD,

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot } from '../support/browser';
 import { adminLogin, apiJson as api, invitedMember, saveSettings, type RingLogin } from '../support/api';
-import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
+import { customerWithRing } from '../support/customer';
 import { enterRoomWithSession, openUnlockedRoom } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
@@ -24,22 +24,7 @@ describe('[RINGS] Ring tabs and the room’s refresh', () => {
   let ringId = '';
 
   beforeAll(async () => {
-    await subscribedCustomer(suite.server, suite.mailbox, OWNER);
-    customerToken = (
-      await api<{ token: string }>(suite.server.url, 'POST', '/api/auth/customer-login.php', {
-        email: OWNER,
-        password: CUSTOMER_PASSWORD,
-      })
-    ).token;
-    ringId = (
-      await api<{ data: { id: string } }>(
-        suite.server.url,
-        'POST',
-        '/api/customer/rings.php',
-        { name: RING },
-        customerToken,
-      )
-    ).data.id;
+    ({ customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING));
   });
 
   const member = (name: string) =>

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { linkIn, type SmtpCatcher } from './mailbox';
+import { apiJson } from './api';
 import type { RunningServer } from './server';
 
 export const CUSTOMER_PASSWORD = 'Secret123';
@@ -63,4 +64,31 @@ export async function customerSignIn(page: Page, server: RunningServer, email: s
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Mot de passe', { exact: true }).fill(CUSTOMER_PASSWORD);
   await page.getByRole('button', { name: 'Se connecter' }).click();
+}
+
+/**
+ * A subscribed customer (see {@link subscribedCustomer}) signed in through the API, with one Ring
+ * of `ringName` created: what most room specs start from.
+ */
+export async function customerWithRing(
+  server: RunningServer,
+  mailbox: SmtpCatcher,
+  email: string,
+  ringName: string,
+): Promise<{ customerToken: string; ringId: string }> {
+  await subscribedCustomer(server, mailbox, email);
+  const { token: customerToken } = await apiJson<{ token: string }>(
+    server.url,
+    'POST',
+    '/api/auth/customer-login.php',
+    { email, password: CUSTOMER_PASSWORD },
+  );
+  const ring = await apiJson<{ data: { id: string } }>(
+    server.url,
+    'POST',
+    '/api/customer/rings.php',
+    { name: ringName },
+    customerToken,
+  );
+  return { customerToken, ringId: ring.data.id };
 }

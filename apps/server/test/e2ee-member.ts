@@ -256,7 +256,13 @@ export class E2eeMember {
    * to). Returns the answer; on success the new key is kept.
    */
   async rotate(
-    options: { skip?: string[]; withheld?: string[]; admitWaiting?: boolean } = {},
+    options: {
+      skip?: string[];
+      withheld?: string[];
+      admitWaiting?: boolean;
+      /** Awaited once the rotation is ready to send (tests line two rotations up to race). */
+      beforeSend?: () => Promise<void>;
+    } = {},
   ): Promise<LightMyRequestResponse> {
     if (options.admitWaiting !== false) await this.admitWaiting();
     const log = await this.syncLog();
@@ -285,6 +291,7 @@ export class E2eeMember {
     const shares = await Promise.all(
       recipients.map((u) => this.wrapFor(key, { memberId: u.id, x25519: u.keys!.publicKeys.x25519 })),
     );
+    await options.beforeSend?.();
     const res = await this.call('POST', KEY_API_PATHS.rotate, {
       epoch,
       level: key.level,

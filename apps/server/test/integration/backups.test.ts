@@ -1220,6 +1220,9 @@ describe('backups (/api/admin/backup.php)', () => {
       seq,
       client_message_id: `c${seq}`,
       epoch: 1,
+      // Every column the archive writes, so the hand-made row below has the archived rows' shape.
+      ephemeral_sec: expiresInMs === null ? null : 3600,
+      first_read_at: null,
     });
     const [lasting, live, expired] = [message(1, null), message(2, 3_600_000), message(3, -1)];
     await db.insertInto('messages').values([lasting, live, expired]).execute();

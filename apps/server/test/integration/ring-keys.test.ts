@@ -300,7 +300,15 @@ describe('Ring keys: records, epochs, shares', () => {
     expect(again.json()).toMatchObject({ code: 'epoch_conflict', currentEpoch: 1 });
 
     // Two members rotate at once: exactly one epoch 2.
-    const raced = await Promise.all([alice.rotate(), bob.rotate()]);
+    // Both prepare their epoch 2 from the same state, then send together.
+    let ready = 0;
+    let go: () => void = () => undefined;
+    const bothReady = new Promise<void>((resolve) => (go = resolve));
+    const beforeSend = async () => {
+      if (++ready === 2) go();
+      await bothReady;
+    };
+    const raced = await Promise.all([alice.rotate({ beforeSend }), bob.rotate({ beforeSend })]);
     expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 409]);
     expect(raced.find((r) => r.statusCode === 409)!.json()).toMatchObject({ code: 'epoch_conflict' });
     expect((await ringRow(ringId)).current_epoch).toBe(2);
