@@ -603,8 +603,9 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
       return event.defaultPrevented;
     });
     expect(prevented).toBe(true);
-    // Standard level: no selection in the protected area (the message box stays editable).
-    expect(await chat.getByRole('log').evaluate((el) => getComputedStyle(el).userSelect)).toBe('none');
+    // Standard level: the conversation's text can be selected and copied (issue 29; blocked only at
+    // the maximum level, which offers « Copier » instead).
+    expect(await chat.getByRole('log').evaluate((el) => getComputedStyle(el).userSelect)).not.toBe('none');
 
     // Mute for 15 minutes, saved through the notification settings; then unmute.
     await chat.getByRole('button', { name: 'Couper les notifications' }).click();

@@ -56,7 +56,7 @@ describe('[RINGS] Ring tabs and the room’s refresh', () => {
     await dialog.getByRole('switch', { name: 'Son des messages' }).click();
     await screenshot(room, 'room-notification-preferences');
     await dialog.getByRole('button', { name: 'Enregistrer' }).click();
-    await room.getByText('Préférences enregistrées').waitFor();
+    await room.getByText('Préférences enregistrées').first().waitFor();
     const { settings } = await api<{ settings: { ringtone: string; messageSound: boolean } }>(
       suite.server.url,
       'GET',
