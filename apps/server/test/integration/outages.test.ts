@@ -223,9 +223,17 @@ describe.runIf(canStartRedis)(
           status: 'ok',
         });
       const before = pushed();
+      const catchUpsBefore = page.events.filter((e) => e.name === 'catch_up').length;
       expect((await owner.send('après la panne')).statusCode).toBe(200);
       acknowledged.push('après la panne');
-      await until(() => pushed() > before, 5000, 'push through Redis after the outage');
+      // Pushed live, or — when it was published before the other instance's subscription came back —
+      // announced by the catch_up signal that follows the resubscription (the page then reads from
+      // its last seq, as the history read below does).
+      await until(
+        () => pushed() > before || page.events.filter((e) => e.name === 'catch_up').length > catchUpsBefore,
+        10_000,
+        'push or catch-up signal through Redis after the outage',
+      );
 
       const history = await reader.call(
         'GET',
