@@ -29,12 +29,10 @@ const KB = 1024;
  * admission, verification and security explanation dialogs, loaded when a member opens one).
  */
 export const AREAS = [
-  // Budgets of issue 14: home 120 KB, Ring room 250 KB. Raised on 2026-11-29 to 121 and 255 KB, a
-  // regression recorded in docs/BENCHMARKS.md (« Web bundle budgets »): the API client's 503 retry,
-  // the plan choice kept, and in the room the signed ephemeral delay, links and « Afficher plus »,
-  // the passphrase strength and recovery forms, the protection focus rules and the catch-up checks.
-  // To be brought back under 120 / 250 KB; never raised again without the same record.
-  { name: 'Accueil (/)', route: 'src/features/home/home-page.tsx', budget: 121 * KB },
+  // Budgets of issue 14: home 120 KB, Ring room 250 KB (raised for a day on 2026-11-29, brought
+  // back the same day by loading dialogs, the cookie banner and back-to-top when shown; see
+  // docs/BENCHMARKS.md « Web bundle budgets »). Never raised without a record there.
+  { name: 'Accueil (/)', route: 'src/features/home/home-page.tsx', budget: 120 * KB },
   {
     name: 'Espace client (/client)',
     route: 'src/features/customer-space/client-page.tsx',
@@ -46,15 +44,18 @@ export const AREAS = [
     name: 'Salle Ring (/ring)',
     route: 'src/features/ring/ring-page.tsx',
     includeLazy: /^src\/features\/ring\//,
-    // Calls, files and dialogs a member opens (admit or refuse, verify a member, the security
-    // explanations, the recovery key, notification preferences), the admission controls only owners
-    // and Ring admins see, and the two other routes of this folder (invitation acceptance and
-    // Ring login pages, reached from the app's router, not from the room).
-    // The recovery key dialog shows once per member; the passphrase strength estimator (zxcvbn's
-    // word lists) and Argon2id (hash-wasm) are node_modules chunks, never counted here.
+    // Calls, files and dialogs a member opens (admit or refuse, verify a member, compare a changed
+    // key, the security explanations, the Ring's settings, notification preferences, the forgotten
+    // and new password forms of the login page), the admission controls only owners and Ring admins
+    // see, and the two other routes of this folder (invitation acceptance and Ring login pages,
+    // reached from the app's router, not from the room).
+    // The recovery key dialog shows once per member, the passphrase dialog only on a device that
+    // does not remember the member's keys (it loads when the keyring asks for the passphrase); the
+    // passphrase strength estimator (zxcvbn's word lists) and Argon2id (hash-wasm) are node_modules
+    // chunks, never counted here.
     excludeLazy:
-      /\/(?:calls?|files?)[-/.]|\/(?:admission-dialogs|admission-controls|verify-member-dialog|security-points|recovery-key-dialog|notification-preferences-dialog|accept-invite-page|ring-access-page)\./i,
-    budget: 255 * KB,
+      /\/(?:calls?|files?)[-/.]|\/(?:admission-dialogs|admission-controls|verify-member-dialog|key-change-dialog|security-points|security-dialog|ring-settings-dialog|passphrase-dialog|recovery-key-dialog|notification-preferences-dialog|ring-password-forms|accept-invite-page|ring-access-page)\./i,
+    budget: 250 * KB,
   },
   // Not budgeted, shown for information: the subscription page and the back office.
   {

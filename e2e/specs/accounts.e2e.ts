@@ -81,7 +81,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     const link = linkIn(mail.text, '/verify-email?token=');
     expect(link.startsWith(suite.server.url)).toBe(true);
     await page.goto(link);
-    await page.getByRole('heading', { name: 'Bienvenue Léa !' }).waitFor();
+    await page.getByRole('heading', { name: 'Bienvenue, Léa\u202f!' }).waitFor();
     expect(await page.getByRole('link', { name: 'Procéder à la souscription' }).isVisible()).toBe(true);
     await screenshot(page, 'verify-success');
     await page.waitForURL(`${suite.server.url}/subscribe`, { timeout: 8000 });
@@ -140,7 +140,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
   });
 
   it('[ACCOUNTS] resets a forgotten password from the mailed link', async () => {
-    await page.context().clearCookies({ name: 'customer_token' });
+    await page.context().clearCookies({ name: /^customer_(token|data|csrf)$/ });
     await page.goto(`${suite.server.url}/forgot-password`);
     await page.getByRole('button', { name: 'Envoyer le lien' }).click();
     await page.getByText('Veuillez entrer votre adresse email').waitFor();
@@ -187,7 +187,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
         accept_privacy: true,
       }),
     });
-    await page.context().clearCookies({ name: 'customer_token' });
+    await page.context().clearCookies({ name: /^customer_(token|data|csrf)$/ });
     await page.goto(`${suite.server.url}/client`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
@@ -224,7 +224,7 @@ describe('[ACCOUNTS] register, verify, log in and out, reset a forgotten passwor
     const mail = await suite.mailbox.waitFor((m) => m.to.includes(email) && m.subject.includes('confirmez'));
     const other = await suite.page();
     await other.goto(linkIn(mail.text, '/verify-email?token='));
-    await other.getByRole('heading', { name: 'Bienvenue Inès !' }).waitFor();
+    await other.getByRole('heading', { name: 'Bienvenue, Inès\u202f!' }).waitFor();
     await other.waitForURL(`${suite.server.url}/subscribe`, { timeout: 8000 });
     await other.getByText('Finaliser votre abonnement').waitFor();
     const order = other.getByRole('definition');

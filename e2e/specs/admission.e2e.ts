@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { downloadOf, fileRow, openFilesTab, upload } from '../support/files';
 import { qrCameraFlag } from '../support/qr-camera';
-import { admitInRoom, openUnlockedRoom } from '../support/room';
+import { admitInRoom, memberAction, membersList, openUnlockedRoom } from '../support/room';
 import { launchBrowser, newContext, screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
@@ -91,6 +91,7 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
 
     // On a phone: the request in the users panel and the dialog fit 375 px.
     await pages.owner.setViewportSize({ width: 375, height: 812 });
+    await membersList(pages.owner);
     await pages.owner.getByTestId('admission-request').scrollIntoViewIfNeeded();
     await screenshot(pages.owner, 'admission-request-375');
     await admitInRoom(pages.owner, 'alice', {
@@ -112,7 +113,7 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
   });
 
   it('[ADMISSION] the owner names alice Ring admin; she admits bob without the history: he reads from his admission on', async () => {
-    await pages.owner.getByRole('button', { name: 'Nommer alice admin du Ring' }).click();
+    await memberAction(pages.owner, 'alice', 'Nommer alice admin du Ring');
     await pages.alice
       .getByRole('list', { name: 'Membres du Ring' })
       .getByRole('listitem', { name: 'alice' })
@@ -156,11 +157,7 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
 
   it('[ADMISSION] bob verifies alice by scanning the QR code her page shows: she is marked « Vérifié »', async () => {
     await pages.alice.bringToFront();
-    await pages.alice
-      .getByRole('list', { name: 'Membres du Ring' })
-      .getByRole('listitem', { name: 'alice' })
-      .getByRole('button', { name: 'Afficher mon code QR' })
-      .click();
+    await memberAction(pages.alice, 'alice', 'Afficher mon code QR');
     const qr = pages.alice.getByTestId('my-verification-qr');
     const payload = (await qr.getAttribute('data-payload'))!;
     expect(payload).toMatch(/^SECURERING-VERIFY:1:/);
@@ -175,7 +172,7 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
       const bobPhone = await context.newPage();
       errors.push(trackPageErrors(bobPhone));
       await openUnlockedRoom(bobPhone, suite.server.url, logins.bob, PHRASES.bob);
-      await bobPhone.getByRole('button', { name: 'Marquer alice comme vérifié' }).click();
+      await memberAction(bobPhone, 'alice', 'Marquer alice comme vérifié');
       const dialog = bobPhone.getByRole('dialog', { name: 'Vérifier alice' });
       await dialog.getByRole('button', { name: 'Scanner son code QR' }).click();
       await dialog.waitFor({ state: 'detached', timeout: 20_000 });
@@ -195,6 +192,8 @@ describe('[ADMISSION] members admit newcomers in the room; the server and the cu
     await waitForState(pages.mallory, 'waiting_keys');
     await pages.owner.getByRole('button', { name: 'Refuser mallory' }).click();
     const confirm = pages.owner.getByRole('dialog', { name: /Refuser mallory/ });
+    // The dialog loads with its first opening: shown before the screenshot is taken.
+    await confirm.getByRole('button', { name: 'Refuser', exact: true }).waitFor();
     await screenshot(pages.owner, 'admission-refuse-dialog');
     const started = Date.now();
     await confirm.getByRole('button', { name: 'Refuser', exact: true }).click();

@@ -8,7 +8,15 @@ import {
   type RunningTurnServer,
 } from '../../apps/server/test/turn-server';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
-import { admitInRoom, openUnlockedRoom } from '../support/room';
+import {
+  admitInRoom,
+  closeMemberMenu,
+  memberAction,
+  memberActions,
+  memberSafetyNumber,
+  openMemberMenu,
+  openUnlockedRoom,
+} from '../support/room';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
@@ -82,7 +90,7 @@ const popups: Page[] = [];
 async function call(page: Page, name: string, video = false): Promise<Page> {
   const [popup] = await Promise.all([
     page.waitForEvent('popup'),
-    page.getByRole('button', { name: `${video ? 'Appel vidéo' : 'Appel vocal'} avec ${name}` }).click(),
+    memberAction(page, name, `${video ? 'Appel vidéo' : 'Appel vocal'} avec ${name}`),
   ]);
   errors.push(trackPageErrors(popup));
   popups.push(popup);
@@ -190,6 +198,18 @@ async function hangUpBoth(from: Page, other: Page) {
   expect(Date.now() - started).toBeLessThan(2500);
 }
 
+/** Opens « Message privé à {name} » from the users panel; resolves the conversation's region. */
+async function openDm(page: Page, name: string) {
+  const [popup] = await Promise.all([
+    page.waitForEvent('popup'),
+    memberAction(page, name, `Message privé à ${name}`),
+  ]);
+  errors.push(trackPageErrors(popup));
+  popups.push(popup);
+  await popup.waitForURL(/convId=dm%3A/);
+  return { popup, chat: popup.getByRole('region', { name: `Conversation privée avec ${name}` }) };
+}
+
 const errors: string[][] = [];
 
 describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC, signed DTLS fingerprints, TURN)', () => {
@@ -280,8 +300,7 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
     await admitInRoom(alice, 'carol');
     // Everyone sees everyone's keys (the call popups verify the peer's signature with them).
     for (const page of [alice, bob, carol]) {
-      for (const name of [OWNER_NAME, 'bob', 'carol'])
-        await memberRow(page, name).getByTestId('safety-number').waitFor({ timeout: 20_000 });
+      for (const name of [OWNER_NAME, 'bob', 'carol']) await memberSafetyNumber(page, name, 20_000);
     }
     // The third member listens on its own socket too: it must never hear of the others' calls.
     carolSocket = await memberSocket(logins.carol.token);
@@ -300,17 +319,18 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
   });
 
   it('[CALLS] the users panel offers voice and video calls to online members, never to oneself', async () => {
-    const bobRow = memberRow(alice, 'bob');
-    await bobRow.getByRole('button', { name: 'Appel vocal avec bob' }).waitFor();
-    await bobRow.getByRole('button', { name: 'Appel vidéo avec bob' }).waitFor();
-    expect(
-      await memberRow(alice, OWNER_NAME)
-        .getByRole('button', { name: /^Appel/ })
-        .count(),
-    ).toBe(0);
-    await memberRow(bob, OWNER_NAME)
-      .getByRole('button', { name: `Appel vocal avec ${OWNER_NAME}` })
+    // The calls are actions of the member's « ⋯ » menu (issue 28: one line per member).
+    const bobRow = await openMemberMenu(alice, 'bob');
+    await bobRow.getByRole('menuitem', { name: 'Appel vocal avec bob' }).waitFor();
+    await bobRow.getByRole('menuitem', { name: 'Appel vidéo avec bob' }).waitFor();
+    await closeMemberMenu(alice, 'bob');
+    expect((await memberActions(alice, OWNER_NAME)).filter((name) => name.startsWith('Appel'))).toEqual([]);
+    await (
+      await openMemberMenu(bob, OWNER_NAME)
+    )
+      .getByRole('menuitem', { name: `Appel vocal avec ${OWNER_NAME}` })
       .waitFor();
+    await closeMemberMenu(bob, OWNER_NAME);
   });
 
   it('[CALLS] a voice call connects: audio flows, the timer runs, mute works, a third member sees "En appel", hang-up ends both sides', async () => {
@@ -477,16 +497,23 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
       customerToken,
     );
     expect(saved.success).toBe(true);
-    // Live: the member's buttons go, the owner's stay.
-    await memberRow(bob, OWNER_NAME)
-      .getByRole('button', { name: `Appel vocal avec ${OWNER_NAME}` })
+    // Live: the member's call actions go (from the open menu), the owner's stay.
+    await (
+      await openMemberMenu(bob, OWNER_NAME)
+    )
+      .getByRole('menuitem', { name: `Appel vocal avec ${OWNER_NAME}` })
       .waitFor({ state: 'detached', timeout: 10_000 });
-    expect(
-      await usersPanel(bob)
-        .getByRole('button', { name: /^Appel (vocal|vidéo) avec/ })
-        .count(),
-    ).toBe(0);
-    await memberRow(alice, 'bob').getByRole('button', { name: 'Appel vocal avec bob' }).waitFor();
+    await closeMemberMenu(bob, OWNER_NAME);
+    for (const name of [OWNER_NAME, 'carol'])
+      expect(
+        (await memberActions(bob, name)).filter((action) => /^Appel (vocal|vidéo) avec/.test(action)),
+      ).toEqual([]);
+    await (
+      await openMemberMenu(alice, 'bob')
+    )
+      .getByRole('menuitem', { name: 'Appel vocal avec bob' })
+      .waitFor();
+    await closeMemberMenu(alice, 'bob');
 
     const bobSocket = await memberSocket(logins.bob.token);
     const forced = await bobSocket.emitWithAck('call_invite', {
@@ -511,9 +538,12 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
       { ring_id: ringId, voice_admin_only: false },
       customerToken,
     );
-    await memberRow(bob, OWNER_NAME)
-      .getByRole('button', { name: `Appel vocal avec ${OWNER_NAME}` })
+    await (
+      await openMemberMenu(bob, OWNER_NAME)
+    )
+      .getByRole('menuitem', { name: `Appel vocal avec ${OWNER_NAME}` })
       .waitFor();
+    await closeMemberMenu(bob, OWNER_NAME);
   });
 
   it.skipIf(!isTurnServerAvailable())(
@@ -576,6 +606,194 @@ describe('[CALLS] one-to-one voice and video calls between Ring members (WebRTC,
     } finally {
       await setKnob(bob, KNOBS.tamper, false);
     }
+  });
+
+  it('[CALLS] « Retour » during a call brings the room forward and the call goes on; the room offers « Revenir à l’appel »; the call is in the private conversation', async () => {
+    const callerPopup = await call(alice, 'bob');
+    await waitForCallState(callerPopup, 'outgoing');
+    await callerPopup.getByText('En attente de réponse…').waitFor();
+    const calleePopup = await answer(bob, OWNER_NAME);
+    // Ringing, nothing was checked yet and nothing failed: no « non vérifiée » (issue 28).
+    for (const popup of [callerPopup, calleePopup])
+      expect(await popup.getByText('Sécurité de l’appel non vérifiée').count()).toBe(0);
+    await Promise.all([
+      waitForCallState(callerPopup, 'connected'),
+      waitForCallState(calleePopup, 'connected'),
+    ]);
+    await callerPopup.getByText('Appel chiffré de bout en bout').waitFor();
+
+    await callerPopup.getByRole('button', { name: 'Retour' }).click();
+    // No silent hang-up: the popup stays, both sides stay connected, nobody asked anything.
+    await callerPopup.waitForTimeout(1500);
+    expect(callerPopup.isClosed()).toBe(false);
+    for (const popup of [callerPopup, calleePopup]) {
+      expect(await popup.locator('[data-call-state]').getAttribute('data-call-state')).toBe('connected');
+      expect(await popup.getByRole('alertdialog').count()).toBe(0);
+    }
+    expect(await statesOf(callerPopup)).not.toContain('ended');
+    // Both rooms say a call is going on and offer to go back to it.
+    await alice.getByTestId('ongoing-call').getByText('Appel vocal avec bob en cours').waitFor();
+    await bob.getByTestId('ongoing-call').getByText(`Appel vocal avec ${OWNER_NAME} en cours`).waitFor();
+    await screenshot(alice, 'calls-room-ongoing-call');
+    await alice.getByRole('button', { name: 'Revenir à l’appel' }).click();
+    await waitForAudio(calleePopup);
+
+    await calleePopup.waitForTimeout(1200);
+    await hangUpBoth(callerPopup, calleePopup);
+    await alice.getByTestId('ongoing-call').waitFor({ state: 'detached', timeout: 3000 });
+    await bob.getByTestId('ongoing-call').waitFor({ state: 'detached', timeout: 3000 });
+    // An ended call never claims its security failed.
+    expect(await callerPopup.getByText('Sécurité de l’appel non vérifiée').count()).toBe(0);
+    await Promise.all([callerPopup.close(), calleePopup.close()]);
+
+    // « Appel vocal · N s » in the private conversation, on both sides, as an encrypted message.
+    const bobDm = await openDm(bob, OWNER_NAME);
+    const entry = bobDm.chat.getByTestId('call-notice').last();
+    await expect.poll(() => entry.textContent(), { timeout: 10_000 }).toMatch(/^Appel vocal · \d+\u202fs/);
+    const aliceDm = await openDm(alice, 'bob');
+    await expect
+      .poll(() => aliceDm.chat.getByTestId('call-notice').last().textContent(), { timeout: 10_000 })
+      .toMatch(/^Appel vocal · \d+\u202fs/);
+    await screenshot(bobDm.popup, 'calls-dm-timeline-answered');
+    await Promise.all([bobDm.popup.close(), aliceDm.popup.close()]);
+  });
+
+  it('[CALLS] a camera turned off shows the avatar and « Caméra coupée » on both sides; muting is shown to the other side', async () => {
+    const callerPopup = await call(bob, OWNER_NAME, true);
+    const calleePopup = await answer(alice, 'bob', true);
+    await Promise.all([
+      waitForCallState(callerPopup, 'connected'),
+      waitForCallState(calleePopup, 'connected'),
+    ]);
+    const remoteVideo = callerPopup.getByTestId('remote-video');
+    await expect
+      .poll(() => remoteVideo.evaluate((v: HTMLVideoElement) => v.videoWidth), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    expect(await callerPopup.getByTestId('peer-camera-off').count()).toBe(0);
+
+    await calleePopup.getByRole('button', { name: 'Couper la caméra' }).click();
+    // Her own preview: her avatar and « Caméra coupée »; bob's screen: her avatar instead of a black picture.
+    await calleePopup.getByText('Caméra coupée').waitFor();
+    await callerPopup.getByTestId('peer-camera-off').getByText('Caméra coupée').waitFor({ timeout: 5000 });
+    await expect.poll(() => remoteVideo.isVisible()).toBe(false);
+    await callerPopup.getByText(OWNER_NAME, { exact: true }).waitFor();
+
+    await calleePopup.getByRole('button', { name: 'Couper le micro' }).click();
+    await callerPopup
+      .getByTestId('peer-muted')
+      .getByText(`${OWNER_NAME} a coupé son micro`)
+      .waitFor({ timeout: 5000 });
+    await callerPopup.setViewportSize({ width: 900, height: 700 });
+    await screenshot(callerPopup, 'calls-peer-camera-off-muted');
+
+    await calleePopup.getByRole('button', { name: 'Réactiver le micro' }).click();
+    await callerPopup.getByTestId('peer-muted').waitFor({ state: 'detached', timeout: 5000 });
+    await calleePopup.getByRole('button', { name: 'Réactiver la caméra' }).click();
+    await callerPopup.getByTestId('peer-camera-off').waitFor({ state: 'detached', timeout: 5000 });
+    await expect.poll(() => remoteVideo.isVisible()).toBe(true);
+
+    await hangUpBoth(callerPopup, calleePopup);
+    await Promise.all([callerPopup.close(), calleePopup.close()]);
+  });
+
+  it('[CALLS] an unanswered call leaves « Appel manqué » for the callee, in the room and in the private conversation', async () => {
+    const callerPopup = await call(alice, 'bob');
+    await incomingCard(bob, OWNER_NAME).waitFor({ timeout: 15_000 });
+    // Ringing: nothing is being checked, so no security claim either way (issue 28).
+    expect(await callerPopup.getByTestId('call-security').count()).toBe(0);
+    await callerPopup.getByRole('button', { name: 'Raccrocher' }).click();
+    await incomingCard(bob, OWNER_NAME).waitFor({ state: 'detached', timeout: 3000 });
+    // Ended before any check: that is no failed verification.
+    await waitForCallState(callerPopup, 'ended');
+    expect(await callerPopup.getByText('Sécurité de l’appel non vérifiée').count()).toBe(0);
+    await bob.getByText(`Appel manqué de ${OWNER_NAME}`).first().waitFor({ timeout: 5000 });
+    await callerPopup.close();
+
+    const bobDm = await openDm(bob, OWNER_NAME);
+    // The latest entry (earlier tests' unanswered calls left theirs too).
+    await expect
+      .poll(() => bobDm.chat.getByTestId('call-notice').last().textContent(), { timeout: 10_000 })
+      .toMatch(new RegExp(`^Appel manqué de ${OWNER_NAME}`));
+    await screenshot(bobDm.popup, 'calls-dm-timeline-missed');
+    const aliceDm = await openDm(alice, 'bob');
+    await expect
+      .poll(() => aliceDm.chat.getByTestId('call-notice').last().textContent(), { timeout: 10_000 })
+      .toMatch(/^Appel vocal sans réponse/);
+    // The entry is an ordinary message of the conversation: its text never left the browsers in clear.
+    const stored = await api<{ messages: Array<{ content: string }> }>(
+      suite.server.url,
+      'GET',
+      `/api/messages/get.php?conversation_id=${encodeURIComponent(new URL(bobDm.popup.url()).searchParams.get('convId')!)}`,
+      undefined,
+      logins.bob.token,
+    );
+    expect(stored.messages.length).toBeGreaterThan(0);
+    for (const message of stored.messages) {
+      expect(message.content).not.toContain('missed');
+      expect(message.content).not.toContain('Appel');
+    }
+
+    // A video call nobody answers: the server ends it after 30 s; the entry reaches the open
+    // conversation live, on both sides.
+    const before = await bobDm.chat.getByTestId('call-notice').count();
+    const unanswered = await call(alice, 'bob', true);
+    await incomingCard(bob, OWNER_NAME, true).waitFor({ timeout: 15_000 });
+    await unanswered.getByText('bob n’a pas répondu').waitFor({ timeout: 40_000 });
+    await incomingCard(bob, OWNER_NAME, true).waitFor({ state: 'detached', timeout: 3000 });
+    await bob.getByText(`Appel manqué de ${OWNER_NAME}`).first().waitFor({ timeout: 5000 });
+    await expect
+      .poll(() => bobDm.chat.getByTestId('call-notice').count(), { timeout: 10_000 })
+      .toBe(before + 1);
+    expect(await bobDm.chat.getByTestId('call-notice').last().textContent()).toMatch(
+      new RegExp(`^Appel manqué de ${OWNER_NAME}`),
+    );
+    await expect
+      .poll(() => aliceDm.chat.getByTestId('call-notice').last().textContent(), { timeout: 10_000 })
+      .toMatch(/^Appel vidéo sans réponse/);
+    await Promise.all([bobDm.popup.close(), aliceDm.popup.close(), unanswered.close()]);
+  });
+
+  it('[CALLS] a call screen opened on its own asks before « Retour » hangs up', async () => {
+    const callerPopup = await call(alice, 'bob');
+    await incomingCard(bob, OWNER_NAME).waitFor({ timeout: 15_000 });
+    // Bob answers from a tab of his own (no room opened it): leaving that page would end the call.
+    const callUrl = new URL(callerPopup.url());
+    const query = new URLSearchParams({
+      voice: '1',
+      peerId: logins.owner.user.id,
+      peerName: OWNER_NAME,
+      audioOnly: '1',
+      incoming: '1',
+      callId: callUrl.searchParams.get('callId')!,
+      ringId,
+    });
+    const own = await bob.context().newPage();
+    errors.push(trackPageErrors(own));
+    popups.push(own);
+    await own.goto(`${suite.server.url}/ring?${query.toString()}`);
+    const unlock = own.getByRole('dialog', { name: 'Phrase secrète' });
+    await unlock.waitFor({ timeout: 15_000 });
+    await unlock.getByLabel('Phrase secrète', { exact: true }).fill(PHRASES.bob);
+    await unlock.getByRole('button', { name: 'Déverrouiller' }).click();
+    await own.getByRole('button', { name: 'Accepter' }).click({ timeout: 15_000 });
+    await Promise.all([waitForCallState(callerPopup, 'connected'), waitForCallState(own, 'connected')]);
+
+    await own.getByRole('button', { name: 'Retour' }).click();
+    const ask = own.getByRole('alertdialog', { name: 'Quitter l’appel\u202f?' });
+    await ask.waitFor();
+    await screenshot(own, 'calls-leave-confirm');
+    await ask.getByRole('button', { name: 'Rester dans l’appel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    await own.waitForTimeout(500);
+    expect(await own.locator('[data-call-state]').getAttribute('data-call-state')).toBe('connected');
+    expect(await callerPopup.locator('[data-call-state]').getAttribute('data-call-state')).toBe('connected');
+
+    await own.getByRole('button', { name: 'Retour' }).click();
+    await ask.getByRole('button', { name: 'Raccrocher et revenir au Ring' }).click();
+    await waitForCallState(callerPopup, 'ended', 3000);
+    await callerPopup.getByText('bob a raccroché').waitFor();
+    await own.waitForURL((url) => url.pathname === '/ring' && !url.searchParams.has('voice'));
+    await Promise.all([callerPopup.close(), own.close()]);
   });
 
   it('[CALLS] the pages ran without errors', () => {

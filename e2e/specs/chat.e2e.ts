@@ -4,7 +4,14 @@ import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admitInRoom, saveRecoveryKey, waitForInvitePrefill } from '../support/room';
+import {
+  admitInRoom,
+  memberAction,
+  memberActions,
+  saveRecoveryKey,
+  sessionTokenOf,
+  waitForInvitePrefill,
+} from '../support/room';
 import { adminLogin, saveSettings } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
@@ -88,7 +95,7 @@ async function choosePassphrase(page: Page, phrase: string) {
   const confirm = dialog.getByLabel('Confirmer la phrase secrète');
   const chosen = (await confirm.count()) > 0;
   if (chosen) await confirm.fill(phrase);
-  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await dialog.getByRole('button', { name: chosen ? 'Créer ma phrase secrète' : 'Déverrouiller' }).click();
   if (chosen) await saveRecoveryKey(page);
 }
 
@@ -318,9 +325,6 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
   });
 
   it('[CHAT] a private message reaches only its participant, through the DM popup', async () => {
-    const bobRow = owner
-      .getByRole('list', { name: 'Membres du Ring' })
-      .getByRole('listitem', { name: 'bob' });
     await owner.evaluate(() => {
       const open = window.open.bind(window);
       window.open = (...args: Parameters<typeof window.open>) => {
@@ -330,7 +334,7 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     });
     const [popup] = await Promise.all([
       owner.waitForEvent('popup'),
-      bobRow.getByRole('button', { name: 'Message privé à bob' }).click(),
+      memberAction(owner, 'bob', 'Message privé à bob'),
     ]);
     watchErrors(popup, 'popup');
     await popup.waitForURL(/convId=dm%3A/);
@@ -369,7 +373,7 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     await ownerRow.getByTestId('dm-unread').getByText('1 non lu').waitFor();
     const [bobPopup] = await Promise.all([
       bob.waitForEvent('popup'),
-      ownerRow.getByRole('button', { name: `Message privé à ${OWNER_NAME}` }).click(),
+      memberAction(bob, OWNER_NAME, `Message privé à ${OWNER_NAME}`),
     ]);
     watchErrors(bobPopup, 'bobPopup');
     await bobPopup.waitForURL(/convId=dm%3A/);
@@ -385,7 +389,8 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
 
     // Carol: no DM button for herself, nothing of the conversation on her page or her network.
     await carol.waitForTimeout(1000);
-    expect(await carol.getByRole('button', { name: 'Message privé à carol' }).count()).toBe(0);
+    expect(await memberActions(carol, 'carol')).not.toContain('Message privé à carol');
+    expect(await memberActions(carol, OWNER_NAME)).toContain(`Message privé à ${OWNER_NAME}`);
     expect(await carol.getByText(text).count()).toBe(0);
     const carolSince = traffic.carol!.received.slice(carolReceivedBefore).join('\n');
     expect(carolSince).not.toContain(dmConversationId);
@@ -393,12 +398,10 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     // Bob's socket did carry it (the check above could see it).
     expect(traffic.bob!.received.join('\n')).toContain(dmConversationId);
     // And the API refuses the conversation to carol.
-    const carolToken = await carol.evaluate(
-      () => document.cookie.match(/secureChat_token=([^;]+)/)?.[1] ?? '',
-    );
+    const carolToken = await sessionTokenOf(carol.context());
     const refused = await fetch(
       `${suite.server.url}/api/messages/get.php?conversation_id=${encodeURIComponent(dmConversationId)}`,
-      { headers: { Authorization: `Bearer ${decodeURIComponent(carolToken)}` } },
+      { headers: { Authorization: `Bearer ${carolToken}` } },
     );
     expect(refused.status).toBe(404);
     await popup.close();
@@ -502,9 +505,7 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
       database.close();
     }
     // The server never serves it again.
-    const bobToken = await bob.evaluate(() =>
-      decodeURIComponent(document.cookie.match(/secureChat_token=([^;]+)/)?.[1] ?? ''),
-    );
+    const bobToken = await sessionTokenOf(bob.context());
     const page = await fetch(`${suite.server.url}/api/messages/get.php?since=0&limit=100`, {
       headers: { Authorization: `Bearer ${bobToken}` },
     });
@@ -611,9 +612,7 @@ describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, 
     await chat.getByRole('button', { name: 'Couper les notifications' }).click();
     await chat.getByRole('button', { name: 'Pendant 15 min' }).click();
     await chat.getByRole('button', { name: 'Réactiver les notifications' }).waitFor();
-    const token = await owner.evaluate(() =>
-      decodeURIComponent(document.cookie.match(/secureChat_token=([^;]+)/)?.[1] ?? ''),
-    );
+    const token = await sessionTokenOf(owner.context());
     const stored = await api(suite.server, 'GET', '/api/notifications/get-settings.php', undefined, token);
     const muteUntil = (stored.settings as { muteUntil: number }).muteUntil;
     expect(muteUntil - Date.now()).toBeGreaterThan(14 * 60_000);

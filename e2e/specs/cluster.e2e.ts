@@ -496,7 +496,7 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         const confirm = dialog.getByLabel('Confirmer la phrase secrète');
         const chosen = (await confirm.count()) > 0;
         if (chosen) await confirm.fill('la grappe tient bon sous la charge');
-        await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+        await dialog.getByRole('button', { name: chosen ? 'Créer ma phrase secrète' : 'Déverrouiller' }).click();
         if (chosen) await saveRecoveryKey(page);
         await page.locator('[data-e2ee-state="active"]').first().waitFor({ timeout: 30_000 });
         // Bob published his keys first and waits for admission: the owner admits him in the room,

@@ -28,7 +28,7 @@ async function registerAndVerify(page: Page, server: RunningServer, mailbox: Smt
   expect(res.status).toBe(200);
   const mail = await mailbox.waitFor((m) => m.to.includes(EMAIL));
   await page.goto(linkIn(mail.text, '/verify-email?token='));
-  await page.getByRole('heading', { name: 'Bienvenue Léa !' }).waitFor();
+  await page.getByRole('heading', { name: 'Bienvenue, Léa\u202f!' }).waitFor();
 }
 
 /** A phone: 375×812, touch screen (coarse pointer), cookie banner answered. */
@@ -53,7 +53,7 @@ async function customerSignIn(page: Page, server: RunningServer): Promise<void> 
   await page.getByLabel('Email').fill(EMAIL);
   await page.getByLabel('Mot de passe', { exact: true }).fill(CUSTOMER_PASSWORD);
   await page.getByRole('button', { name: 'Se connecter' }).click();
-  await page.getByRole('heading', { name: 'Bienvenue Léa Moreau' }).waitFor();
+  await page.getByRole('heading', { name: 'Bienvenue, Léa Moreau' }).waitFor();
 }
 
 async function adminSignIn(page: Page, server: RunningServer): Promise<void> {

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
-import { saveRecoveryKey, waitForInvitePrefill } from '../support/room';
+import { memberAction, memberSafetyNumber, saveRecoveryKey, waitForInvitePrefill } from '../support/room';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
@@ -49,7 +49,7 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.waitFor();
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   await dialog.getByLabel('Confirmer la phrase secrète').fill(phrase);
-  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
   await saveRecoveryKey(page);
 }
 
@@ -63,7 +63,7 @@ async function unlockWith(page: Page, phrase: string) {
 
 /** « Marquer … comme vérifié » in `page`, after checking the number is the one `peer` shows itself. */
 async function markVerified(page: Page, peer: Page, username: string) {
-  await page.getByRole('button', { name: `Marquer ${username} comme vérifié` }).click();
+  await memberAction(page, username, `Marquer ${username} comme vérifié`);
   const dialog = page.getByRole('dialog', { name: `Vérifier ${username}` });
   expect((await dialog.getByTestId('verify-safety-number').textContent())!.trim()).toBe(
     await safetyNumberOf(peer, username),
@@ -78,10 +78,7 @@ async function markVerified(page: Page, peer: Page, username: string) {
 }
 
 async function safetyNumberOf(page: Page, username: string): Promise<string> {
-  const row = page.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: username });
-  const number = row.getByTestId('safety-number');
-  await number.waitFor();
-  return (await number.textContent())!.trim();
+  return memberSafetyNumber(page, username);
 }
 
 describe('[E2EE] personal passphrases, admission in the room, safety numbers and member deactivation', () => {
@@ -125,11 +122,11 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     const dialog = ownerRoom.getByRole('dialog', { name: 'Phrase secrète' });
     await dialog.getByLabel('Phrase secrète', { exact: true }).fill('trop court');
     await dialog.getByLabel('Confirmer la phrase secrète').fill('trop court');
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
     await dialog.getByText('La phrase secrète doit contenir au moins 12 caractères').waitFor();
     await dialog.getByLabel('Phrase secrète', { exact: true }).fill(OWNER_PHRASE);
     await dialog.getByLabel('Confirmer la phrase secrète').fill('autre chose encore');
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
     await dialog.getByText('Les phrases secrètes ne correspondent pas').waitFor();
     await screenshot(ownerRoom, 'e2ee-passphrase-setup');
 
@@ -228,7 +225,7 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
       .getByRole('button', { name: 'Je n’ai pas de clé de secours' })
       .click();
     const reset = bob.getByRole('dialog', { name: 'Réinitialiser mes clés' });
-    await reset.getByText(/ne redevient lisible que si un membre vous le partage/).waitFor();
+    await reset.getByText(/vous repartage automatiquement l’historique depuis votre admission/).waitFor();
     await reset.getByLabel('Phrase secrète', { exact: true }).fill(BOB_NEW_PHRASE);
     await reset.getByLabel('Confirmer la phrase secrète').fill(BOB_NEW_PHRASE);
     await reset.getByRole('button', { name: 'Réinitialiser mes clés' }).click();
@@ -290,12 +287,12 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await departure.click();
     await departure.waitFor({ state: 'detached', timeout: 15_000 });
 
-    // Login is refused while inactive.
+    // Login is refused while inactive, saying why once the password matched (issue 28).
     await bob.getByRole('tab', { name: 'Code d’invitation' }).click();
     await bob.getByLabel('Code d’invitation').fill(bobCode);
     await bob.getByLabel('Mot de passe', { exact: true }).fill(BOB_PASSWORD);
     await bob.getByRole('button', { name: 'Se connecter' }).click();
-    await bob.getByText('Identifiants incorrects').first().waitFor();
+    await bob.getByText('Votre accès à ce Ring a été suspendu par son administrateur').first().waitFor();
 
     await bobRow.getByRole('button', { name: 'Réactiver' }).click();
     await dashboard.getByText('Utilisateur réactivé').first().waitFor();
@@ -362,11 +359,7 @@ describe('[E2EE] personal passphrases, admission in the room, safety numbers and
     await bobRow.getByText('Inactif').waitFor();
 
     await ownerRoom.bringToFront();
-    await ownerRoom
-      .getByRole('list', { name: 'Membres du Ring' })
-      .getByRole('listitem', { name: 'Claire Fontaine' })
-      .getByRole('button', { name: 'Réinitialiser mes clés' })
-      .click();
+    await memberAction(ownerRoom, 'Claire Fontaine', 'Réinitialiser mes clés');
     const reset = ownerRoom.getByRole('dialog', { name: 'Réinitialiser mes clés' });
     await reset.getByLabel('Phrase secrète', { exact: true }).fill(OWNER_NEW_PHRASE);
     await reset.getByLabel('Confirmer la phrase secrète').fill(OWNER_NEW_PHRASE);

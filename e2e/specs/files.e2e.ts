@@ -91,7 +91,7 @@ async function choosePassphrase(page: Page, phrase: string) {
   await dialog.waitFor();
   await dialog.getByLabel('Phrase secrète', { exact: true }).fill(phrase);
   await dialog.getByLabel('Confirmer la phrase secrète').fill(phrase);
-  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
   await saveRecoveryKey(page);
 }
 
@@ -302,6 +302,8 @@ describe('[FILES] the encrypted Ring file space', () => {
         patches.push({ from: Number(request.headers()['upload-offset']), to: offset });
     });
 
+    // The limit is said before a file is picked (issue 28).
+    await filesTab(owner).getByText('Taille maximale par fichier\u202f: 20\u00a0Mo', { exact: true }).waitFor();
     await upload(owner, [TEXT, IMAGE, LARGE]);
     const progress = filesTab(owner).getByRole('list', { name: 'Envois en cours' }).getByRole('listitem', {
       name: LARGE.name,
@@ -368,8 +370,8 @@ describe('[FILES] the encrypted Ring file space', () => {
     await screenshot(owner, 'files-folder-menu');
     await owner.keyboard.press('Escape');
 
-    // Opened by a double click: the breadcrumb starts at the root.
-    await folderTile(owner, name).getByRole('button', { name, exact: true }).dblclick();
+    // Opened by a single click (issue 28): the breadcrumb starts at the root.
+    await folderTile(owner, name).getByRole('button', { name, exact: true }).click();
     const crumbs = filesTab(owner).getByRole('navigation', { name: 'Fil d’Ariane' });
     await crumbs.getByRole('button', { name: '🏠 Racine' }).waitFor();
     await crumbs.getByText(name).waitFor();
@@ -381,6 +383,8 @@ describe('[FILES] the encrypted Ring file space', () => {
     };
     await upload(owner, [inside]);
     await fileRow(owner, inside.name).waitFor();
+    // Under 1 Ko a size reads in octets (issue 28), not « 0,0 Ko ».
+    await fileRow(owner, inside.name).getByText(/^\d+\u00a0octets$/).waitFor();
     await screenshot(owner, 'files-folder-open');
 
     // Bob opens it from the menu and sees the file.
@@ -391,14 +395,16 @@ describe('[FILES] the encrypted Ring file space', () => {
       .getByRole('button', { name: '🏠 Racine' })
       .click();
 
-    // Not empty: refused, still there.
+    // Not empty: « Supprimer » is disabled, with the reason (issue 28), and the folder stays.
     await crumbs.getByRole('button', { name: '🏠 Racine' }).click();
-    await folderMenu(owner, name, 'Supprimer');
-    await owner
-      .getByRole('alertdialog', { name: FOLDER_DELETE_TITLE })
-      .getByRole('button', { name: 'Supprimer' })
+    await folderTile(owner, name)
+      .getByRole('button', { name: `Actions du dossier ${name}` })
       .click();
-    await toast(owner, /doit être vide/).waitFor();
+    const deleteItem = owner.getByRole('menuitem', { name: /Supprimer/ });
+    expect(await deleteItem.getAttribute('aria-disabled')).toBe('true');
+    await deleteItem.getByText('Le dossier doit être vide pour être supprimé').waitFor();
+    await screenshot(owner, 'files-folder-not-empty');
+    await owner.keyboard.press('Escape');
     await folderTile(owner, name).waitFor();
 
     // Renamed (an unchanged name changes nothing), seen by bob.
@@ -491,7 +497,7 @@ describe('[FILES] the encrypted Ring file space', () => {
     await waitForState(owner, 'active');
     await openFilesTab(owner);
     await filesTab(owner)
-      .getByText(/^\d+,\d\d Go utilisés sur 0,01 Go$/)
+      .getByText(/^\d+,\d Mo utilisés sur \d+,\d Mo$/)
       .waitFor();
 
     const uploadsBefore = ownerSent.texts.filter((t) => /files\/(upload\.php|tus)$/.test(t)).length;
@@ -588,6 +594,67 @@ describe('[FILES] the encrypted Ring file space', () => {
     expect(await fileRow(bob, signed.name).count()).toBe(0);
     expect(await fileRow(bob, draft.name).count()).toBe(0);
     await screenshot(bob, 'files-swapped-flagged');
+  });
+
+  it('[FILES] an older name the server serves again is flagged « Version périmée », another file’s bytes stop the download (review M3)', async () => {
+    const pdf = (name: string, fill: string): TestFile => ({
+      name,
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(`%PDF-1.4 ${fill.repeat(64)}`),
+    });
+    const first = pdf('rapport_v1.pdf', 'A');
+    const other = pdf('annexe.pdf', 'B');
+    const renamed = 'rapport_v2.pdf';
+    await upload(owner, [first, other]);
+    await fileRow(bob, first.name).waitFor({ timeout: 15_000 });
+    await fileRow(bob, other.name).waitFor({ timeout: 15_000 });
+    const id = (await fileRow(bob, first.name).getAttribute('data-file-id'))!;
+    const otherId = (await fileRow(bob, other.name).getAttribute('data-file-id'))!;
+    const db = database();
+    const metaOf = (fileId: string) =>
+      (db.prepare('SELECT meta FROM ring_files WHERE id = ?').get(fileId) as { meta: string }).meta;
+    const firstMeta = metaOf(id);
+
+    await fileRow(owner, first.name).getByRole('button', { name: 'Renommer' }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Renommer le fichier' });
+    await dialog.getByRole('textbox', { name: 'Nouveau nom' }).fill(renamed);
+    await dialog.getByRole('button', { name: 'Renommer' }).click();
+    await toast(owner, RING_FILES_MESSAGES.renamed).waitFor();
+    await fileRow(bob, renamed).waitFor({ timeout: 15_000 });
+    expect(metaOf(id)).not.toBe(firstMeta);
+
+    // The server serves the first (validly signed) metadata again, and the other file's bytes
+    // (the two stored objects swapped; both have the same size).
+    const keyOf = (fileId: string) =>
+      (db.prepare('SELECT storage_key FROM ring_files WHERE id = ?').get(fileId) as { storage_key: string })
+        .storage_key;
+    const [key, otherKey] = [keyOf(id), keyOf(otherId)];
+    const setKey = db.prepare('UPDATE ring_files SET storage_key = ? WHERE id = ?');
+    setKey.run(`${key}-swap`, id);
+    setKey.run(key, otherId);
+    setKey.run(otherKey, id);
+    db.prepare('UPDATE ring_files SET meta = ? WHERE id = ?').run(firstMeta, id);
+    db.close();
+    // Any change in the folder makes Bob's browser list it again.
+    const nudge = pdf('relance.pdf', 'C');
+    await upload(owner, [nudge]);
+    await fileRow(bob, nudge.name).waitFor({ timeout: 15_000 });
+    const stale = fileRow(bob, first.name);
+    await stale
+      .getByRole('note')
+      .getByText(/^Version périmée/)
+      .waitFor({ timeout: 15_000 });
+    expect(await fileRow(bob, renamed).count()).toBe(0);
+    await screenshot(bob, 'files-replayed-flagged');
+
+    // Downloading it: the bytes are not those its signed metadata names.
+    await stale.getByRole('button', { name: 'Télécharger' }).click();
+    await toast(bob, RING_FILES_MESSAGES.downloadError).waitFor();
+    await bob
+      .getByText(/^Le contenu reçu n’est pas celui que son auteur a signé/)
+      .first()
+      .waitFor();
+    await screenshot(bob, 'files-replayed-download-refused');
   });
 
   it('[FILES] no canary name or content in DATA_DIR, the database, the server log or what the browsers sent', async () => {

@@ -63,7 +63,7 @@ describe('[E2EE] passphrases: strength, account password, recovery key (issue 27
       .getByText(/Les caractères répétés/)
       .first()
       .waitFor();
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
     await dialog.getByText(/^Phrase secrète trop facile à deviner/).waitFor();
     await screenshot(bob, 'passphrase-too-weak');
     expect(await bob.locator('[data-e2ee-state="locked"]').count()).toBe(1);
@@ -72,13 +72,13 @@ describe('[E2EE] passphrases: strength, account password, recovery key (issue 27
     await phrase.fill(BOB_PASSWORD);
     await confirm.fill(BOB_PASSWORD);
     await dialog.getByText('Robustesse\u202f: Très forte').waitFor();
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
     await dialog.getByText(/différente du mot de passe de votre compte/).waitFor();
     expect(await bob.locator('[data-e2ee-state="locked"]').count()).toBe(1);
 
     await phrase.fill(BOB_PHRASE);
     await confirm.fill(BOB_PHRASE);
-    await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+    await dialog.getByRole('button', { name: 'Créer ma phrase secrète' }).click();
 
     const shown = bob.getByRole('dialog', { name: 'Clé de secours' });
     await shown.waitFor({ timeout: 30_000 });

@@ -36,6 +36,7 @@ describe('[RINGS] Ring tabs and the room’s refresh', () => {
         headers: { Authorization: `Bearer ${login.token}` },
       })
     ).status;
+  const roomTitle = (page: Page) => page.locator('h1', { hasText: RING });
   const openRoom = async (page: Page, login: RingLogin) => {
     await enterRoomWithSession(page, suite.server.url, login);
   };
@@ -74,14 +75,15 @@ describe('[RINGS] Ring tabs and the room’s refresh', () => {
 
     // A reload is a closed page followed by the same session at once: the session stays.
     await room.reload();
-    await room.getByRole('heading', { level: 1, name: RING }).waitFor();
+    // The room's title, under the passphrase dialog (modal: the rest of the page is hidden from roles).
+    await roomTitle(room).waitFor();
     await room.waitForTimeout(PAST_GRACE_MS);
     expect(await sessionStatus(login)).toBe(200);
 
     // A second Ring tab (as the DM and call popups are) keeps the session when the first closes.
     const second = await room.context().newPage();
     await second.goto(`${suite.server.url}/ring`);
-    await second.getByRole('heading', { level: 1, name: RING }).waitFor();
+    await roomTitle(second).waitFor();
     await room.close();
     await second.waitForTimeout(PAST_GRACE_MS);
     expect(await sessionStatus(login)).toBe(200);

@@ -62,7 +62,7 @@ describe('[RINGS] customer space, invitations, Ring login and the room', () => {
 
   it('[RINGS] the subscribed customer sees its dashboard, creates a Ring and invites two users', async () => {
     await customerSignIn(owner, suite.server, OWNER);
-    await owner.getByRole('heading', { name: 'Bienvenue Claire Fontaine' }).waitFor();
+    await owner.getByRole('heading', { name: 'Bienvenue, Claire Fontaine' }).waitFor();
     const summary = owner.getByRole('region', { name: 'Résumé' });
     await summary.getByText('Enterprise').first().waitFor();
     expect(await summary.getByText('0 / ∞').isVisible()).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { adminLogin, saveSettings } from '../support/api';
+import { adminSession, saveSettings } from '../support/api';
 import { newContext, screenshot, trackPageErrors } from '../support/browser';
+import { sessionDataCookie, sessionTokenCookie } from '../support/room';
 import { useSuite } from '../support/suite';
 
 describe('[SHELL] global behaviours of the web app', () => {
@@ -24,6 +25,8 @@ describe('[SHELL] global behaviours of the web app', () => {
     expect(await page.title()).toContain('SecureRing');
 
     const banner = page.getByRole('region', { name: 'Consentement aux cookies' });
+    // The banner's code loads only while no consent is stored: wait for it, then it must show.
+    await banner.waitFor();
     expect(await banner.isVisible()).toBe(true);
     await screenshot(page, 'shell-home-desktop');
     await banner.getByRole('button', { name: 'Personnaliser' }).click();
@@ -111,7 +114,7 @@ describe('[SHELL] global behaviours of the web app', () => {
   });
 
   it('[SHELL] maintenance mode hides every page but /admin, and admins see the site', async () => {
-    const token = await adminLogin(suite.server.url);
+    const { token, admin } = await adminSession(suite.server.url);
     await saveSettings(suite.server.url, token, 'maintenance', { maintenance_mode: '1' });
     try {
       const context = await newContext(suite.browser);
@@ -125,8 +128,11 @@ describe('[SHELL] global behaviours of the web app', () => {
       await page.getByRole('heading', { name: 'Site en maintenance' }).waitFor({ state: 'detached' });
       expect(await page.getByRole('heading', { name: 'Site en maintenance' }).count()).toBe(0);
 
-      // A signed-in admin (admin cookie set) sees the public pages.
-      await context.addCookies([{ name: 'admin_token', value: token, url: suite.server.url }]);
+      // A signed-in admin (the admin cookies set) sees the public pages.
+      await context.addCookies([
+        sessionTokenCookie('admin_token', token, suite.server.url),
+        sessionDataCookie('admin_user', admin, suite.server.url),
+      ]);
       await page.goto(`${suite.server.url}/contact`);
       await page.getByRole('banner').waitFor();
       expect(await page.getByRole('heading', { name: 'Site en maintenance' }).count()).toBe(0);

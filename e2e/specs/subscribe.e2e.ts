@@ -25,7 +25,7 @@ async function registerAndVerify(page: Page, server: RunningServer, mailbox: Smt
   expect(res.status).toBe(200);
   const mail = await mailbox.waitFor((m) => m.to.includes(EMAIL));
   await page.goto(linkIn(mail.text, '/verify-email?token='));
-  await page.getByRole('heading', { name: 'Bienvenue Paul !' }).waitFor();
+  await page.getByRole('heading', { name: 'Bienvenue, Paul\u202f!' }).waitFor();
 }
 
 describe('[SUBSCRIBE] plan choice and checkout with the test provider', () => {

@@ -2,14 +2,19 @@ import { E2E_ADMIN } from './server';
 
 /** Signs in the seeded admin through the public API contract and returns its token. */
 export async function adminLogin(baseUrl: string): Promise<string> {
+  return (await adminSession(baseUrl)).token;
+}
+
+/** Signs in the seeded admin through the public API: its token and the admin the console keeps. */
+export async function adminSession(baseUrl: string): Promise<{ token: string; admin: unknown }> {
   const res = await fetch(`${baseUrl}/api/admin/auth/login.php`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(E2E_ADMIN),
   });
-  const body = (await res.json()) as { success: boolean; token: string };
+  const body = (await res.json()) as { success: boolean; token: string; admin: unknown };
   if (!body.success) throw new Error('admin login failed');
-  return body.token;
+  return { token: body.token, admin: body.admin };
 }
 
 export async function saveSettings(

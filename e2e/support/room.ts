@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 /**
  * What the owner or a Ring admin does in the room when a newcomer waits for admission (issue 24):
@@ -29,28 +29,110 @@ export async function admitInRoom(
 
 /** The safety number a member's own page shows for itself. */
 export async function ownSafetyNumber(page: Page, username: string): Promise<string> {
-  const row = page.getByRole('list', { name: 'Membres du Ring' }).getByRole('listitem', { name: username });
+  return memberSafetyNumber(page, username);
+}
+
+/**
+ * The room's members list. On a phone (issue 28) it is a tab of its own: this opens « Membres »
+ * first when that tab is shown.
+ */
+export async function membersList(page: Page): Promise<Locator> {
+  // Below Tailwind's `lg` (1024 px) the room shows the members as a tab (use-wide-layout.ts).
+  if ((page.viewportSize()?.width ?? 1280) < 1024) {
+    const tab = page.getByRole('tab', { name: 'Membres', exact: true });
+    await tab.waitFor();
+    if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  }
+  return page.getByRole('list', { name: 'Membres du Ring' });
+}
+
+/** A member's row (one line: avatar, name, status, « ⋯ ») in the members list. */
+export async function memberRow(page: Page, username: string): Promise<Locator> {
+  return (await membersList(page)).getByRole('listitem', { name: username, exact: true });
+}
+
+/** Opens the « ⋯ » menu of `username`'s row (if not open yet); resolves the row. */
+export async function openMemberMenu(page: Page, username: string): Promise<Locator> {
+  const row = await memberRow(page, username);
+  const button = row.getByRole('button', { name: `Actions pour ${username}`, exact: true });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  return row;
+}
+
+/** Closes the « ⋯ » menu of `username`'s row if it is open. */
+export async function closeMemberMenu(page: Page, username: string): Promise<void> {
+  const row = await memberRow(page, username);
+  const button = row.getByRole('button', { name: `Actions pour ${username}`, exact: true });
+  if ((await button.getAttribute('aria-expanded')) === 'true') await button.click();
+}
+
+/**
+ * An action of a member's « ⋯ » menu (« Message privé à … », « Appel vocal avec … », « Marquer …
+ * comme vérifié », « Réinitialiser mes clés »…): opens the menu, then clicks the action.
+ */
+export async function memberAction(
+  page: Page,
+  username: string,
+  actionName: string,
+  options: { timeout?: number } = {},
+): Promise<void> {
+  const row = await openMemberMenu(page, username);
+  await row.getByRole('menuitem', { name: actionName, exact: true }).click(options);
+}
+
+/** The action names of a member's « ⋯ » menu (the menu is closed again). */
+export async function memberActions(page: Page, username: string): Promise<string[]> {
+  const row = await openMemberMenu(page, username);
+  const names = (await row.getByRole('menuitem').allTextContents()).map((name) => name.trim());
+  await closeMemberMenu(page, username);
+  return names;
+}
+
+/** The safety number `page` shows for `username` (in the member's « ⋯ » menu, closed again). */
+export async function memberSafetyNumber(page: Page, username: string, timeout = 20_000): Promise<string> {
+  const row = await openMemberMenu(page, username);
   const number = row.getByTestId('safety-number');
-  await number.waitFor();
-  return (await number.textContent())!.trim();
+  await number.waitFor({ timeout });
+  const text = (await number.textContent())!.trim();
+  await closeMemberMenu(page, username);
+  return text;
+}
+
+/**
+ * A session token as the server sets it at sign-in (issue 27, L5): HttpOnly, SameSite=Strict. The
+ * server adds its readable CSRF twin on the page's first request.
+ */
+export function sessionTokenCookie(name: string, token: string, baseUrl: string) {
+  return { name, value: token, url: baseUrl, httpOnly: true, sameSite: 'Strict' as const };
+}
+
+/** A readable JSON cookie the sign-in form writes (who is signed in). */
+export function sessionDataCookie(name: string, value: unknown, baseUrl: string) {
+  return { name, value: encodeURIComponent(JSON.stringify(value)), url: baseUrl };
+}
+
+/** The session token a browser context holds in the HttpOnly cookie `name` (page scripts cannot read it). */
+export async function sessionTokenOf(context: BrowserContext, name = 'secureChat_token'): Promise<string> {
+  const cookie = (await context.cookies()).find((c) => c.name === name);
+  if (!cookie) throw new Error(`no ${name} cookie`);
+  return decodeURIComponent(cookie.value);
 }
 
 /**
  * Opens the Ring room in `page` with a Ring session already obtained through the API (the cookies
- * the sign-in form would set), then waits for the room's title.
+ * the sign-in would set), then waits for the room's title.
  */
 export async function enterRoomWithSession(
   page: Page,
   baseUrl: string,
   login: { token: string; user: unknown; ring: { name: string } },
 ): Promise<void> {
-  const cookie = (name: string, value: string) => ({ name, value: encodeURIComponent(value), url: baseUrl });
   await page
     .context()
     .addCookies([
-      cookie('secureChat_token', login.token),
-      cookie('secureChat_user', JSON.stringify(login.user)),
-      cookie('secureChat_ring', JSON.stringify(login.ring)),
+      sessionTokenCookie('secureChat_token', login.token, baseUrl),
+      sessionDataCookie('secureChat_user', login.user, baseUrl),
+      sessionDataCookie('secureChat_ring', login.ring, baseUrl),
     ]);
   await page.goto(`${baseUrl}/ring`);
   await page.locator('h1', { hasText: login.ring.name }).waitFor();
@@ -73,7 +155,7 @@ export async function openUnlockedRoom(
   const confirm = dialog.getByLabel('Confirmer la phrase secrète');
   if (await confirm.count()) await confirm.fill(phrase);
   const chosen = (await confirm.count()) > 0;
-  await dialog.getByRole('button', { name: 'Déverrouiller' }).click();
+  await dialog.getByRole('button', { name: chosen ? 'Créer ma phrase secrète' : 'Déverrouiller' }).click();
   if (chosen) await saveRecoveryKey(page);
   await page.locator('[data-e2ee-state="active"], [data-e2ee-state="waiting_keys"]').first().waitFor();
 }

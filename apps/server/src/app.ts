@@ -17,6 +17,7 @@ import { registerCompression } from './plugins/compression';
 import { registerErrorHandling } from './plugins/errors';
 import { registerInputGuard } from './plugins/input-guard';
 import { registerSecurityHeaders } from './plugins/security';
+import { syncCsrfCookies } from './plugins/auth';
 import { registerSpa } from './plugins/spa';
 import type { MailTransport, SmtpSettings } from './providers/mail/mail-transport';
 import { createRealtimeServer, type RealtimeServer } from './realtime/realtime-server';
@@ -117,6 +118,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerSecurityHeaders(app);
   await registerCompression(app);
   await app.register(cookie);
+  // Each session cookie's CSRF twin follows it (issue 27, L5); logins and logouts set both later.
+  app.addHook('onRequest', (request, reply, done) => {
+    syncCsrfCookies(request, reply, config.publicUrl);
+    done();
+  });
   // Uploads: each route sets its own size limit when reading the file.
   await app.register(multipart, { limits: { files: 1, fields: 10, fileSize: 2 * 1024 ** 3 } });
 

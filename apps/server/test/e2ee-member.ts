@@ -29,6 +29,7 @@ import {
   type Identity,
   type MembershipChange,
   type MembershipState,
+  type MessageChain,
 } from '@securering/e2ee';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
@@ -327,14 +328,15 @@ export class E2eeMember {
   async encrypt(
     conversationId: string,
     text: string,
-    options: { epoch?: number; clientMessageId?: string; ephemeralSec?: number } = {},
+    options: { epoch?: number; clientMessageId?: string; ephemeralSec?: number; chain?: MessageChain } = {},
   ): Promise<string> {
     const epoch = options.epoch ?? Math.max(...this.epochKeys.keys());
     const key = this.epochKeys.get(epoch);
     if (!key) throw new Error(`${this.memberId} holds no key of epoch ${epoch}`);
     return encryptMessage(
       {
-        v: 1,
+        // v2 with a signed sequence when one is given (issue 27 M4), else a legacy v1 envelope.
+        ...(options.chain ? { v: 2 as const, chain: options.chain } : { v: 1 as const }),
         ringId: this.ringId,
         conversationId,
         epoch,
@@ -359,6 +361,8 @@ export class E2eeMember {
       isEphemeral?: boolean;
       /** The ephemeral delay signed in the envelope (the Ring's setting, for an ephemeral message). */
       ephemeralSec?: number;
+      /** A v2 envelope with this place in the sender's signed sequence. */
+      chain?: MessageChain;
     } = {},
   ): Promise<LightMyRequestResponse> {
     const conversationId = options.conversationId ?? 'room:general';

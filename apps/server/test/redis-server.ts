@@ -18,7 +18,7 @@ export interface OwnRedis {
   port: number;
   /** SIGKILL: connections drop at once, as when Redis crashes. */
   kill(): Promise<void>;
-  /** Starts it again on the same port. */
+  /** Starts it again on the same port (nothing when it runs). */
   start(): Promise<void>;
   /** Stops it for good (afterAll). */
   stop(): Promise<void>;
@@ -39,6 +39,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
+    // Already running: a second server could not bind the port, and losing track of the first
+    // would leave it running after the test.
+    if (child && child.exitCode === null && child.signalCode === null) return;
     child = spawn(
       REDIS_SERVER_BIN,
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],

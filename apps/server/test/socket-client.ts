@@ -13,11 +13,21 @@ export async function listen(app: FastifyInstance): Promise<string> {
 
 /** Connects like the web client: path /socket.io, token in auth; resolves on connect, rejects on refusal. */
 export function connectSocket(baseUrl: string, token: string | undefined): Promise<TestSocket> {
+  return openSocket(baseUrl, token ? { token } : {});
+}
+
+/** Connects with the given handshake `auth` and HTTP `headers` (cookies, origin); rejects on refusal. */
+export function openSocket(
+  baseUrl: string,
+  auth: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<TestSocket> {
   return new Promise((resolve, reject) => {
     const socket: TestSocket = io(baseUrl, {
       path: '/socket.io',
-      auth: token ? { token } : {},
+      auth,
       transports: ['websocket'],
+      extraHeaders: headers,
       reconnection: false,
       timeout: 5000,
     });

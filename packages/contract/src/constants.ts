@@ -83,7 +83,17 @@ export const COOKIES = {
   ringRing: 'secureChat_ring',
   adminToken: 'admin_token',
   adminUser: 'admin_user',
+  /**
+   * Anti-forgery tokens (issue 27, L5): readable by the page, set by the server next to each
+   * HttpOnly session cookie above, echoed in the CSRF_HEADER of cookie-authenticated writes.
+   */
+  customerCsrf: 'customer_csrf',
+  ringCsrf: 'secureChat_csrf',
+  adminCsrf: 'admin_csrf',
 } as const;
+
+/** The header a cookie-authenticated write repeats its audience's CSRF cookie in (issue 27, L5). */
+export const CSRF_HEADER = 'X-CSRF-Token';
 
 export const CONSENT_DAYS = 365;
 export const BACK_TO_TOP_THRESHOLD_PX = 300;

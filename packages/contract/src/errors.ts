@@ -24,3 +24,11 @@ export const MESSAGES = {
   invalidSettingValue: 'Valeur de paramètre invalide',
   logRejected: 'Entrée de journal invalide',
 } as const;
+
+/**
+ * 403: a cookie-authenticated write without the session's anti-forgery token (issue 27, L5). Kept
+ * out of MESSAGES, which the web app's first load carries: the page never needs to show it (it
+ * retries once with the CSRF cookie the refusal set).
+ */
+export const CSRF_REFUSED_MESSAGE =
+  'Requête refusée\u202f: jeton anti-falsification manquant ou invalide. Rechargez la page.';

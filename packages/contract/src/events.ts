@@ -273,6 +273,27 @@ export interface TCatchUp {
 /** A page that has received nothing for this long checks its sequence numbers (join_ring catch-up). */
 export const IDLE_CATCH_UP_MS = 60_000;
 
+/**
+ * access_suspended, to the member itself (its `member:<id>` room) just before its sockets close:
+ * the owner deactivated it, so its page says why (« Votre accès à ce Ring a été suspendu par son
+ * administrateur ») instead of falling back to an empty login form (issue 28).
+ */
+export interface TAccessSuspended {
+  ringId: string;
+}
+/**
+ * member_suspended, to the Ring: a member was deactivated (or reactivated, `back: true`) in the
+ * customer space. A server claim, shown in the room's timeline as a notice only: who reads the
+ * Ring's keys is still what the signed membership log says.
+ */
+export interface TMemberSuspended {
+  ringId: string;
+  userId: string;
+  username: string;
+  at: string;
+  back?: boolean;
+}
+
 export interface ServerToClientEvents {
   new_message: (e: TNewMessageEvent) => void;
   catch_up: (e: TCatchUp) => void;
@@ -293,6 +314,8 @@ export interface ServerToClientEvents {
   presence_state: (e: TPresenceState) => void;
   ring_settings_updated: (e: TRingSettingsUpdated) => void;
   files_changed: (e: TFilesChanged) => void;
+  access_suspended: (e: TAccessSuspended) => void;
+  member_suspended: (e: TMemberSuspended) => void;
 }
 
 export interface ClientToServerEvents {

@@ -28,6 +28,7 @@ export * from './rings/ring-views';
 export * from './customer-space/dashboard';
 export * from './rings/protection';
 export * from './rings/ring-calls';
+export * from './rings/member-access';
 export * from './customer-space/notifications';
 export * from './customer-space/statistics';
 export * from './customer-space/ring-journal';

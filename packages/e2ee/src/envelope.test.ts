@@ -8,6 +8,7 @@ import {
   type WireEnvelope,
   decryptMessage,
   encryptMessage,
+  messageHash,
   parseEnvelope,
 } from './envelope';
 import { type EpochKey, generateEpochKey } from './epoch-keys';
@@ -280,5 +281,112 @@ describe('message envelope', () => {
     await expectCode(encryptMessage(header({ ringId: 'ring-2' }), 'x', key, sign), 'invalid_format');
     await expectCode(encryptMessage(header({ sentAt: '24/11/2026' }), 'x', key, sign), 'invalid_format');
     await expectCode(encryptMessage(header({ conversationId: 'a b' }), 'x', key, sign), 'invalid_format');
+  });
+});
+
+describe('message envelope v2: signed sequence and lifetime (issue 27 M4)', () => {
+  const chain = { stream: 'browser-1', counter: 2, prevHash: 'ab'.repeat(32), lastPermanent: 1 };
+  const v2 = (overrides: Partial<MessageHeader> = {}) => header({ v: 2, chain, ...overrides });
+
+  it('signs the counter, the previous hash, the last permanent counter and the lifetime (0: permanent)', async () => {
+    const { alice, key, lookups } = await setup();
+    const envelope = await encryptMessage(v2(), 'suite', key, alice.signing.privateKey);
+    expect(JSON.parse(envelope)).toMatchObject({
+      v: 2,
+      x: 0,
+      d: 'browser-1',
+      n: 2,
+      p: 'ab'.repeat(32),
+      k: 1,
+    });
+    expect(parseEnvelope(envelope).header).toEqual(v2());
+    expect(await decryptMessage(envelope, WHERE, lookups)).toEqual({ header: v2(), plaintext: 'suite' });
+    const changes: ((w: WireEnvelope) => void)[] = [
+      (w) => (w.n = 3),
+      (w) => (w.p = 'cd'.repeat(32)),
+      (w) => (w.k = 0),
+      (w) => (w.d = 'browser-2'),
+      // The server cannot make a signed permanent message ephemeral, nor expire it sooner.
+      (w) => (w.x = 30),
+      // Nor pass it off as a legacy message without the sequence.
+      (w) => {
+        w.v = 1;
+        delete w.d;
+        delete w.n;
+        delete w.p;
+        delete w.k;
+        delete w.x;
+      },
+    ];
+    for (const change of changes)
+      await expectCode(decryptMessage(rewrite(envelope, change), WHERE, lookups), 'unverifiable');
+    const ephemeral = await encryptMessage(
+      v2({ ephemeralSec: 60 }),
+      'éphémère',
+      key,
+      alice.signing.privateKey,
+    );
+    expect(JSON.parse(ephemeral)).toMatchObject({ x: 60 });
+    expect((await decryptMessage(ephemeral, WHERE, lookups)).header.ephemeralSec).toBe(60);
+    await expectCode(
+      decryptMessage(
+        rewrite(ephemeral, (w) => (w.x = 0)),
+        WHERE,
+        lookups,
+      ),
+      'unverifiable',
+    );
+  });
+
+  it('refuses malformed sequences', async () => {
+    const { alice, key } = await setup();
+    const envelope = await encryptMessage(v2(), 'x', key, alice.signing.privateKey);
+    const bad: ((w: WireEnvelope) => void)[] = [
+      (w) => delete w.x,
+      (w) => delete w.n,
+      (w) => (w.n = 0),
+      (w) => (w.n = 1.5),
+      (w) => (w.k = 2),
+      (w) => (w.p = 'AB'.repeat(32)),
+      // Counter 1 links to nothing, any other counter to a hash.
+      (w) => (w.p = '0'.repeat(64)),
+      (w) => Object.assign(w, { n: 1, k: 0 }),
+      (w) => Object.assign(w, { d: '' }),
+      (w) => Object.assign(w, { x: '0' }),
+      (w) => Object.assign(w, { v: 3 }),
+    ];
+    for (const change of bad)
+      expectThrowsCode(() => parseEnvelope(rewrite(envelope, change)), 'invalid_format');
+    await expectCode(
+      encryptMessage(header({ v: 2 }), 'sans séquence', key, alice.signing.privateKey),
+      'invalid_format',
+    );
+    await expectCode(
+      encryptMessage(header({ chain }), 'v1 avec séquence', key, alice.signing.privateKey),
+      'invalid_format',
+    );
+    const first = { stream: 's', counter: 1, prevHash: '0'.repeat(64), lastPermanent: 0 };
+    expect(
+      parseEnvelope(await encryptMessage(v2({ chain: first }), 'premier', key, alice.signing.privateKey))
+        .header.chain,
+    ).toEqual(first);
+  });
+
+  it('hashes a message the same whatever its JSON spacing, and differently for any other message', async () => {
+    const { alice, key } = await setup();
+    const envelope = await encryptMessage(v2(), 'haché', key, alice.signing.privateKey);
+    const hash = await messageHash(parseEnvelope(envelope));
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await messageHash(parseEnvelope(JSON.stringify(JSON.parse(envelope), null, 2)))).toBe(hash);
+    const again = await encryptMessage(v2(), 'haché', key, alice.signing.privateKey);
+    expect(await messageHash(parseEnvelope(again))).not.toBe(hash);
+  });
+
+  it('still opens legacy v1 messages, which carry no sequence', async () => {
+    const { alice, key, lookups } = await setup();
+    const legacy = await encryptMessage(header(), 'ancien', key, alice.signing.privateKey);
+    const opened = await decryptMessage(legacy, WHERE, lookups);
+    expect(opened.header.v).toBe(1);
+    expect(opened.header.chain).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@ import {
   randomBytes,
   readBase64Field,
   toBase64,
+  toHex,
   utf8Decode,
   utf8Encode,
 } from './encoding';
@@ -14,9 +15,29 @@ import { E2eeError } from './errors';
 import { type EpochKey, isEpochNumber } from './epoch-keys';
 import { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
 
+/**
+ * Where a message stands in its sender's sequence (envelope v2, issue 27 M4), per conversation and
+ * per sending browser (`stream`): signed, so a reader sees a message the server dropped (a counter
+ * that jumps over a permanent message) or a sender that signed two different histories (a fork).
+ */
+export interface MessageChain {
+  /** Random id of the sending browser's sequence (one per browser and member, kept across reloads). */
+  stream: string;
+  /** 1 for the stream's first message in this conversation, then +1 for each message. */
+  counter: number;
+  /** `messageHash` of the stream's previous message (64 zeros for counter 1). */
+  prevHash: string;
+  /** Counter of the stream's last permanent message before this one (0: none). */
+  lastPermanent: number;
+}
+
+/** `prevHash` of a stream's first message. */
+export const CHAIN_START_HASH = '0'.repeat(64);
+
 /** What a message says about itself, readable by the server, authenticated by the keys. */
 export interface MessageHeader {
-  v: 1;
+  /** 1: legacy (no sequence); 2: with `chain` and an explicit lifetime. */
+  v: 1 | 2;
   ringId: string;
   conversationId: string;
   epoch: number;
@@ -36,8 +57,11 @@ export interface MessageHeader {
    * Ephemeral message (issue 25): seconds each reader keeps it after first displaying it. Signed
    * with the rest, so the server can neither make a permanent message ephemeral nor change the
    * delay; absent on a permanent message (and on ephemeral messages from before this field).
+   * In v2 the lifetime is always signed (on the wire `x`, 0 for permanent).
    */
   ephemeralSec?: number;
+  /** v2 only (required there): the sender's sequence. */
+  chain?: MessageChain;
 }
 
 /**
@@ -46,7 +70,7 @@ export interface MessageHeader {
  * tag; at level military it encrypts the inner layer's IV ‖ ciphertext) and `sig` (Ed25519).
  */
 export interface WireEnvelope {
-  v: 1;
+  v: 1 | 2;
   /** ringId */
   r: string;
   /** conversationId */
@@ -63,8 +87,16 @@ export interface WireEnvelope {
   l?: number;
   /** logHash */
   h?: string;
-  /** ephemeralSec */
+  /** ephemeralSec (v2: always, 0 = permanent) */
   x?: number;
+  /** v2: chain.stream */
+  d?: string;
+  /** v2: chain.counter */
+  n?: number;
+  /** v2: chain.prevHash */
+  p?: string;
+  /** v2: chain.lastPermanent */
+  k?: number;
   iv: string;
   ct: string;
   sig: string;
@@ -88,6 +120,10 @@ export const MAX_MESSAGE_BYTES = MAX_ENVELOPE_CIPHERTEXT_BYTES - 2 * TAG_BYTES -
 export const MAX_ENVELOPE_TEXT_LENGTH = Math.ceil(MAX_ENVELOPE_CIPHERTEXT_BYTES / 3) * 4 + 2_048;
 
 const MESSAGE_DOMAIN = 'securering/message/v1';
+/** v2 signs under its own domain: a v2 header can never be read as a v1 one (nor the reverse). */
+const MESSAGE_DOMAIN_V2 = 'securering/message/v2';
+const HASH_DOMAIN = 'securering/message-hash/v1';
+const MAX_COUNTER = 0xffff_ffff;
 const WIRE_FIELDS = ['v', 'r', 'c', 'e', 's', 'm', 't', 'iv', 'ct', 'sig'] as const;
 /** Largest ephemeral delay a header may carry: 7 days (Rings allow up to a day). */
 export const MAX_EPHEMERAL_SEC = 604_800;
@@ -96,8 +132,31 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
 const subtle = () => globalThis.crypto.subtle;
 
+const isCount = (value: unknown, min: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= MAX_COUNTER;
+
+function assertChain(chain: MessageChain | undefined): void {
+  if (typeof chain !== 'object' || chain === null)
+    throw new E2eeError('invalid_format', 'message header: v2 without its sequence');
+  assertWireId(chain.stream, 'stream');
+  if (
+    !isCount(chain.counter, 1) ||
+    typeof chain.prevHash !== 'string' ||
+    !LOG_HASH.test(chain.prevHash) ||
+    // The first message links to nothing; any other to a real hash.
+    (chain.counter === 1) !== (chain.prevHash === CHAIN_START_HASH) ||
+    !isCount(chain.lastPermanent, 0) ||
+    chain.lastPermanent >= chain.counter
+  )
+    throw new E2eeError('invalid_format', 'message header: sequence');
+}
+
 function assertHeader(header: MessageHeader): void {
-  if (header.v !== 1) throw new E2eeError('invalid_format', 'message header: unknown version');
+  if (header.v !== 1 && header.v !== 2)
+    throw new E2eeError('invalid_format', 'message header: unknown version');
+  if (header.v === 2) assertChain(header.chain);
+  else if (header.chain !== undefined)
+    throw new E2eeError('invalid_format', 'message header: v1 with a sequence');
   assertWireId(header.ringId, 'ringId');
   assertWireId(header.conversationId, 'conversationId');
   assertWireId(header.senderId, 'senderId');
@@ -132,8 +191,8 @@ function assertHeader(header: MessageHeader): void {
 
 /** The canonical header bytes: associated data of both layers and part of the signed input. */
 function headerBytes(header: MessageHeader): Bytes {
-  const fields = [
-    MESSAGE_DOMAIN,
+  // Who sent what where, first in both versions.
+  const origin = [
     header.ringId,
     header.conversationId,
     String(header.epoch),
@@ -141,6 +200,21 @@ function headerBytes(header: MessageHeader): Bytes {
     header.clientMessageId,
     header.sentAt,
   ];
+  if (header.v === 2) {
+    const { stream, counter, prevHash, lastPermanent } = header.chain!;
+    return encodeFields(
+      MESSAGE_DOMAIN_V2,
+      ...origin,
+      String(header.ephemeralSec ?? 0),
+      stream,
+      String(counter),
+      prevHash,
+      String(lastPermanent),
+      // Last, optional: with or without the log head, never ambiguous (length-prefixed fields).
+      ...(header.logSeq !== undefined ? [String(header.logSeq), header.logHash!] : []),
+    );
+  }
+  const fields = [MESSAGE_DOMAIN, ...origin];
   // Length-prefixed fields: a header with the log head never encodes like one without.
   if (header.logSeq !== undefined) fields.push(String(header.logSeq), header.logHash!);
   // Tagged: never encodes like a log head (whose seq is digits).
@@ -150,6 +224,17 @@ function headerBytes(header: MessageHeader): Bytes {
 
 function signedBytes(header: MessageHeader, iv: Bytes, ciphertext: Bytes): Bytes {
   return encodeFields(headerBytes(header), iv, ciphertext);
+}
+
+const domainOf = (header: MessageHeader) => (header.v === 2 ? MESSAGE_DOMAIN_V2 : MESSAGE_DOMAIN);
+
+/**
+ * The hash a sender's next message names as `prevHash` (hex SHA-256 of everything its signature
+ * covers): the same for every copy of one envelope, whatever JSON spacing a server stores.
+ */
+export async function messageHash(envelope: ParsedEnvelope): Promise<string> {
+  const bytes = encodeFields(HASH_DOMAIN, signedBytes(envelope.header, envelope.iv, envelope.ciphertext));
+  return toHex(new Uint8Array(await subtle().digest('SHA-256', bytes)));
 }
 
 async function aesGcm(
@@ -191,11 +276,12 @@ export async function encryptMessage(
   const ciphertext = await aesGcm('encrypt', epochKey.messageKey, iv, aad, payload);
   const signature = await signDetached(
     signingPrivateKey,
-    MESSAGE_DOMAIN,
+    domainOf(header),
     signedBytes(header, iv, ciphertext),
   );
+  const chain = header.chain;
   const wire: WireEnvelope = {
-    v: 1,
+    v: header.v,
     r: header.ringId,
     c: header.conversationId,
     e: header.epoch,
@@ -203,7 +289,17 @@ export async function encryptMessage(
     m: header.clientMessageId,
     t: header.sentAt,
     ...(header.logSeq !== undefined ? { l: header.logSeq, h: header.logHash! } : {}),
-    ...(header.ephemeralSec !== undefined ? { x: header.ephemeralSec } : {}),
+    ...(chain
+      ? {
+          x: header.ephemeralSec ?? 0,
+          d: chain.stream,
+          n: chain.counter,
+          p: chain.prevHash,
+          k: chain.lastPermanent,
+        }
+      : header.ephemeralSec !== undefined
+        ? { x: header.ephemeralSec }
+        : {}),
     iv: toBase64(iv),
     ct: toBase64(ciphertext),
     sig: toBase64(signature),
@@ -227,12 +323,21 @@ export function parseEnvelope(text: string): ParsedEnvelope {
   }
   const has = (key: string) => typeof wire === 'object' && wire !== null && key in wire;
   const withLog = has('l') || has('h');
+  const v2 = typeof wire === 'object' && wire !== null && (wire as { v?: unknown }).v === 2;
   const ephemeral = has('x');
   assertExactKeys(
     wire,
-    [...WIRE_FIELDS, ...(withLog ? ['l', 'h'] : []), ...(ephemeral ? ['x'] : [])],
+    [
+      ...WIRE_FIELDS,
+      ...(withLog ? ['l', 'h'] : []),
+      ...(ephemeral || v2 ? ['x'] : []),
+      ...(v2 ? ['d', 'n', 'p', 'k'] : []),
+    ],
     'envelope',
   );
+  // v2 signs the lifetime explicitly: 0 is a permanent message (no `ephemeralSec`).
+  const lifetime = v2 ? (wire.x === 0 ? undefined : wire.x) : wire.x;
+  if (v2 && typeof wire.x !== 'number') throw new E2eeError('invalid_format', 'message header: lifetime');
   const header = {
     v: wire.v,
     ringId: wire.r,
@@ -242,7 +347,8 @@ export function parseEnvelope(text: string): ParsedEnvelope {
     clientMessageId: wire.m,
     sentAt: wire.t,
     ...(withLog ? { logSeq: wire.l, logHash: wire.h } : {}),
-    ...(ephemeral ? { ephemeralSec: wire.x } : {}),
+    ...(lifetime !== undefined ? { ephemeralSec: lifetime } : {}),
+    ...(v2 ? { chain: { stream: wire.d, counter: wire.n, prevHash: wire.p, lastPermanent: wire.k } } : {}),
   } as MessageHeader;
   assertHeader(header);
   return {
@@ -299,7 +405,7 @@ export async function decryptMessage(
   ) {
     throw new E2eeError('unverifiable', 'the epoch key does not match the header');
   }
-  if (!(await verifyDetached(verifyKey, MESSAGE_DOMAIN, signedBytes(header, iv, ciphertext), signature))) {
+  if (!(await verifyDetached(verifyKey, domainOf(header), signedBytes(header, iv, ciphertext), signature))) {
     throw new E2eeError('unverifiable', 'message signature does not verify');
   }
   const aad = headerBytes(header);

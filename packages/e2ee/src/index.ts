@@ -68,17 +68,21 @@ export {
 export { RECOVERY_KEY_BYTES, formatRecoveryKey, generateRecoveryKey, parseRecoveryKey } from './recovery-key';
 export { deriveConversationKey } from './conversation-keys';
 export {
+  CHAIN_START_HASH,
   MAX_ENVELOPE_CIPHERTEXT_BYTES,
   MAX_ENVELOPE_TEXT_LENGTH,
   MAX_MESSAGE_BYTES,
+  type MessageChain,
   type MessageHeader,
   type MessageKeyLookups,
   type ParsedEnvelope,
   type WireEnvelope,
   decryptMessage,
   encryptMessage,
+  messageHash,
   parseEnvelope,
 } from './envelope';
+export { type ChainBreak, type ChainedMessage, checkMessageChains, linkProblem } from './message-chain';
 export {
   FILE_CHUNK_BYTES,
   FILE_HEADER_BYTES,
@@ -100,24 +104,32 @@ export {
 } from './file-stream';
 export { MAX_NAME_LENGTH, decryptName, decryptPath, encryptName, encryptPath } from './names';
 export {
+  CONTENT_MISMATCH,
+  type ContentBinding,
   type FileMeta,
   type FolderMeta,
   MAX_SEALED_META_LENGTH,
   type OpenedMeta,
+  type SignerKeys,
+  bindContent,
+  contentBinding,
   deriveNameTagKey,
   isSealedMeta,
   nameTag,
   opaqueName,
   openFileMeta,
   openFolderMeta,
+  pinOfMeta,
   sealFileMeta,
   sealFolderMeta,
   signerOfMeta,
 } from './file-meta';
+export { type MetaPin, type SignedPin, metaSignerKeys } from './meta-pin';
 export { SIGNATURE_BYTES, signDetached, verifyDetached } from './signing';
 export {
   type FormerKeys,
   type LinkSigner,
+  type LogHeadCheckpoint,
   type LogMember,
   type LoggedIdentity,
   type MemberRole,
@@ -125,13 +137,16 @@ export {
   type MembershipLink,
   type MembershipLinkType,
   type MembershipState,
+  type VerifiedHead,
   activeLogMembers,
   createGenesis,
   createLink,
   hashLink,
   lastReadersChange,
   mayAdmit,
+  openLogCheckpoint,
   parseMembershipLink,
+  signLogCheckpoint,
   signingKeysAt,
   signingKeysFrom,
   verifyMembershipLog,

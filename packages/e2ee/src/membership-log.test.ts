@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exportPublicIdentity, generateIdentity, type Identity, type PublicIdentity } from './identity';
 import {
   type LinkSigner,
@@ -10,6 +10,8 @@ import {
   createLink,
   hashLink,
   mayAdmit,
+  openLogCheckpoint,
+  signLogCheckpoint,
   signingKeysAt,
   verifyMembershipLog,
 } from './membership-log';
@@ -271,6 +273,139 @@ describe('the signed membership log (issue 24)', () => {
       await expectCode(verifyAll([{ ...log.links[0]!, extra: 1 }]), 'invalid_format');
       await expectCode(verifyAll([tampered(log.links[0]!, { sig: 'AAAA' })]), 'invalid_format');
       await expectCode(verifyAll([]), 'missing_key');
+    });
+  });
+});
+
+describe('resuming from a head verified before (opening a room again)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A log of 6 links: genesis, alice (admin), bob, carol, dave (by alice), bob deactivated. */
+  async function sixLinks() {
+    const [owner, alice, bob, carol, dave] = await Promise.all(
+      ['owner', 'alice', 'bob', 'carol', 'dave'].map((id) => person(id)),
+    );
+    const log = await LogBuilder.start(owner!);
+    await log.admit(alice!, owner!, 'admin');
+    await log.admit(bob!, owner!);
+    await log.admit(carol!, alice!);
+    await log.admit(dave!, alice!);
+    await log.append({ type: 'deactivate', body: { memberId: 'bob' } }, alice!);
+    return { owner: owner!, alice: alice!, log };
+  }
+
+  it('checks no signature up to the head and gives the state of a full verification', async () => {
+    const { log } = await sixLinks();
+    const full = await verifyMembershipLog(log.links, { ringId: RING });
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    const resumed = await verifyMembershipLog(log.links, {
+      ringId: RING,
+      verifiedHead: { seq: 3, hash: full.hashes[3]! },
+    });
+    expect(resumed).toEqual(full);
+    // Links 4 and 5 only.
+    expect(verify).toHaveBeenCalledTimes(2);
+    verify.mockClear();
+    await verifyMembershipLog(log.links, { ringId: RING, verifiedHead: full.head });
+    expect(verify).not.toHaveBeenCalled();
+  });
+
+  it('still refuses a forged link after the head', async () => {
+    const { log } = await sixLinks();
+    const full = await verifyMembershipLog(log.links, { ringId: RING });
+    const last = log.links[5]!;
+    const forged = tampered(last, { body: { memberId: 'carol' } });
+    await expectCode(
+      verifyMembershipLog([...log.links.slice(0, 5), forged], {
+        ringId: RING,
+        verifiedHead: { seq: 4, hash: full.hashes[4]! },
+      }),
+      'unverifiable',
+    );
+  });
+
+  it('verifies everything when the server serves another history than the head verified', async () => {
+    const { log } = await sixLinks();
+    const full = await verifyMembershipLog(log.links, { ringId: RING });
+    const verifiedHead = { seq: 4, hash: full.hashes[4]! };
+    const admitted = log.links[2]!;
+    if (admitted.type !== 'admit') throw new Error('fixture');
+    // Link 2 rewritten (history shared with bob), its signature left: the verified link 3 and 4
+    // still hash to the head, but link 3 no longer follows link 2.
+    const rewritten = tampered(admitted, { body: { ...admitted.body, shareHistory: true } });
+    const before = [log.links[0]!, log.links[1]!];
+    await expectCode(
+      verifyMembershipLog([...before, rewritten, ...log.links.slice(3)], { ringId: RING, verifiedHead }),
+      'unverifiable',
+    );
+    // The same rewrite with its chain re-hashed after it: link 4 no longer hashes to the head, so
+    // every signature is checked, and the rewritten one fails.
+    const chain: MembershipLink[] = [...before, rewritten];
+    for (const link of log.links.slice(3)) chain.push({ ...link, prev: await hashLink(chain.at(-1)!) });
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    await expectCode(verifyMembershipLog(chain, { ringId: RING, verifiedHead }), 'unverifiable');
+    expect(verify).toHaveBeenCalledTimes(chain.length);
+    // A shorter log than the head verified is verified in full (the caller then sees the rollback).
+    verify.mockClear();
+    const shorter = await verifyMembershipLog(log.links.slice(0, 3), { ringId: RING, verifiedHead });
+    expect(shorter.head.seq).toBe(2);
+    expect(verify).toHaveBeenCalledTimes(3);
+  });
+
+  it('continues a state as well (`from` and a verified head after it)', async () => {
+    const { log } = await sixLinks();
+    const full = await verifyMembershipLog(log.links, { ringId: RING });
+    const partial = await verifyMembershipLog(log.links.slice(0, 2), { ringId: RING });
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    const resumed = await verifyMembershipLog(log.links.slice(2), {
+      ringId: RING,
+      from: partial,
+      verifiedHead: full.head,
+    });
+    expect(resumed).toEqual(full);
+    expect(verify).not.toHaveBeenCalled();
+  });
+
+  describe('the checkpoint a member signs', () => {
+    async function signedCheckpoint() {
+      const { owner, alice, log } = await sixLinks();
+      const checkpoint = {
+        ringId: RING,
+        memberId: 'alice',
+        genesisHash: log.state.genesisHash,
+        headSeq: log.state.head.seq,
+        headHash: log.state.head.hash,
+      };
+      const sig = await signLogCheckpoint(checkpoint, alice.identity.signing.privateKey);
+      return { owner, alice, log, checkpoint, sig };
+    }
+
+    it("vouches for the head with the member's current key", async () => {
+      const { alice, log, checkpoint, sig } = await signedCheckpoint();
+      expect(await openLogCheckpoint(checkpoint, sig, alice.keys.ed25519)).toEqual(log.state.head);
+    });
+
+    it('vouches for nothing when changed, signed by someone else, or checked with other keys', async () => {
+      const { owner, alice, log, checkpoint, sig } = await signedCheckpoint();
+      const open = (c: typeof checkpoint, s = sig, key = alice.keys.ed25519) => openLogCheckpoint(c, s, key);
+      // Another head (a server-made history the member never verified), another Ring or member.
+      expect(await open({ ...checkpoint, headHash: log.state.hashes[4]! })).toBeUndefined();
+      expect(await open({ ...checkpoint, headSeq: 4 })).toBeUndefined();
+      expect(await open({ ...checkpoint, ringId: 'ring-2' })).toBeUndefined();
+      expect(await open({ ...checkpoint, memberId: 'owner' }, sig, owner.keys.ed25519)).toBeUndefined();
+      // Signed by another key (anyone but the member), or checked after the member's key changed.
+      const server = await person('server');
+      const forged = await signLogCheckpoint(checkpoint, server.identity.signing.privateKey);
+      expect(await open(checkpoint, forged)).toBeUndefined();
+      const aliceNew = await person('alice');
+      expect(await open(checkpoint, sig, aliceNew.keys.ed25519)).toBeUndefined();
+      // Malformed: never throws.
+      expect(await open(checkpoint, 'AAAA')).toBeUndefined();
+      expect(await open(checkpoint, flipBase64(sig, 3))).toBeUndefined();
+      expect(await open({ ...checkpoint, headSeq: -1 })).toBeUndefined();
+      expect(await open(checkpoint, sig, 'not a key')).toBeUndefined();
     });
   });
 });

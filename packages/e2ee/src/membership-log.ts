@@ -1,4 +1,5 @@
 import {
+  type Bytes,
   assertExactKeys,
   assertWireId,
   encodeFields,
@@ -152,15 +153,21 @@ function invalid(seq: unknown, reason: string): E2eeError {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    // Default sort: UTF-16 code unit order, as `a < b`.
+    const keys = Object.keys(object).sort();
+    let out = '';
+    for (const key of keys) {
+      const item = object[key];
+      if (item === undefined) continue;
+      out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+    }
+    return `{${out}}`;
   }
   return JSON.stringify(value);
 }
 
-function signedBytes(link: Omit<MembershipLink, 'sig'>): Uint8Array {
+function signedBytes(link: Omit<MembershipLink, 'sig'>): Bytes {
   return encodeFields(
     String(link.v),
     link.ringId,
@@ -175,10 +182,8 @@ function signedBytes(link: Omit<MembershipLink, 'sig'>): Uint8Array {
 }
 
 /** The link's hash (hex SHA-256): what the next link names as `prev`. */
-export async function hashLink(link: MembershipLink): Promise<string> {
-  const { sig, ...unsigned } = link;
-  const input = encodeFields(HASH_DOMAIN, signedBytes(unsigned), fromBase64(sig));
-  return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', input)));
+export function hashLink(link: MembershipLink): Promise<string> {
+  return linkHash({ link, bytes: signedBytes(link), signature: fromBase64(link.sig) });
 }
 
 // ---- shape ---------------------------------------------------------------------------------------
@@ -191,7 +196,12 @@ function checkKeys(value: unknown, what: string): PublicIdentity {
 }
 
 function checkUsername(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.trim() === '' || [...value].length > MAX_USERNAME_LENGTH)
+  // Code points are at most UTF-16 units: count them only for a long text.
+  if (
+    typeof value !== 'string' ||
+    value.trim() === '' ||
+    (value.length > MAX_USERNAME_LENGTH && [...value].length > MAX_USERNAME_LENGTH)
+  )
     throw new E2eeError('invalid_format', `${what}: invalid username`);
   return value;
 }
@@ -493,58 +503,137 @@ function verifyKeyOf(ed25519: string): Promise<CryptoKey> {
   return key;
 }
 
-/** A link's hash and whether its signature holds, its canonical bytes encoded once for both. */
-async function checkLink(link: MembershipLink): Promise<{ hash: string; signed: boolean }> {
-  const { sig, ...unsigned } = link;
-  const bytes = signedBytes(unsigned);
-  const signature = fromBase64(sig);
-  const [digest, signed] = await Promise.all([
-    globalThis.crypto.subtle.digest('SHA-256', encodeFields(HASH_DOMAIN, bytes, signature)),
-    verifyKeyOf(link.authorKey).then(
-      (key) => verifyDetached(key, SIGNATURE_DOMAIN, bytes, signature),
-      () => false,
-    ),
-  ]);
-  return { hash: toHex(new Uint8Array(digest)), signed };
+/** A parsed link with its canonical bytes and signature, encoded and decoded once. */
+interface PreparedLink {
+  link: MembershipLink;
+  bytes: Bytes;
+  signature: Bytes;
+}
+
+function prepareLink(value: unknown): PreparedLink {
+  const link = parseMembershipLink(value);
+  return { link, bytes: signedBytes(link), signature: fromBase64(link.sig) };
+}
+
+async function linkHash({ bytes, signature }: PreparedLink): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest(
+    'SHA-256',
+    encodeFields(HASH_DOMAIN, bytes, signature),
+  );
+  return toHex(new Uint8Array(digest));
+}
+
+function linkSigned({ link, bytes, signature }: PreparedLink): Promise<boolean> {
+  return verifyKeyOf(link.authorKey).then(
+    (key) => verifyDetached(key, SIGNATURE_DOMAIN, bytes, signature),
+    () => false,
+  );
+}
+
+/** A head of the log (seq and hash) that this client verified before, signatures included. */
+export interface VerifiedHead {
+  seq: number;
+  hash: string;
 }
 
 /**
  * Verifies `links` and returns what the log says. Without `from`, `links` is the whole log from
  * its genesis; with `from` (a state this browser verified before), `links` continue it from
  * `from.head.seq + 1`. Any forged, reordered, missing or unauthorised link throws `unverifiable`
- * naming its seq; a malformed one throws `invalid_format`. Signatures and hashes are checked in
- * parallel, the rules in order.
+ * naming its seq; a malformed one throws `invalid_format`. Hashes and signatures are computed
+ * first (in parallel), the rules in order.
+ *
+ * `verifiedHead`, a head this client verified before with every signature (kept where the server
+ * cannot write, see {@link signLogCheckpoint}), spares the signature checks of the links up to it
+ * — the costly part of opening a room — when the link at `verifiedHead.seq` hashes to
+ * `verifiedHead.hash`: that hash fixes the bytes of the link, hence its `prev`, and the rules
+ * check every `prev` against the hash computed here, so the links before it are the ones verified
+ * then. Anything else (another hash, a shorter log) is verified in full, as without it. The
+ * rules run on every link either way: the result is the state a full verification gives.
  */
 export async function verifyMembershipLog(
   input: readonly unknown[],
-  options: { ringId: string; from?: MembershipState },
+  options: { ringId: string; from?: MembershipState; verifiedHead?: VerifiedHead },
 ): Promise<MembershipState> {
   if (!options.from && input.length === 0) throw new E2eeError('missing_key', 'empty membership log');
-  // Each link's hash and signature start on WebCrypto's thread as soon as it is parsed, while the
-  // next ones are parsed here.
-  const links: MembershipLink[] = [];
-  const pending: Array<Promise<{ hash: string; signed: boolean }>> = [];
-  try {
-    for (const value of input) {
-      const link = parseMembershipLink(value);
-      links.push(link);
-      pending.push(checkLink(link));
-    }
-  } catch (error) {
-    // Settle what was started before throwing the format error.
-    await Promise.allSettled(pending);
-    throw error;
-  }
-  const checked = await Promise.all(pending);
+  const prepared = input.map(prepareLink);
+  const hashes = await Promise.all(prepared.map(linkHash));
+  const head = options.verifiedHead;
+  const verifiedUntil = head
+    ? prepared.findIndex(({ link }, index) => link.seq === head.seq && hashes[index] === head.hash)
+    : -1;
+  const signed = await Promise.all(
+    prepared.map((link, index) => (index <= verifiedUntil ? true : linkSigned(link))),
+  );
   let state: MutableState | undefined = options.from ? copyState(options.from) : undefined;
   if (state && state.ringId !== options.ringId) throw invalid('-', 'a state of another Ring');
-  for (const [index, link] of links.entries()) {
-    const { hash, signed } = checked[index]!;
-    if (!signed) throw invalid(link.seq, 'bad signature');
+  for (const [index, { link }] of prepared.entries()) {
+    if (!signed[index]) throw invalid(link.seq, 'bad signature');
+    const hash = hashes[index]!;
     if (!state) state = genesisState(link, hash, options.ringId);
     else applyRules(state, link, hash);
   }
   return frozen(state!);
+}
+
+// ---- checkpoints -------------------------------------------------------------------------------
+
+const CHECKPOINT_DOMAIN = 'securering/membership-checkpoint/v1';
+
+/**
+ * The head of a Ring's log a member's browser verified (signatures included), as it keeps it to
+ * resume from (`verifiedHead`) and to notice a server serving another history later.
+ */
+export interface LogHeadCheckpoint {
+  ringId: string;
+  memberId: string;
+  genesisHash: string;
+  headSeq: number;
+  headHash: string;
+}
+
+function checkpointBytes(checkpoint: LogHeadCheckpoint): Bytes {
+  return encodeFields(
+    checkpoint.ringId,
+    checkpoint.memberId,
+    checkpoint.genesisHash,
+    String(checkpoint.headSeq),
+    checkpoint.headHash,
+  );
+}
+
+/**
+ * The member's signature (base64) over a checkpoint its browser verified: only a checkpoint this
+ * member signed may spare signature checks, so a stored head the member did not vouch for
+ * (written by anyone else, or signed with keys replaced since) only leads to a full verification.
+ */
+export async function signLogCheckpoint(
+  checkpoint: LogHeadCheckpoint,
+  signingKey: CryptoKey,
+): Promise<string> {
+  return toBase64(await signDetached(signingKey, CHECKPOINT_DOMAIN, checkpointBytes(checkpoint)));
+}
+
+/**
+ * The verified head a signed checkpoint vouches for, when `sig` is the member's signature with
+ * its current key `ed25519` (base64); undefined for anything else (never throws).
+ */
+export async function openLogCheckpoint(
+  checkpoint: LogHeadCheckpoint,
+  sig: string,
+  ed25519: string,
+): Promise<VerifiedHead | undefined> {
+  try {
+    if (!Number.isInteger(checkpoint.headSeq) || checkpoint.headSeq < 0) return undefined;
+    if (!/^[0-9a-f]{64}$/.test(checkpoint.headHash)) return undefined;
+    const signature = readBase64Field(sig, 'checkpoint.sig', 64);
+    const key = await verifyKeyOf(ed25519);
+    if (!(await verifyDetached(key, CHECKPOINT_DOMAIN, checkpointBytes(checkpoint), signature)))
+      return undefined;
+    return { seq: checkpoint.headSeq, hash: checkpoint.headHash };
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- making links --------------------------------------------------------------------------------

@@ -43,6 +43,17 @@ export interface CustomerTokensTable {
   created_at: string;
 }
 
+/** A Ring member's password-reset link (issue 28): hashed, expiring, single use. */
+export interface RingMemberTokensTable {
+  id: string;
+  member_id: string;
+  purpose: 'reset_password';
+  token_hash: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface AdminsTable {
   id: string;
   username: string;
@@ -566,6 +577,7 @@ export interface ContactMessagesTable {
 export interface DB {
   customers: CustomersTable;
   customer_tokens: CustomerTokensTable;
+  ring_member_tokens: RingMemberTokensTable;
   admins: AdminsTable;
   admin_permissions: AdminPermissionsTable;
   sessions: SessionsTable;

@@ -8,6 +8,7 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/reset-password?token=xyz&lang=fr')).toBe('/reset-password?token=[redacted]&lang=fr');
     expect(redactUrl('/ring-access?invite=ABCD-1234')).toBe('/ring-access?invite=[redacted]');
+    expect(redactUrl('/ring-access?reset=m3mb3r-t0k3n')).toBe('/ring-access?reset=[redacted]');
     expect(redactUrl('/socket.io/?EIO=4&transport=polling&stream_token=s3cr3t')).toBe(
       '/socket.io/?EIO=4&transport=polling&stream_token=[redacted]',
     );

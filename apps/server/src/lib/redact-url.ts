@@ -7,6 +7,8 @@ export const SECRET_QUERY_PARAMS: ReadonlySet<string> = new Set([
   'stream_token',
   'verification_token',
   'reset_token',
+  // A Ring member's reset link: /ring-access?reset=… (issue 28).
+  'reset',
   'access_token',
   'invite',
   'invite_code',

@@ -39,8 +39,21 @@ const COMPRESS_STREAM: Record<ContentEncoding, () => zlib.BrotliCompress | zlib.
   gzip: () => zlib.createGzip(GZIP_OPTIONS),
 };
 
+/** Answers a route asked to send as they are (sendUncompressed). */
+const uncompressed = new WeakSet<FastifyReply>();
+
+/**
+ * This answer goes uncompressed: a catch-up page is base64 ciphertext (compression saves about a
+ * quarter) and large, and compressing it on the fly copies it into buffers that wait for the
+ * garbage collector — 50 pages catching up at once would hold them all (docs/BENCHMARKS.md).
+ */
+export function sendUncompressed(reply: FastifyReply): void {
+  uncompressed.add(reply);
+}
+
 /** Whether an answer of this type and status may be compressed at all (the client aside). */
 export function isCompressible(reply: FastifyReply): boolean {
+  if (uncompressed.has(reply)) return false;
   if (reply.statusCode === 206 || reply.hasHeader('content-range')) return false;
   const encoded = reply.getHeader('content-encoding');
   if (encoded !== undefined && encoded !== 'identity') return false;

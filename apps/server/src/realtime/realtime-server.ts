@@ -1,4 +1,5 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import fastifyCookie from '@fastify/cookie';
 import {
   MESSAGES,
   ZJoinRing,
@@ -11,11 +12,13 @@ import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import type { AppContext } from '../app-context';
 import { findLiveRingAccess } from '../modules/rings/ring.guard';
-import { subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
+import { RingRepository, subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
+import { SESSION_COOKIES } from '../plugins/auth';
 import { guardBackpressure } from './backpressure';
 import { PresenceRegistry } from './presence-registry';
 import { signalCatchUpOnReconnect } from './catch-up-signal';
-import { createResilientAdapter, guardAdapterClient } from './resilient-redis-adapter';
+import { PublishWindow } from './publish-window';
+import { createResilientAdapter, guardAdapterClient, ResilientRedisAdapter } from './resilient-redis-adapter';
 import { isRedisReady, watchRedisClient } from '../lib/redis-client';
 import { NOTHING_READABLE, firstReadableEpoch } from '../modules/ring-keys/ring-keys.policy';
 import { memberRoom, ringReadersRoom, ringRoom, sessionRoom } from './realtime-hub';
@@ -54,6 +57,11 @@ export interface InterServerEvents {
   realtime_restart: (order: RealtimeRestartOrder) => void;
   /** A cached answer (by topic) is stale on every instance: RealtimeHub.invalidate. */
   cache_invalidate: (topic: string) => void;
+  /**
+   * An instance listens again after Redis returned: each other instance answers with the broadcasts
+   * it published in the last `msAgo` ms ([channel, base64 payload]; publish-window.ts).
+   */
+  replay_window: (request: { msAgo: number }, answer: (entries: Array<[string, string]>) => void) => void;
 }
 
 export type TypedServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -88,7 +96,7 @@ export interface SocketFeature {
    * What the feature adds to a join_ring answer (the chat: the messages missed), read after the
    * socket entered the Ring's room and the join was checked. A failure only leaves it out.
    */
-  joinAnswer?(request: TJoinRing, access: RingAccess): Promise<JoinAnswerPart>;
+  joinAnswer?(request: TJoinRing, access: RingAccess, socket?: TypedSocket): Promise<JoinAnswerPart>;
   /** The socket is gone (it has already left its rooms). */
   onDisconnect?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
   /** The server is closing, its sockets gone and their hooks done: finish pending work. */
@@ -135,8 +143,44 @@ function tokenOf(socket: Socket): string | undefined {
   return typeof fromQuery === 'string' && fromQuery ? fromQuery : undefined;
 }
 
+/** The Ring session cookie of a handshake (same-origin pages send it with the upgrade), if any. */
+function ringCookieOf(socket: Socket): string | undefined {
+  const header = socket.handshake.headers.cookie;
+  if (!header) return undefined;
+  const token = fastifyCookie.parse(header)[SESSION_COOKIES.ring.token];
+  return token && token.length <= 200 ? token : undefined;
+}
+
 /**
- * socket.io on /socket.io. A connection is accepted only with a valid stream token; the socket
+ * Whether a handshake may come from where it says (cross-site WebSocket hijacking): a request with
+ * an Origin header must come from this site — the Host it was sent to, or PUBLIC_URL. Requests
+ * without one (same-origin polling GETs, non-browser clients) cannot be steered by another site's
+ * page, whose requests always carry its Origin.
+ */
+export function isHandshakeOriginAllowed(
+  request: Pick<IncomingMessage, 'headers'>,
+  publicUrl: string,
+): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (url.host === request.headers.host) return true;
+  try {
+    return url.origin === new URL(publicUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * socket.io on /socket.io. A connection is accepted only from this site's pages (Origin) with a
+ * valid stream token or the Ring session cookie; the socket
  * then belongs to one member of one Ring and can join that Ring's room only.
  */
 export function createRealtimeServer(
@@ -152,6 +196,8 @@ export function createRealtimeServer(
     pingInterval: 20_000,
     pingTimeout: 20_000,
     maxHttpBufferSize: 256 * 1024,
+    allowRequest: (request, callback) =>
+      callback(null, isHandshakeOriginAllowed(request, ctx.config.publicUrl)),
   });
 
   let subClient: Redis | undefined;
@@ -166,7 +212,8 @@ export function createRealtimeServer(
       ctx.operatorMetrics.redisAdapterErrors.inc();
       ctx.logger.debug({ err: error }, 'socket.io adapter: Redis command failed');
     };
-    pubClient = guardAdapterClient(ctx.redis.duplicate(), reportAdapterError);
+    const published = new PublishWindow();
+    pubClient = guardAdapterClient(ctx.redis.duplicate(), reportAdapterError, published);
     subClient = guardAdapterClient(ctx.redis.duplicate(), reportAdapterError);
     const links = [pubClient, subClient];
     for (const [client, name] of [
@@ -182,10 +229,26 @@ export function createRealtimeServer(
         for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) link.off(event, onLinkChange);
     });
     io.adapter(
-      createResilientAdapter(pubClient, subClient, { key: `${ctx.config.redisKeyPrefix}socket.io` }),
+      createResilientAdapter(
+        pubClient,
+        subClient,
+        { key: `${ctx.config.redisKeyPrefix}socket.io` },
+        published,
+      ),
     );
-    // Back after an outage: every page checks its sequence numbers (no push lost meanwhile).
-    unwatch.push(signalCatchUpOnReconnect(ctx.realtime, io, subClient, ctx.logger));
+    // Back after an outage: what the others published meanwhile is pushed, then every page checks
+    // its sequence numbers (no push lost meanwhile).
+    const replayMissed = (msAgo: number) =>
+      new Promise<number>((resolve) => {
+        const adapter = io.of('/').adapter as ResilientRedisAdapter;
+        io.serverSideEmit('replay_window', { msAgo }, (_error: unknown, answers: unknown[] | undefined) => {
+          let applied = 0;
+          for (const entries of answers ?? [])
+            if (Array.isArray(entries)) applied += adapter.replay(entries as Array<[string, string]>);
+          resolve(applied);
+        });
+      });
+    unwatch.push(signalCatchUpOnReconnect(ctx.realtime, io, subClient, ctx.logger, replayMissed));
     presenceRegistry = new PresenceRegistry(
       ctx.redis,
       ctx.config.redisKeyPrefix,
@@ -218,7 +281,21 @@ export function createRealtimeServer(
   io.use(async (socket, next) => {
     try {
       const token = tokenOf(socket);
-      if (!token) return next(new Error(MESSAGES.notAuthenticated));
+      if (!token) {
+        // The page's own HttpOnly Ring cookie (allowRequest checked the Origin): the same rules as
+        // a stream token — a live session of an active member of a serviceable Ring.
+        const cookie = ringCookieOf(socket);
+        if (!cookie) return next(new Error(MESSAGES.notAuthenticated));
+        const now = ctx.clock.now();
+        const access = await new RingRepository(ctx.db).findRingAccess(
+          ctx.sessions.tokenHashOf(cookie) ?? '',
+          now.toISOString(),
+        );
+        if (!access) return next(new Error(MESSAGES.sessionExpired));
+        await ctx.sessions.touchIfStale(access.session, now);
+        socket.data = { memberId: access.member.id, sessionId: access.session.id, ringId: '', joined: false };
+        return next();
+      }
       // Single use, and only while the Ring session that minted it is live and its member active
       // in a serviceable Ring (one statement); join_ring checks them again.
       const grant = await ctx.sessions.consumeStreamToken(token, subjectIsActiveMember);
@@ -266,7 +343,7 @@ export function createRealtimeServer(
       const parts = await Promise.all(
         features.map((feature) =>
           feature.joinAnswer
-            ? feature.joinAnswer(request, access).catch((error: unknown) => {
+            ? feature.joinAnswer(request, access, socket).catch((error: unknown) => {
                 ctx.logger.error({ err: error }, 'socket join answer failed');
                 return {};
               })
@@ -378,6 +455,13 @@ export function createRealtimeServer(
   // A restart asked on another instance: do the same for the sockets of this one.
   io.on('realtime_restart', (order) => ctx.realtime.restartLocal(order));
   io.on('cache_invalidate', (topic) => ctx.realtime.invalidateLocal(topic));
+  io.on('replay_window', (request, answer) => {
+    const msAgo = Number(request?.msAgo);
+    const adapter = io.of('/').adapter;
+    answer(
+      adapter instanceof ResilientRedisAdapter && Number.isFinite(msAgo) ? adapter.publishedSince(msAgo) : [],
+    );
+  });
 
   // The heartbeat setting is the ping interval of new connections (a restart applies changes).
   loadRealtimeSettings(ctx).then(

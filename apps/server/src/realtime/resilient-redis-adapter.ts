@@ -1,6 +1,7 @@
 import { RedisAdapter, type RedisAdapterOptions } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import { isRedisReady } from '../lib/redis-client';
+import type { PublishWindow } from './publish-window';
 
 /**
  * How long a question to the other instances (fetchSockets, serverSideEmit with an answer) waits
@@ -9,6 +10,23 @@ import { isRedisReady } from '../lib/redis-client';
 export const ADAPTER_REQUESTS_TIMEOUT_MS = 2500;
 
 type AdapterClientMethod = 'publish' | 'psubscribe' | 'subscribe' | 'punsubscribe' | 'unsubscribe';
+type SubscriptionKind = 'subscribe' | 'psubscribe';
+
+/** Which subscriptions each of the adapter's calls adds (or, for the unsubscribes, removes). */
+const SUBSCRIPTION_OF: Partial<Record<AdapterClientMethod, { kind: SubscriptionKind; adds: boolean }>> = {
+  subscribe: { kind: 'subscribe', adds: true },
+  psubscribe: { kind: 'psubscribe', adds: true },
+  unsubscribe: { kind: 'subscribe', adds: false },
+  punsubscribe: { kind: 'psubscribe', adds: false },
+};
+
+/** A subscription that failed while the link was up is tried again after this long. */
+const RESUBSCRIBE_RETRY_MS = 1000;
+
+/** The channel names among a subscribe call's arguments (a list, or several strings). */
+function channelsOf(args: unknown[]): string[] {
+  return args.flat().filter((arg): arg is string => typeof arg === 'string');
+}
 
 /**
  * Makes the Redis clients the adapter uses safe while Redis is down. The adapter calls `publish`
@@ -17,8 +35,20 @@ type AdapterClientMethod = 'publish' | 'psubscribe' | 'subscribe' | 'punsubscrib
  * (issue 26). Here every such call is caught and reported, and a publish while the link is down is
  * dropped at once rather than queued: the sockets of the other instances get what they missed from
  * the database (catch-up by sequence number), never from a backlog replayed late.
+ *
+ * Each publish that goes out is kept a few seconds in `published` (see publish-window.ts).
+ *
+ * A subscription that failed is made again when the link is (back) up: the adapter subscribes only
+ * once, in its constructor, and ioredis re-subscribes after a reconnection only the channels whose
+ * subscription succeeded — an instance started while Redis was down never listened (issue 26).
+ * The new SUBSCRIBE goes out in a `ready` listener registered before any other, so a command sent
+ * by a later listener on the same link (the PING of catch-up-signal.ts) is answered after it.
  */
-export function guardAdapterClient(client: Redis, onError: (error: unknown) => void): Redis {
+export function guardAdapterClient(
+  client: Redis,
+  onError: (error: unknown) => void,
+  published?: PublishWindow,
+): Redis {
   const methods: AdapterClientMethod[] = [
     'publish',
     'psubscribe',
@@ -27,30 +57,94 @@ export function guardAdapterClient(client: Redis, onError: (error: unknown) => v
     'unsubscribe',
   ];
   const target = client as unknown as Record<AdapterClientMethod, (...args: unknown[]) => Promise<unknown>>;
+  /** Channels whose last subscription attempt failed (none in flight, none unsubscribed since). */
+  const failed: Record<SubscriptionKind, Set<string>> = { subscribe: new Set(), psubscribe: new Set() };
+  let retry: NodeJS.Timeout | undefined;
+  const subscribeFailed = () => {
+    clearTimeout(retry);
+    retry = undefined;
+    if (!isRedisReady(client)) return;
+    for (const kind of ['subscribe', 'psubscribe'] as const)
+      if (failed[kind].size > 0) void target[kind]([...failed[kind]]);
+  };
   for (const method of methods) {
     const original = target[method].bind(client);
+    const subscription = SUBSCRIPTION_OF[method];
     target[method] = (...args: unknown[]) => {
-      if (method === 'publish' && !isRedisReady(client)) return Promise.resolve(0);
+      if (method === 'publish') {
+        if (!isRedisReady(client)) return Promise.resolve(0);
+        published?.record(args[0], args[1]);
+      }
+      const channels = subscription ? channelsOf(args) : [];
+      if (subscription) for (const channel of channels) failed[subscription.kind].delete(channel);
       const result = original(...args);
       return result.catch((error: unknown) => {
         onError(error);
+        if (subscription?.adds) {
+          for (const channel of channels) failed[subscription.kind].add(channel);
+          // The link is up (a timeout, not an outage): try again soon rather than at its next return.
+          if (isRedisReady(client) && !retry) {
+            retry = setTimeout(subscribeFailed, RESUBSCRIBE_RETRY_MS);
+            retry.unref();
+          }
+        }
         return 0;
       });
     };
   }
+  client.on('ready', subscribeFailed);
+  client.on('end', () => clearTimeout(retry));
   return client;
+}
+
+/** The adapter's private parts this file uses (its broadcast channel prefix and message handler). */
+interface RedisAdapterInternals {
+  channel: string;
+  onmessage(pattern: unknown, channel: string, message: Buffer): void;
 }
 
 /**
  * The socket.io Redis (pub/sub) adapter, speaking only for this instance while its link is down:
  * asking the others how many they are would wait for Redis, so the answer is "only me" and
- * fetchSockets and friends answer with this instance's sockets at once.
+ * fetchSockets and friends answer with this instance's sockets at once. It can also hand over what
+ * it published lately and apply what another instance hands over (publish-window.ts).
  */
 export class ResilientRedisAdapter extends RedisAdapter {
+  published: PublishWindow | undefined;
+
   override serverCount(): Promise<number> {
     const pub = this.pubClient as Redis;
     if (!isRedisReady(pub) || !isRedisReady(this.subClient as Redis)) return Promise.resolve(1);
     return super.serverCount().catch(() => 1);
+  }
+
+  /** This namespace's broadcasts published in the last `msAgo` ms, as [channel, base64 payload]. */
+  publishedSince(msAgo: number): Array<[string, string]> {
+    const prefix = (this as unknown as RedisAdapterInternals).channel;
+    return (this.published?.since(msAgo, prefix) ?? []).map((entry) => [
+      entry.channel,
+      entry.message.toString('base64'),
+    ]);
+  }
+
+  /**
+   * Delivers to this instance's sockets broadcasts another instance published while this one was
+   * not listening, exactly as if Redis had carried them (same rooms and exceptions; the adapter
+   * ignores this instance's own messages, other namespaces and rooms with no socket here).
+   */
+  replay(entries: ReadonlyArray<readonly [string, string]>): number {
+    const internals = this as unknown as RedisAdapterInternals;
+    let applied = 0;
+    for (const [channel, payload] of entries) {
+      if (typeof channel !== 'string' || typeof payload !== 'string') continue;
+      try {
+        internals.onmessage(null, channel, Buffer.from(payload, 'base64'));
+        applied++;
+      } catch {
+        // A payload that does not decode is skipped, like a malformed message from Redis.
+      }
+    }
+    return applied;
   }
 }
 
@@ -59,11 +153,14 @@ export function createResilientAdapter(
   pubClient: Redis,
   subClient: Redis,
   options: Partial<RedisAdapterOptions>,
+  published?: PublishWindow,
 ): (nsp: unknown) => ResilientRedisAdapter {
   return function (nsp: unknown) {
-    return new ResilientRedisAdapter(nsp, pubClient, subClient, {
+    const adapter = new ResilientRedisAdapter(nsp, pubClient, subClient, {
       requestsTimeout: ADAPTER_REQUESTS_TIMEOUT_MS,
       ...options,
     });
+    adapter.published = published;
+    return adapter;
   };
 }

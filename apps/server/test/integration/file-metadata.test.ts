@@ -6,9 +6,13 @@ import {
   ZUploadFileResponse,
 } from '@securering/contract';
 import {
+  type EpochKey,
+  type SignedPin,
   deriveNameTagKey,
   encryptName,
   generateFileKey,
+  importVerifyKey,
+  metaSignerKeys,
   nameTag,
   opaqueName,
   openFileMeta,
@@ -25,9 +29,11 @@ import { fakeCiphertext, multipartBody } from '../ring-files-client';
 
 /**
  * Sealed file and folder metadata on the server (issue 27, review M3): the browser sends one
- * opaque blob per file (name, type, folder, uploader, under the file key, signed) and per folder
- * (name, parent), and lookup tags instead of names; the server stores and returns them with the
- * folder trail, and lets any member migrate an item that has none, never overwrite one.
+ * opaque blob per file (name, type, folder, uploader, version, content, under the file key) and
+ * per folder (name, parent, version, under an epoch key), each signed at a membership-log
+ * position, and lookup tags instead of names; the server stores and returns them with the folder
+ * trail, and lets any member migrate an item that has none (or a folder sealed under an older
+ * epoch), never overwrite one.
  */
 describe('sealed file and folder metadata (issue 27, M3)', () => {
   let t: TestApp;
@@ -47,18 +53,34 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
     await alice.loadKeys();
     await zoe.loadKeys();
     const epochKey = alice.epochKeys.get(1)!;
-    // What the verified membership log says: each member's Ed25519 key.
-    const people = [owner, alice, zoe];
-    const verifyKeysOf = async (memberId: string) =>
-      people.filter((p) => p.memberId === memberId).map((p) => p.identity.signing.publicKey);
-    return { ringId, owner, alice, zoe, epochKey, verifyKeysOf };
+    return { ringId, owner, alice, zoe, epochKey };
   }
   type Ring = Awaited<ReturnType<typeof ring>>;
 
-  const signer = (m: E2eeMember) => ({
-    memberId: m.memberId,
-    signingPrivateKey: m.identity.signing.privateKey,
-  });
+  /** What a reader's browser asks: the keys its verified log gives the signer at the pin. */
+  const signerKeysOf = (reader: E2eeMember) => async (pin: SignedPin) => {
+    const log = await reader.syncLog();
+    return Promise.all(metaSignerKeys(log!, pin).map((k) => importVerifyKey(k)));
+  };
+
+  /** The signer at the head of the log it verified, writing in `epoch`. */
+  async function signer(m: E2eeMember, epoch = 1) {
+    const log = await m.syncLog();
+    return {
+      memberId: m.memberId,
+      signingPrivateKey: m.identity.signing.privateKey,
+      pin: { epoch, logSeq: log!.head.seq, logHash: log!.head.hash },
+    };
+  }
+  const sealFolder = async (
+    who: E2eeMember,
+    epochKey: EpochKey,
+    folderId: string,
+    meta: { name: string; parent: string; version: number },
+  ) => {
+    const by = await signer(who, epochKey.epoch);
+    return sealFolderMeta({ ringId: epochKey.ringId, folderId, epochKey, meta, pin: by.pin, signer: by });
+  };
 
   async function list(who: E2eeMember, folder = '') {
     const res = await who.call('GET', `${PATHS.list}?folder=${encodeURIComponent(folder)}`);
@@ -69,13 +91,7 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
   async function mkdir(r: Ring, who: E2eeMember, name: string, parent: { path: string; id: string }) {
     const id = randomUUID();
     const tag = await nameTag(await deriveNameTagKey(r.epochKey), parent.id, name);
-    const meta = await sealFolderMeta({
-      ringId: r.ringId,
-      folderId: id,
-      namesKey: r.epochKey.namesKey,
-      meta: { name, parent: parent.id },
-      signer: signer(who),
-    });
+    const meta = await sealFolder(who, r.epochKey, id, { name, parent: parent.id, version: 1 });
     const res = await who.call('POST', PATHS.mkdir, { parent: parent.path, name: tag, id, meta });
     return { res, id, tag, meta };
   }
@@ -83,12 +99,21 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
   async function upload(r: Ring, who: E2eeMember, name: string, folder: { path: string; id: string }) {
     const fileId = randomUUID();
     const fileKey = generateFileKey();
+    const by = await signer(who);
     const meta = await sealFileMeta({
       ringId: r.ringId,
       fileId,
       fileKey,
-      meta: { name, type: 'application/pdf', folder: folder.id, uploader: who.memberId },
-      signer: signer(who),
+      meta: {
+        name,
+        type: 'application/pdf',
+        folder: folder.id,
+        uploader: who.memberId,
+        version: 1,
+        content: null,
+      },
+      pin: by.pin,
+      signer: by,
     });
     const wrapped = await wrapFileKey(fileKey, r.epochKey, { ringId: r.ringId, fileId });
     const { payload, contentType } = multipartBody(
@@ -132,11 +157,15 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
     const opened = await openFolderMeta({
       ringId: r.ringId,
       folderId: top.folders[0]!.id,
-      namesKey: r.zoe.epochKeys.get(1)!.namesKey,
+      epochKey: (epoch) => r.zoe.epochKeys.get(epoch),
       sealed: top.folders[0]!.meta!,
-      verifyKeysOf: r.verifyKeysOf,
+      signerKeys: signerKeysOf(r.zoe),
     });
-    expect(opened).toEqual({ signer: r.alice.memberId, meta: { name: 'Projets', parent: '' } });
+    expect(opened).toMatchObject({
+      signer: r.alice.memberId,
+      meta: { name: 'Projets', parent: '', version: 1 },
+      pin: { epoch: 1 },
+    });
 
     const page = await list(r.zoe, projets.tag);
     expect(page.trail).toMatchObject([{ id: projets.id, meta: projets.meta }]);
@@ -147,13 +176,15 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
       fileId: file!.id,
       fileKey: contrat.fileKey,
       sealed: file!.meta!,
-      verifyKeysOf: r.verifyKeysOf,
+      signerKeys: signerKeysOf(r.zoe),
     });
     expect(meta.meta).toEqual({
       name: 'contrat_signé.pdf',
       type: 'application/pdf',
       folder: projets.id,
       uploader: r.alice.memberId,
+      version: 1,
+      content: null,
     });
   });
 
@@ -171,12 +202,21 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
     const plain = await r.zoe.call('POST', PATHS.rename, { id: legacy.file.id, new_name: opaqueName() });
     expect(plain.statusCode).toBe(403);
     // …the migration is accepted, signed by her, without changing the file's date.
+    const zoe = await signer(r.zoe);
     const migrated = await sealFileMeta({
       ringId: r.ringId,
       fileId: legacy.file.id,
       fileKey: legacy.fileKey,
-      meta: { name: 'ancien.pdf', type: '', folder: '', uploader: r.alice.memberId },
-      signer: signer(r.zoe),
+      meta: {
+        name: 'ancien.pdf',
+        type: '',
+        folder: '',
+        uploader: r.alice.memberId,
+        version: 1,
+        content: null,
+      },
+      pin: zoe.pin,
+      signer: zoe,
     });
     const res = await r.zoe.call('POST', PATHS.rename, {
       id: legacy.file.id,
@@ -201,12 +241,10 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
 
     // The folder: its segment becomes a lookup tag and it gets metadata, in place.
     const tag = await nameTag(await deriveNameTagKey(r.epochKey), '', 'Archives');
-    const folderMeta = await sealFolderMeta({
-      ringId: r.ringId,
-      folderId: folderRow!.id,
-      namesKey: r.epochKey.namesKey,
-      meta: { name: 'Archives', parent: '' },
-      signer: signer(r.zoe),
+    const folderMeta = await sealFolder(r.zoe, r.epochKey, folderRow!.id, {
+      name: 'Archives',
+      parent: '',
+      version: 1,
     });
     const moved = await r.zoe.call('POST', PATHS.renameFolder, {
       old_path: oldSegment,
@@ -223,13 +261,61 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
     expect(again.statusCode).toBe(403);
   });
 
+  it('lets any member seal a folder again under a newer epoch (names rotate), never back to an older one', async () => {
+    const r = await ring();
+    const projets = await mkdir(r, r.alice, 'Projets', { path: '', id: '' });
+    expect(projets.res.statusCode, projets.res.body).toBe(200);
+    // A rotation: epoch 2. Zoé, who did not create the folder, opens the root and migrates it.
+    expect((await r.owner.rotate()).statusCode).toBe(200);
+    await r.zoe.loadKeys();
+    const second = r.zoe.epochKeys.get(2)!;
+    const newTag = await nameTag(await deriveNameTagKey(second), '', 'Projets');
+    expect(newTag).not.toBe(projets.tag);
+    const resealed = await sealFolder(r.zoe, second, projets.id, { name: 'Projets', parent: '', version: 2 });
+    const moved = await r.zoe.call('POST', PATHS.renameFolder, {
+      old_path: projets.tag,
+      new_path: newTag,
+      meta: resealed,
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const [row] = (await list(r.alice)).folders;
+    expect(row).toMatchObject({ id: projets.id, path: newTag, meta: resealed });
+    // Read with epoch 2's key only: a member who holds only the new epoch reads it.
+    const opened = await openFolderMeta({
+      ringId: r.ringId,
+      folderId: projets.id,
+      epochKey: (epoch) => (epoch === 2 ? second : undefined),
+      sealed: row!.meta!,
+      signerKeys: signerKeysOf(r.alice),
+    });
+    expect(opened).toMatchObject({ signer: r.zoe.memberId, meta: { name: 'Projets', version: 2 } });
+    // The same name is now a duplicate under the new epoch's tag.
+    const again = await r.alice.call('POST', PATHS.mkdir, {
+      parent: '',
+      name: newTag,
+      id: randomUUID(),
+      meta: await sealFolder(r.alice, second, randomUUID(), { name: 'Projets', parent: '', version: 1 }),
+    });
+    expect(again.statusCode).toBe(409);
+    // Neither an overwrite in the same epoch nor the old epoch's blob back (a downgrade) by Zoé.
+    for (const meta of [
+      await sealFolder(r.zoe, second, projets.id, { name: 'Autre', parent: '', version: 3 }),
+      projets.meta,
+    ]) {
+      const res = await r.zoe.call('POST', PATHS.renameFolder, { old_path: newTag, new_path: '', meta });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error).toBe(M.ownFoldersOnly);
+    }
+    expect((await list(r.alice)).folders[0]?.meta).toBe(resealed);
+  });
+
   it('drops the metadata of a file renamed without it, and refuses malformed metadata', async () => {
     const r = await ring();
     const file = await upload(r, r.alice, 'devis.pdf', { path: '', id: '' });
     const bad = await r.alice.call('POST', PATHS.rename, {
       id: file.file.id,
       new_name: opaqueName(),
-      meta: 'm1.alice.pas-du-tout.base64',
+      meta: 'm2.1.0.alice.pas-du-tout.base64',
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe(M.invalidMeta);

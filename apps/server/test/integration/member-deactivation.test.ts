@@ -1,6 +1,7 @@
 import {
   CHAT_API_PATHS,
   KEY_API_PATHS,
+  MEMBER_ACCESS_MESSAGES,
   MESSAGES,
   RING_MESSAGES,
   ZRingUsersResponse,
@@ -164,7 +165,7 @@ describe('member deactivation and the next epoch', () => {
     ).toEqual([1]);
   });
 
-  it('refuses login by email and by invite code while inactive, and accepts it again once reactivated', async () => {
+  it('refuses login by email and by invite code while inactive (saying so once the password matched), and accepts it again once reactivated', async () => {
     const customerRow = await buildCustomer(t.ctx);
     const ring = await buildRing(t.ctx, customerRow.id);
     const member = await buildRingMember(t.ctx, ring.id, {
@@ -179,9 +180,13 @@ describe('member deactivation and the next epoch', () => {
       { email: member.email, password: member.password },
       { invite_code: member.invite_code, password: member.password },
     ]) {
+      // The right password is told why (issue 28); a wrong one learns nothing.
       const res = await login(payload);
-      expect(res.statusCode).toBe(401);
-      expect(res.json().error).toBe(RING_MESSAGES.invalidCredentials);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error).toBe(MEMBER_ACCESS_MESSAGES.accessSuspended);
+      const wrong = await login({ ...payload, password: 'Pas-le-bon-1' });
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json().error).toBe(RING_MESSAGES.invalidCredentials);
     }
     // Deactivating twice changes nothing more.
     expect((await patch(customer, { user_id: member.id, status: 'inactive' })).json().data.status).toBe(

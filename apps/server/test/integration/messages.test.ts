@@ -685,6 +685,22 @@ describe('Ring chat: messages and conversations', () => {
     }
   });
 
+  it('accepts v2 envelopes with a signed sequence, serves them verbatim, and reads their signed lifetime (issue 27 M4)', async () => {
+    const { members } = await keyedRing(2, { ephemeral_messages: 1, auto_destroy_delay: 10 });
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    const first = { stream: 'browser-a', counter: 1, prevHash: '0'.repeat(64), lastPermanent: 0 };
+    // Signed permanent (x: 0) while the Ring wants 10 s: asked to sign the setting in force.
+    const permanent = await alice.send('permanent ?', { chain: first });
+    expect(permanent.statusCode).toBe(409);
+    expect(permanent.json()).toMatchObject({ code: 'ephemeral_changed', ephemeralSec: 10 });
+    const sent = await alice.send('éphémère signé', { chain: first, ephemeralSec: 10, isEphemeral: true });
+    expect(sent.statusCode).toBe(200);
+    expect(sent.json().message).toMatchObject({ isEphemeral: true });
+    const stored = (await page(bob)).messages[0]!;
+    expect(JSON.parse(stored.content)).toMatchObject({ v: 2, x: 10, d: 'browser-a', n: 1, k: 0 });
+    expect(await bob.decrypt(stored.content)).toBe('éphémère signé');
+  });
+
   it('refuses an ephemeral message in a Ring that has them off', async () => {
     const { members } = await keyedRing(1);
     const res = await members[0]!.send('éphémère ?', { isEphemeral: true });

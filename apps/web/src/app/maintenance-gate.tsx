@@ -2,7 +2,7 @@ import { Wrench } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useLocation } from 'react-router';
 import { FullPageSpinner } from '@/components/ui/spinner';
-import { getToken } from '@/lib/api-client';
+import { hasSession } from '@/lib/api-client';
 import { useGeneralSettings, useSettings } from '@/lib/site-settings';
 
 /**
@@ -11,7 +11,7 @@ import { useGeneralSettings, useSettings } from '@/lib/site-settings';
  */
 export function MaintenanceGate({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
-  const exempt = pathname === '/admin' || pathname.startsWith('/admin/') || getToken('admin') !== null;
+  const exempt = pathname === '/admin' || pathname.startsWith('/admin/') || hasSession('admin');
   const maintenance = useSettings('maintenance');
   if (exempt) return <>{children}</>;
   if (maintenance.isPending) return <FullPageSpinner />;

@@ -1,6 +1,6 @@
 import { Suspense, lazy, useEffect, useState } from 'react';
 import { Navigate, Outlet, useLocation, useSearchParams } from 'react-router';
-import { BackToTop } from '@/components/layout/back-to-top';
+import { BACK_TO_TOP_THRESHOLD_PX } from '@securering/contract';
 import { CookieBanner } from '@/components/layout/cookie-banner';
 import { SERVICE_UNAVAILABLE_EVENT } from '@/lib/service-retry';
 import { FullPageSpinner } from '@/components/ui/spinner';
@@ -27,7 +27,7 @@ export function RootLayout() {
       <Suspense fallback={<FullPageSpinner />}>
         <Outlet />
       </Suspense>
-      <BackToTop />
+      <BackToTopOnceScrolled />
       <CookieBanner />
       <ScrollRestoration />
     </MaintenanceGate>
@@ -56,6 +56,34 @@ function ServiceStatus() {
   return (
     <Suspense fallback={null}>
       <ServiceStatusBanner firstRetryInMs={firstRetryInMs} />
+    </Suspense>
+  );
+}
+
+const BackToTop = lazy(() =>
+  import('@/components/layout/back-to-top').then((m) => ({ default: m.BackToTop })),
+);
+
+/**
+ * The back-to-top button (spec 1 §2) is loaded the first time the page scrolls past its
+ * threshold: pages read without scrolling never download it. Once loaded it tracks the scroll
+ * itself.
+ */
+function BackToTopOnceScrolled() {
+  const [scrolled, setScrolled] = useState(false);
+  useEffect(() => {
+    if (scrolled) return;
+    const check = () => {
+      if (window.scrollY > BACK_TO_TOP_THRESHOLD_PX) setScrolled(true);
+    };
+    check();
+    window.addEventListener('scroll', check, { passive: true });
+    return () => window.removeEventListener('scroll', check);
+  }, [scrolled]);
+  if (!scrolled) return null;
+  return (
+    <Suspense fallback={null}>
+      <BackToTop />
     </Suspense>
   );
 }

@@ -1,4 +1,4 @@
-import { COOKIES, MESSAGES } from '@securering/contract';
+import { COOKIES, CSRF_HEADER, MESSAGES } from '@securering/contract';
 import type { z } from 'zod';
 import { logToServer } from './client-log';
 import { getCookie, removeCookie } from './cookies';
@@ -7,15 +7,25 @@ import { SERVICE_RESTORED_EVENT, SERVICE_UNAVAILABLE_EVENT, serviceRetryDelayMs 
 
 export type Audience = 'customer' | 'ring' | 'admin';
 
-const TOKEN_COOKIE: Record<Audience, string> = {
-  customer: COOKIES.customerToken,
-  ring: COOKIES.ringToken,
-  admin: COOKIES.adminToken,
+/**
+ * The session token itself is an HttpOnly cookie the server sets and clears (issue 27, L5): the
+ * page never reads it. What the page reads: the data cookie saying who is signed in, and the CSRF
+ * cookie its writes repeat in CSRF_HEADER.
+ */
+const SESSION_DATA_COOKIE: Record<Audience, string> = {
+  customer: COOKIES.customerData,
+  ring: COOKIES.ringUser,
+  admin: COOKIES.adminUser,
+};
+const CSRF_COOKIE: Record<Audience, string> = {
+  customer: COOKIES.customerCsrf,
+  ring: COOKIES.ringCsrf,
+  admin: COOKIES.adminCsrf,
 };
 const DATA_COOKIES: Record<Audience, string[]> = {
-  customer: [COOKIES.customerToken, COOKIES.customerData],
-  ring: [COOKIES.ringToken, COOKIES.ringUser, COOKIES.ringRing],
-  admin: [COOKIES.adminToken, COOKIES.adminUser],
+  customer: [COOKIES.customerData],
+  ring: [COOKIES.ringUser, COOKIES.ringRing],
+  admin: [COOKIES.adminUser],
 };
 
 /** A failed call, with the French message to show. */
@@ -34,11 +44,23 @@ export class ApiError extends Error {
 
 export const SESSION_EXPIRED_EVENT = 'securering:session-expired';
 
-export function getToken(audience: Audience): string | null {
-  return getCookie(TOKEN_COOKIE[audience]);
+/** Whether the page holds a session of this audience (its data cookie, written at sign-in). */
+export function hasSession(audience: Audience): boolean {
+  return getCookie(SESSION_DATA_COOKIE[audience]) !== null;
 }
 
-/** Clears one audience's cookies; providers listen to the event to reset their state. */
+/** The audience's CSRF token (set by the server beside the HttpOnly session cookie), if any. */
+export function csrfToken(audience: Audience): string | null {
+  return getCookie(CSRF_COOKIE[audience]);
+}
+
+/** The headers that authenticate a call as `audience` besides the session cookie: its CSRF token. */
+export function sessionHeaders(audience: Audience): Record<string, string> {
+  const token = csrfToken(audience);
+  return token ? { [CSRF_HEADER]: token } : {};
+}
+
+/** Clears one audience's readable cookies; providers listen to the event to reset their state. */
 export function clearSession(audience: Audience): void {
   for (const name of DATA_COOKIES[audience]) removeCookie(name);
 }
@@ -46,7 +68,10 @@ export function clearSession(audience: Audience): void {
 export interface RequestOptions<S extends z.ZodType | undefined> {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
-  /** Sends the bearer token of this audience; a missing token fails with "Non authentifié". */
+  /**
+   * Calls as this audience: the browser adds its HttpOnly session cookie, the call adds the CSRF
+   * header; without a session of this audience it fails with "Non authentifié".
+   */
   auth?: Audience;
   /** Validates the success answer: a schema, or a loader of one (`lazySchema`, for shell code). */
   schema?: S | (() => Promise<S>);
@@ -70,8 +95,26 @@ type SendOptions = Omit<RequestOptions<undefined>, 'schema'>;
  * (SERVICE_UNAVAILABLE_EVENT, then SERVICE_RESTORED_EVENT once a retry is answered).
  */
 async function send(path: string, options: SendOptions): Promise<Response> {
+  // Checked once: a retry goes on even if the page dropped the session meanwhile (a logout).
+  if (options.auth && !hasSession(options.auth)) throw new ApiError(MESSAGES.notAuthenticated, 401);
+  let csrfRetried = false;
   for (let attempt = 0; ; attempt++) {
     const response = await sendOnce(path, options);
+    // Refused for a missing or stale CSRF cookie: the refusal names the session's token (the
+    // cookie it also sets may not show in document.cookie yet), so one more try with it.
+    if (!csrfRetried && options.auth && response.status === 403) {
+      const { csrf } = ((await response
+        .clone()
+        .json()
+        .catch(() => undefined)) ?? {}) as { csrf?: Partial<Record<Audience, unknown>> };
+      const fresh = csrf?.[options.auth];
+      if (typeof fresh === 'string') {
+        csrfRetried = true;
+        options = { ...options, headers: { ...options.headers, [CSRF_HEADER]: fresh } };
+        attempt--;
+        continue;
+      }
+    }
     const delay = serviceRetryDelayMs(response.status, response.headers.get('Retry-After'), attempt);
     if (delay === undefined || options.signal?.aborted) {
       if (attempt > 0 && response.status !== 503)
@@ -83,17 +126,13 @@ async function send(path: string, options: SendOptions): Promise<Response> {
   }
 }
 
-/** Sends one call with the audience's bearer; an unreachable server becomes a `network` ApiError. */
+/** Sends one call as the audience; an unreachable server becomes a `network` ApiError. */
 async function sendOnce(path: string, options: SendOptions): Promise<Response> {
   const headers: Record<string, string> = {
     Accept: options.accept ?? 'application/json',
+    ...(options.auth ? sessionHeaders(options.auth) : {}),
     ...options.headers,
   };
-  if (options.auth) {
-    const token = getToken(options.auth);
-    if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
-    headers.Authorization = `Bearer ${token}`;
-  }
   let body: BodyInit | undefined;
   if (options.body instanceof FormData) body = options.body;
   else if (options.body !== undefined) {
@@ -192,7 +231,7 @@ export async function apiRequest<S extends z.ZodType | undefined = undefined>(
 }
 
 /**
- * Downloads a file the API serves behind a bearer (a plain link could not send it) and saves it
+ * Downloads a file the API serves behind a session (with the CSRF header) and saves it
  * under `filename`, or the name the answer's `Content-Disposition` gives when it is a function.
  */
 export async function apiDownload(

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { logSessionCookie } from './client-log';
 
 describe('logSessionCookie', () => {
-  it('sends the bearer of the space the page belongs to', () => {
-    expect(logSessionCookie('/admin')).toBe(COOKIES.adminToken);
-    expect(logSessionCookie('/admin/logs')).toBe(COOKIES.adminToken);
-    expect(logSessionCookie('/ring')).toBe(COOKIES.ringToken);
-    expect(logSessionCookie('/ring/room')).toBe(COOKIES.ringToken);
-    expect(logSessionCookie('/client')).toBe(COOKIES.customerToken);
-    expect(logSessionCookie('/payment-success')).toBe(COOKIES.customerToken);
-    expect(logSessionCookie('/administration')).toBe(COOKIES.customerToken);
+  it('names the session of the space the page belongs to (its CSRF cookie)', () => {
+    expect(logSessionCookie('/admin')).toBe(COOKIES.adminCsrf);
+    expect(logSessionCookie('/admin/logs')).toBe(COOKIES.adminCsrf);
+    expect(logSessionCookie('/ring')).toBe(COOKIES.ringCsrf);
+    expect(logSessionCookie('/ring/room')).toBe(COOKIES.ringCsrf);
+    expect(logSessionCookie('/client')).toBe(COOKIES.customerCsrf);
+    expect(logSessionCookie('/payment-success')).toBe(COOKIES.customerCsrf);
+    expect(logSessionCookie('/administration')).toBe(COOKIES.customerCsrf);
   });
 });

@@ -1,16 +1,23 @@
-import { COOKIES, type LogCategory, type LogLevel, type TClientLogRequest } from '@securering/contract';
+import {
+  COOKIES,
+  CSRF_HEADER,
+  type LogCategory,
+  type LogLevel,
+  type TClientLogRequest,
+} from '@securering/contract';
 import { getCookie } from './cookies';
 
 const ENDPOINT = '/api/utils/log.php';
 
 /**
- * The session cookie whose bearer goes with a report from this page: the server files a report
- * under its category only when a live session sent it (anonymous reports go to `client`).
+ * The CSRF cookie a report from this page repeats, naming the session (HttpOnly cookie) it comes
+ * from: the server files a report under its category only when a live session sent it (anonymous
+ * reports go to `client`).
  */
 export function logSessionCookie(pathname: string): string {
-  if (pathname === '/admin' || pathname.startsWith('/admin/')) return COOKIES.adminToken;
-  if (pathname === '/ring' || pathname.startsWith('/ring/')) return COOKIES.ringToken;
-  return COOKIES.customerToken;
+  if (pathname === '/admin' || pathname.startsWith('/admin/')) return COOKIES.adminCsrf;
+  if (pathname === '/ring' || pathname.startsWith('/ring/')) return COOKIES.ringCsrf;
+  return COOKIES.customerCsrf;
 }
 
 /**
@@ -28,8 +35,8 @@ export function logToServer(
   try {
     const body = JSON.stringify(payload);
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    const token = getCookie(logSessionCookie(window.location.pathname));
-    if (token) headers.Authorization = `Bearer ${token}`;
+    const csrf = getCookie(logSessionCookie(window.location.pathname));
+    if (csrf) headers[CSRF_HEADER] = csrf;
     void fetch(ENDPOINT, {
       method: 'POST',
       headers,

@@ -1,5 +1,7 @@
-import { format, formatDistanceToNow } from 'date-fns';
+import { format } from 'date-fns';
 import { fr } from 'date-fns/locale';
+
+export { formatRelative } from './relative-time';
 
 /** "22 novembre 2027" */
 export function formatDateLong(iso: string): string {
@@ -9,9 +11,4 @@ export function formatDateLong(iso: string): string {
 /** "22/11/2026 18:30": French short date and time. */
 export function formatDateTimeShort(iso: string): string {
   return format(new Date(iso), 'dd/MM/yyyy HH:mm', { locale: fr });
-}
-
-/** "il y a 5 minutes" */
-export function formatRelative(iso: string): string {
-  return formatDistanceToNow(new Date(iso), { addSuffix: true, locale: fr });
 }

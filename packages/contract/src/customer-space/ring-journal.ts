@@ -9,7 +9,7 @@ export const RING_JOURNAL_PAGE_SIZE = 25;
 export const RING_JOURNAL_EXPORT_MAX = 5000;
 
 export const RING_JOURNAL_MESSAGES = {
-  notInPlan: 'Le journal du Ring est inclus dans les plans qui proposent «\u202fAudit logs\u202f».',
+  notInPlan: 'Le journal du Ring est inclus dans les plans qui proposent «\u202fJournal d’audit\u202f».',
   invalidPage: 'Page invalide',
 } as const;
 

@@ -63,8 +63,8 @@ const SEEDED = {
     'Visioconférence',
     'Partage de fichiers',
     'Espace disque: 500 Go',
-    'Audit logs',
-    'Dashboard analytics',
+    'Journal d’audit',
+    'Tableau de bord analytique',
     'Support prioritaire',
   ],
 };
@@ -192,6 +192,9 @@ describe('feature lines', () => {
     expect(planFeatureKind('Espace disque : 1 To')).toBe('disk');
     expect(planFeatureKind('Audit logs')).toBe('audit');
     expect(planFeatureKind('Dashboard analytics')).toBe('analytics');
+    // The French lines the editor writes now (issue 28), and the English ones older lists hold.
+    expect(planFeatureKind('Journal d’audit')).toBe('audit');
+    expect(planFeatureKind('Tableau de bord analytique')).toBe('analytics');
     expect(planFeatureKind('Support prioritaire')).toBe('priority_support');
     expect(planFeatureKind('Partage de fichiers')).toBe('files');
     expect(planFeatureKind('Intégration SSO')).toBeNull();
@@ -247,8 +250,9 @@ describe('feature lines', () => {
     expect(on).toEqual(['Chat sécurisé', 'Messages éphémères']);
     expect(togglePlanFeature(on, 'ephemeral', true)).toEqual(on);
     expect(togglePlanFeature(on, 'ephemeral', false)).toEqual(['Chat sécurisé']);
-    expect(togglePlanFeature([], 'audit', true)).toEqual(['Audit logs']);
-    expect(togglePlanFeature([], 'analytics', true)).toEqual(['Dashboard analytics']);
+    expect(togglePlanFeature([], 'audit', true)).toEqual(['Journal d’audit']);
+    expect(togglePlanFeature([], 'analytics', true)).toEqual(['Tableau de bord analytique']);
+    expect(togglePlanFeature(['Audit logs'], 'audit', false)).toEqual([]);
     expect(togglePlanFeature([], 'priority_support', true)).toEqual(['Support prioritaire']);
     expect(togglePlanFeature(['Support prioritaire 24/7'], 'priority_support', false)).toEqual([]);
   });

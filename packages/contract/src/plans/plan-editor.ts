@@ -169,8 +169,8 @@ export type PlanFeatureKind = (typeof PLAN_FEATURE_KINDS)[number];
 /** Lines a switch of the editor adds or removes, with their wording. */
 export const PLAN_TOGGLE_FEATURES = {
   ephemeral: 'Messages éphémères',
-  audit: 'Audit logs',
-  analytics: 'Dashboard analytics',
+  audit: 'Journal d’audit',
+  analytics: 'Tableau de bord analytique',
   priority_support: 'Support prioritaire',
   chat: 'Chat sécurisé',
   voice: 'Appels vocaux',
@@ -193,7 +193,7 @@ export function planFeatureKind(line: string): PlanFeatureKind | null {
   if (/^espace disque\b/.test(t)) return 'disk';
   if (/ephemere/.test(t)) return 'ephemeral';
   if (/\baudit\b/.test(t)) return 'audit';
-  if (/\banalytic/.test(t)) return 'analytics';
+  if (/\banalyti[cq]/.test(t)) return 'analytics';
   if (/^support prioritaire\b/.test(t)) return 'priority_support';
   if (/visio|\bvideo/.test(t)) return 'video';
   if (/appels? voca|\bvocal/.test(t)) return 'voice';

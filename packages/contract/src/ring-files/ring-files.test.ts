@@ -11,6 +11,7 @@ import {
   isSealedMeta,
   parseWrappedFileKey,
   plainFileSize,
+  sealedMetaEpoch,
 } from './ring-files';
 
 /** Base64url segments of the lengths AES-GCM-SIV names have (the e2ee agreement is tested server-side). */
@@ -18,18 +19,29 @@ const segment = (length: number, fill = 'Ab3_-') =>
   fill.repeat(Math.ceil(length / fill.length)).slice(0, length);
 
 describe('sealed metadata blobs (issue 27)', () => {
-  const blob = (signer: string, body: number, sig = 86) => `m1.${signer}.${segment(body)}.${segment(sig)}`;
+  const HASH = 'a1'.repeat(32);
+  const blob = (signer: string, body: number, sig = 86, epoch = '3', seq = '12') =>
+    `m2.${epoch}.${seq}.${HASH}.${signer}.${segment(body)}.${segment(sig)}`;
 
-  it('accepts the wire shape of a sealed blob, whatever its padding bucket', () => {
+  it('accepts the wire shape of a sealed blob, whatever its padding bucket, and reads its epoch', () => {
     for (const body of [379, 720, 1403, 2768])
       expect(isSealedMeta(blob('alice-1', body)), String(body)).toBe(true);
+    expect(isSealedMeta(blob('a'.repeat(128), 2768, 86, '4294967295', '1000000000'))).toBe(true);
+    expect(sealedMetaEpoch(blob('alice', 379))).toBe(3);
+    expect(sealedMetaEpoch('m2.x')).toBeUndefined();
   });
 
   it('refuses names in clear, other versions, missing parts and oversized blobs', () => {
     for (const value of [
       'contrat_signé.pdf',
       '',
-      blob('alice', 379).replace('m1.', 'm2.'),
+      blob('alice', 379).replace('m2.', 'm1.'),
+      // The format of before the log pin and the version (issue 27 follow-up): no longer accepted.
+      `m1.alice.${segment(379)}.${segment(86)}`,
+      blob('alice', 379, 86, '01'),
+      blob('alice', 379, 86, '3', '-1'),
+      blob('alice', 379).replace(HASH, 'A1'.repeat(32)),
+      blob('alice', 379).replace(HASH, 'a1'.repeat(31)),
       blob('alice', 379, 85),
       blob('al.ice', 379),
       blob('alice', 3000),

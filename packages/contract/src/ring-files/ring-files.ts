@@ -118,15 +118,23 @@ export function isFolderPath(value: string): boolean {
 }
 
 /**
- * Longest sealed metadata blob (packages/e2ee file-meta.ts): "m1.<signer>.<nonce‖ciphertext>.<signature>",
+ * Longest sealed metadata blob (packages/e2ee file-meta.ts):
+ * "m2.<epoch>.<logSeq>.<logHash>.<signer>.<nonce‖ciphertext>.<signature>", the epoch whose key
+ * sealed it (folders) or the signer held (files), the membership-log position it was signed at,
  * base64url parts, the plaintext padded to at most 2048 bytes.
  */
 export const SEALED_META_MAX_LENGTH = 3200;
-const SEALED_META = /^m1\.[A-Za-z0-9_-]{1,128}\.[A-Za-z0-9_-]{40,2800}\.[A-Za-z0-9_-]{86}$/;
+const SEALED_META =
+  /^m2\.(0|[1-9][0-9]{0,9})\.(0|[1-9][0-9]{0,9})\.[0-9a-f]{64}\.[A-Za-z0-9_-]{1,128}\.[A-Za-z0-9_-]{40,2800}\.[A-Za-z0-9_-]{86}$/;
 
 /** True for the wire shape of a sealed file or folder metadata blob (the server holds no key). */
 export function isSealedMeta(value: string): boolean {
   return value.length <= SEALED_META_MAX_LENGTH && SEALED_META.test(value);
+}
+
+/** The epoch a sealed blob names in clear (what the server compares), or undefined if malformed. */
+export function sealedMetaEpoch(value: string): number | undefined {
+  return isSealedMeta(value) ? Number(value.split('.')[1]) : undefined;
 }
 
 const zSealedMeta = zBoundedString(SEALED_META_MAX_LENGTH, RING_FILES_MESSAGES.invalidMeta).refine(
@@ -287,6 +295,11 @@ export const ZRingFolder = z.object({
   can_manage: z.boolean(),
   /** Sealed name and parent id (issue 27); null for a folder from before it, until migrated. */
   meta: z.string().nullable(),
+  /**
+   * Holds no file and no subfolder (only told for the listed folder's subfolders; absent in the
+   * trail): « Supprimer » is offered only then (issue 28).
+   */
+  empty: z.boolean().optional(),
 });
 export type TRingFolder = z.infer<typeof ZRingFolder>;
 
@@ -407,7 +420,9 @@ export const ZRenameFolderRequest = z.object({
   new_path: blankable(isFolderPath, RING_FILES_MESSAGES.invalidFolder),
   /**
    * The folder's new sealed metadata (name, parent). Any member may send it for a folder that has
-   * none yet (migration); a rename without it leaves the folder without metadata.
+   * none yet, or whose metadata is sealed under an older epoch than this one (migration, which may
+   * replace the folder's segment by its tag in the new epoch, never move it); a rename without it
+   * leaves the folder without metadata.
    */
   meta: zSealedMeta.optional(),
 });

@@ -45,5 +45,20 @@ export function normaliseAutoDestroyDelay(value: unknown): number {
   return Math.min(AUTO_DESTROY.max, Math.max(AUTO_DESTROY.min, Math.round(n)));
 }
 
+/** Ready-made self-destruct delays offered beside the field (issue 28). */
+export const AUTO_DESTROY_PRESETS = [
+  { label: '30\u00a0s', seconds: 30 },
+  { label: '5\u00a0min', seconds: 300 },
+  { label: '1\u00a0h', seconds: 3_600 },
+  { label: '1\u00a0jour', seconds: 86_400 },
+] as const;
+
+const frenchInteger = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 0 });
+
+/** A count of seconds as French readers write it: « 86 400 s » (narrow no-break space between thousands). */
+export function formatSeconds(seconds: number): string {
+  return `${frenchInteger.format(seconds)}\u00a0s`;
+}
+
 /** Max file size per upload, in MB (default 10). */
 export const MAX_FILE_SIZE_MB = { min: 1, max: 2048, fallback: 10 } as const;

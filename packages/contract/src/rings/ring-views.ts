@@ -44,6 +44,8 @@ export const ZRingUser = z.object({
   inviteCode: z.string(),
   isUsed: z.boolean(),
   lastSeen: z.string().nullable(),
+  /** Has the room open now: « En ligne » instead of its last connection (issue 28). */
+  online: z.boolean().default(false),
   createdAt: z.string(),
   /**
    * Where the member stands in the Ring's signed membership log (issue 24): `waiting` (accepted

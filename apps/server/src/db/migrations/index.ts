@@ -19,6 +19,8 @@ import * as sessionClosing from './20261129-041-session-closing';
 import * as invitationExpiry from './20261129-070-invitation-expiry';
 import * as memberKeyArgon2id from './20261129-080-member-key-argon2id';
 import * as fileMetadata from './20261129-100-file-metadata';
+import * as ringMemberTokens from './20261130-070-ring-member-tokens';
+import * as frenchPlanFeatures from './20261130-090-french-plan-features';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +44,6 @@ export const migrations: Record<string, Migration> = {
   '20261129-070-invitation-expiry': invitationExpiry,
   '20261129-080-member-key-argon2id': memberKeyArgon2id,
   '20261129-100-file-metadata': fileMetadata,
+  '20261130-070-ring-member-tokens': ringMemberTokens,
+  '20261130-090-french-plan-features': frenchPlanFeatures,
 };

@@ -2,7 +2,7 @@ import { ZAdminLoginRequest, ZOk } from '@securering/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
-import { extractBearer, requestMeta } from '../../plugins/auth';
+import { clearSessionCookies, extractSessionToken, requestMeta, setSessionCookies } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { requireAdmin } from './admin.guard';
@@ -15,15 +15,18 @@ export async function adminAuthRoutes(app: FastifyInstance, ctx: AppContext): Pr
   app.post(
     '/api/admin/auth/login.php',
     { bodyLimit: BODY_LIMITS.form, preHandler: limit },
-    async (request) => {
+    async (request, reply) => {
       const input = parseInput(ZAdminLoginRequest, request.body);
-      return service.login(input, requestMeta(request));
+      const answer = await service.login(input, requestMeta(request));
+      setSessionCookies(reply, request, ctx.config.publicUrl, 'admin', answer.token);
+      return answer;
     },
   );
 
-  app.post('/api/admin/auth/logout.php', { preHandler: requireAdmin(ctx) }, async (request) => {
-    const token = extractBearer(request);
+  app.post('/api/admin/auth/logout.php', { preHandler: requireAdmin(ctx) }, async (request, reply) => {
+    const token = extractSessionToken(request, 'admin');
     if (token) await ctx.sessions.revoke(token);
+    clearSessionCookies(reply, request, ctx.config.publicUrl, 'admin');
     return ZOk.parse({ success: true, message: 'Déconnecté' });
   });
 

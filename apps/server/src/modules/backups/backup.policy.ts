@@ -21,7 +21,7 @@ export const BACKUP_LIMITS = {
 } as const;
 
 /** Tables of live credentials: never exported, and a restore never brings rows back into them. */
-export const CREDENTIAL_TABLES = ['sessions', 'customer_tokens'] as const;
+export const CREDENTIAL_TABLES = ['sessions', 'customer_tokens', 'ring_member_tokens'] as const;
 
 /** Outbox statuses of mails already handled: their bodies (links included) are not kept. */
 export const FINISHED_MAIL_STATUSES = ['sent', 'logged', 'failed'] as const;

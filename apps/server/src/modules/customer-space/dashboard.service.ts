@@ -79,7 +79,7 @@ export class DashboardService {
       subscription: await this.planView(customer, rings.length),
       ring: ring ? toRingCustomerView(ring, await this.rings.storageUsed(ring.id), members.length) : null,
       rings: rings.map((r) => ({ id: r.id, name: r.name })),
-      ringUsers: members.map(toRingUser),
+      ringUsers: members.map((member) => toRingUser(member)),
     };
   }
 }

@@ -13,7 +13,13 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
 import { assertNotCommonPassword } from '../../lib/common-passwords';
-import { customerCaller, extractBearer, requestMeta } from '../../plugins/auth';
+import {
+  clearSessionCookies,
+  customerCaller,
+  extractSessionToken,
+  requestMeta,
+  setSessionCookies,
+} from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { visitorHashOf } from '../subscriptions/visitor-selection';
@@ -42,8 +48,13 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
   app.post(
     '/api/auth/customer-login.php',
     { bodyLimit, preHandler: limit('customer-login') },
-    async (request) => {
-      return service.login(parseInput(ZCustomerLoginRequest, request.body), requestMeta(request));
+    async (request, reply) => {
+      const answer = await service.login(
+        parseInput(ZCustomerLoginRequest, request.body),
+        requestMeta(request),
+      );
+      setSessionCookies(reply, request, ctx.config.publicUrl, 'customer', answer.token);
+      return answer;
     },
   );
 
@@ -58,9 +69,10 @@ export async function customerAuthRoutes(app: FastifyInstance, ctx: AppContext):
   app.post(
     '/api/auth/customer-logout.php',
     { bodyLimit, preHandler: requireCustomer(ctx) },
-    async (request) => {
-      const token = extractBearer(request);
+    async (request, reply) => {
+      const token = extractSessionToken(request, 'customer');
       if (token) await ctx.sessions.revoke(token);
+      clearSessionCookies(reply, request, ctx.config.publicUrl, 'customer');
       return { success: true, message: 'Déconnecté' };
     },
   );

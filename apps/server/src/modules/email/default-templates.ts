@@ -71,6 +71,28 @@ Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.
 {{site_name}} — {{site_url}}`,
   },
   {
+    name: 'ring_password_reset',
+    subject: 'Réinitialisation de votre mot de passe du Ring {{ring_name}}',
+    variables: ['username', 'ring_name', 'reset_url', 'site_name', 'site_url'],
+    body_html: layout(
+      'Réinitialisation du mot de passe',
+      `<p>Bonjour {{username}},</p>
+<p>Une réinitialisation du mot de passe de votre accès au Ring « {{ring_name}} » a été demandée.</p>
+${button('{{reset_url}}', 'Choisir un nouveau mot de passe')}
+<p>Ce lien est valable 1 heure et ne peut servir qu'une fois. Vos clés de chiffrement ne changent pas : votre phrase secrète reste la même. Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.</p>`,
+    ),
+    body_text: `Bonjour {{username}},
+
+Une réinitialisation du mot de passe de votre accès au Ring « {{ring_name}} » a été demandée.
+Choisissez un nouveau mot de passe avec ce lien (valable 1 heure, à usage unique) :
+{{reset_url}}
+
+Vos clés de chiffrement ne changent pas : votre phrase secrète reste la même.
+Si vous n'êtes pas à l'origine de cette demande, ignorez cet email.
+
+{{site_name}} — {{site_url}}`,
+  },
+  {
     name: 'account_exists',
     subject: 'Vous avez déjà un compte {{site_name}}',
     variables: ['first_name', 'login_url', 'reset_url', 'site_name', 'site_url'],

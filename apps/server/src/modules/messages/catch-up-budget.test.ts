@@ -52,4 +52,28 @@ describe('catch-up budget', () => {
     expect(peak).toBe(2);
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  it('keeps a finished task’s place until its answer is written, and answers it at once', async () => {
+    const gate = new ConcurrencyGate(1, 1000);
+    let written!: () => void;
+    const first = await gate.run(async () => 'first', new Promise<void>((resolve) => (written = resolve)));
+    expect(first).toBe('first');
+    let secondStarted = false;
+    const second = gate.run(async () => {
+      secondStarted = true;
+      return 'second';
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(secondStarted).toBe(false);
+    written();
+    expect(await second).toBe('second');
+  });
+
+  it('gives the place back after its longest hold when the answer is never written', async () => {
+    const gate = new ConcurrencyGate(1, 30);
+    await gate.run(async () => 'stuck', new Promise(() => undefined));
+    const started = Date.now();
+    expect(await gate.run(async () => 'next')).toBe('next');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+  });
 });

@@ -2,9 +2,10 @@
  * Catch-up is paged and bounded (issue 26): one reconnecting page gets at most
  * CATCH_UP_MAX_BYTES of envelopes per answer (join_ring's `missed`, or a get.php page after
  * `since`; the database read itself is sized to it: fitCatchUp), the rest with `hasMore` (the
- * page asks get.php for the next page when it has shown these), and at most CATCH_UP_CONCURRENCY such reads run at once in one process, the others
- * waiting their turn. So 50 pages catching up at once hold at most
- * CATCH_UP_CONCURRENCY × CATCH_UP_MAX_BYTES of message rows at a time, however far behind they are.
+ * page asks get.php for the next page when it has shown these), and at most CATCH_UP_CONCURRENCY
+ * such answers are in the works at once in one process, from their read until they are written
+ * out, the others waiting their turn. So 50 pages catching up at once hold at most
+ * CATCH_UP_CONCURRENCY answers of CATCH_UP_MAX_BYTES at a time, however far behind they are.
  */
 
 /**
@@ -32,23 +33,53 @@ export function fitCatchUp(sizes: readonly number[], maxBytes: number, atLeastOn
   return count;
 }
 
-/** At most `limit` tasks at once; the others wait in order. */
+/** The longest a finished task keeps its slot while its answer is being written (a client that stops reading). */
+export const GATE_HOLD_MAX_MS = 10_000;
+
+/**
+ * At most `limit` tasks at once; the others wait in order. A task may keep its slot after it
+ * returned, until `heldUntil` settles (at most GATE_HOLD_MAX_MS): a catch-up answer is read, then
+ * serialised, compressed and written, and it is those copies, not the rows, that weigh when 50
+ * pages catch up at once — so the slot is given back once the answer is written.
+ */
 export class ConcurrencyGate {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly holdMaxMs: number = GATE_HOLD_MAX_MS,
+  ) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  async run<T>(task: () => Promise<T>, heldUntil?: Promise<unknown>): Promise<T> {
     if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running++;
+    let held = false;
     try {
-      return await task();
+      const result = await task();
+      if (heldUntil) {
+        held = true;
+        let timer: NodeJS.Timeout | undefined;
+        void Promise.race([
+          heldUntil.catch(() => undefined),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, this.holdMaxMs);
+          }),
+        ]).then(() => {
+          clearTimeout(timer);
+          this.release();
+        });
+      }
+      return result;
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
+      if (!held) this.release();
     }
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
   }
 }
 

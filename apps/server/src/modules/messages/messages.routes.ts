@@ -10,6 +10,7 @@ import type { AppContext } from '../../app-context';
 import { parseInput } from '../../lib/app-error';
 import { ringCaller } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
+import { sendUncompressed } from '../../plugins/compression';
 import { requireRingMember } from '../rings/ring.guard';
 import { MessagesService } from './messages.service';
 
@@ -25,9 +26,12 @@ export async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return { success: true, message: await service.send(ringCaller(request), input) };
   });
 
-  app.get(CHAT_API_PATHS.get, { preHandler }, async (request) => {
+  app.get(CHAT_API_PATHS.get, { preHandler }, async (request, reply) => {
     const query = parseInput(ZGetMessagesQuery, request.query);
-    return { success: true, ...(await service.get(ringCaller(request), query)) };
+    // Written out (or the client gone): a catch-up page gives back its place (catch-up-budget.ts).
+    const written = new Promise((resolve) => reply.raw.once('close', resolve));
+    if (query.since !== undefined) sendUncompressed(reply);
+    return { success: true, ...(await service.get(ringCaller(request), query, written)) };
   });
 
   app.post(CHAT_API_PATHS.createDm, { preHandler, bodyLimit: BODY_LIMITS.form }, async (request) => {

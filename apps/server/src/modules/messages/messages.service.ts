@@ -240,9 +240,14 @@ export class MessagesService {
 
   /**
    * GET get.php: a page of the conversation, oldest first, never an expired ephemeral message nor
-   * one of an epoch the caller may not read.
+   * one of an epoch the caller may not read. A catch-up page (`since`) keeps its place in the
+   * catch-up gate until `written` settles (the answer is written out: catch-up-budget.ts).
    */
-  async get(caller: RingMembership, query: GetQuery): Promise<Omit<TGetMessagesResponse, 'success'>> {
+  async get(
+    caller: RingMembership,
+    query: GetQuery,
+    written?: Promise<unknown>,
+  ): Promise<Omit<TGetMessagesResponse, 'success'>> {
     const { since } = query;
     if (since === undefined) return this.page(caller, query);
     // A catch-up page: read to a byte budget, and one of few read at once (catch-up-budget.ts).
@@ -256,7 +261,7 @@ export class MessagesService {
         atLeastOne: true,
       });
       return { messages, hasMore, lastSeq: row.last_seq };
-    });
+    }, written);
   }
 
   /** A catch-up page of one conversation, sized to `maxBytes` before it is read (findCatchUpPage). */
@@ -351,8 +356,12 @@ export class MessagesService {
    * checked. A conversation the caller may not use is left out (the page asks get.php, which says
    * why).
    */
-  async missedSince(caller: RingMembership, items: readonly TJoinCatchUp[]): Promise<TJoinMissed[]> {
-    return catchUpGate.run(() => this.readMissed(caller, items));
+  async missedSince(
+    caller: RingMembership,
+    items: readonly TJoinCatchUp[],
+    written?: Promise<unknown>,
+  ): Promise<TJoinMissed[]> {
+    return catchUpGate.run(() => this.readMissed(caller, items), written);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { CHAT_MESSAGES, ZMessageRead } from '@securering/contract';
 import type { AppContext } from '../../app-context';
-import type { SocketFeature } from '../../realtime/realtime-server';
+import type { SocketFeature, TypedSocket } from '../../realtime/realtime-server';
 import type { SocketEventBinder } from '../../realtime/socket-events';
 import { AppError } from '../../lib/app-error';
 import { MessagesService } from './messages.service';
@@ -19,6 +19,27 @@ export const READ_RECEIPTS_PER_MINUTE = 120;
  * `message_read`: the page displayed ephemeral messages for the first time (their countdowns start;
  * see MessagesService.markDisplayed), after the socket event layer's checks.
  */
+/**
+ * Settles once the next packet of `socket` (join_ring's answer, sent right after joinAnswer) has
+ * been handed to the network, or the socket is gone: the catch-up gate's place is held until then.
+ */
+function nextPacketWritten(socket: TypedSocket): Promise<void> {
+  return new Promise((resolve) => {
+    const conn = socket.conn;
+    const done = () => {
+      conn.off('packetCreate', onPacket);
+      conn.off('close', done);
+      resolve();
+    };
+    const onPacket = () => {
+      conn.off('packetCreate', onPacket);
+      conn.transport.once('drain', done);
+    };
+    conn.on('packetCreate', onPacket);
+    conn.once('close', done);
+  });
+}
+
 export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder): SocketFeature {
   const service = new MessagesService(ctx);
   return {
@@ -39,9 +60,11 @@ export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder):
         },
       );
     },
-    async joinAnswer(request, access) {
+    async joinAnswer(request, access, socket) {
       const [missed, conversations] = await Promise.all([
-        request.catchUp?.length ? service.missedSince(access, request.catchUp) : undefined,
+        request.catchUp?.length
+          ? service.missedSince(access, request.catchUp, socket ? nextPacketWritten(socket) : undefined)
+          : undefined,
         request.conversations ? service.list(access) : undefined,
       ]);
       return { ...(missed ? { missed } : {}), ...(conversations ? { conversations } : {}) };

@@ -2,7 +2,7 @@ import { MESSAGES } from '@securering/contract';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { AppError, unauthorized } from '../../lib/app-error';
-import { extractBearer } from '../../plugins/auth';
+import { extractAnySessionToken } from '../../plugins/auth';
 import { customerCallerOf } from '../customers/customer.guard';
 import { CustomerRepository } from '../customers/customer.repository';
 import { ringCallerOf } from '../rings/ring.guard';
@@ -20,16 +20,17 @@ export interface NotificationOwner {
 export function requireCustomerOrMember(ctx: AppContext) {
   const customers = new CustomerRepository(ctx.db);
   return async (request: FastifyRequest): Promise<void> => {
-    const token = extractBearer(request);
-    if (!token) throw unauthorized(MESSAGES.notAuthenticated);
+    const presented = extractAnySessionToken(request, ['customer', 'ring']);
+    if (!presented) throw unauthorized(MESSAGES.notAuthenticated);
+    const { token, audience } = presented;
 
-    const customerSession = await ctx.sessions.verify('customer', token);
+    const customerSession = audience !== 'ring' ? await ctx.sessions.verify('customer', token) : undefined;
     if (customerSession) {
       request.caller = await customerCallerOf(customers, customerSession);
       return;
     }
 
-    const ringSession = await ctx.sessions.verify('ring', token);
+    const ringSession = audience !== 'customer' ? await ctx.sessions.verify('ring', token) : undefined;
     if (ringSession) {
       request.caller = await ringCallerOf(ctx, ringSession);
       return;

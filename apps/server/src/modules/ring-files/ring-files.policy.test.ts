@@ -17,6 +17,7 @@ import {
   maxFileBytesOf,
   mayManageFile,
   mayShareFileKeys,
+  isFolderMetaMigration,
   mayManageFolder,
   parentOf,
   parseByteRange,
@@ -50,6 +51,17 @@ describe('who may do what in the file space', () => {
     expect(mayManageFolder(member, { created_by_member_id: null })).toBe(false);
     expect(mayManageFolder(admin, { created_by_member_id: null })).toBe(true);
     expect(mayManageFolder(owner, { created_by_member_id: 'x' })).toBe(true);
+  });
+
+  it('lets any member migrate a folder’s metadata only to a newer epoch (issue 27: names rotate)', () => {
+    const sealed = (epoch: number) =>
+      `m2.${epoch}.4.${'ab'.repeat(32)}.alice.${'A'.repeat(379)}.${'B'.repeat(86)}`;
+    expect(isFolderMetaMigration(null, sealed(1))).toBe(true);
+    expect(isFolderMetaMigration(sealed(1), sealed(2))).toBe(true);
+    expect(isFolderMetaMigration(sealed(2), sealed(2))).toBe(false);
+    expect(isFolderMetaMigration(sealed(3), sealed(2))).toBe(false);
+    expect(isFolderMetaMigration(sealed(1), undefined)).toBe(false);
+    expect(isFolderMetaMigration(null, 'm2.pas-du-tout')).toBe(false);
   });
 
   it('lets those who admit give existing files to a newcomer: owner and admins, admitted and active', () => {

@@ -1,4 +1,4 @@
-import { RING_FILES_MESSAGES, maxEncryptedFileBytes } from '@securering/contract';
+import { RING_FILES_MESSAGES, maxEncryptedFileBytes, sealedMetaEpoch } from '@securering/contract';
 import type { RingMembersTable, RingsTable } from '../../db/schema';
 
 /** Pure rules of the Ring file space: capability, rights, quota and size, folder paths. */
@@ -35,6 +35,20 @@ export function mayManageFile(member: Member, file: { uploaded_by_member_id: str
 /** A member renames and deletes the folders it created; owner and Ring admins all folders. */
 export function mayManageFolder(member: Member, folder: { created_by_member_id: string | null }): boolean {
   return isRingManager(member) || folder.created_by_member_id === member.id;
+}
+
+/**
+ * Whether sending `incoming` metadata for a folder is a migration any member may make (issue 27):
+ * the folder has none yet, or its metadata names an older epoch than `incoming` (folder names are
+ * sealed again under each new epoch by the first member who opens their parent). The browser
+ * checks the signature; the server only compares the epochs the blobs name.
+ */
+export function isFolderMetaMigration(stored: string | null, incoming: string | undefined): boolean {
+  if (incoming === undefined) return false;
+  const next = sealedMetaEpoch(incoming);
+  if (next === undefined) return false;
+  if (stored === null) return true;
+  return (sealedMetaEpoch(stored) ?? 0) < next;
 }
 
 /** The most a Ring stores per file: the encrypted size of `max_file_size_mb` MiB. */

@@ -44,6 +44,19 @@ export class RingFilesRepository {
       .execute();
   }
 
+  /** Which of these folders hold at least one file (a folder must be empty to be deleted). */
+  async foldersHoldingFiles(ringId: string, folders: string[]): Promise<Set<string>> {
+    if (folders.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('ring_files')
+      .select('folder_path')
+      .distinct()
+      .where('ring_id', '=', ringId)
+      .where('folder_path', 'in', folders)
+      .execute();
+    return new Set(rows.map((row) => row.folder_path));
+  }
+
   async fileIdExists(id: string, trx: Database = this.db): Promise<boolean> {
     const row = await trx.selectFrom('ring_files').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;

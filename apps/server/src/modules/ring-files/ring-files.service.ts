@@ -24,6 +24,7 @@ import { toRingFile, toRingFolder } from './ring-files.mappers';
 import {
   fileSharingAllowed,
   folderRenamePlan,
+  isFolderMetaMigration,
   joinPath,
   maxFileBytesOf,
   mayManageFile,
@@ -150,10 +151,18 @@ export class RingFilesService {
       files.map((f) => f.id),
     );
     const quota = Number(ring.storage_quota_bytes);
+    const children = below.filter((f) => parentOf(f.path) === folder);
+    // « Supprimer » is offered only for an empty folder (issue 28): no file, no subfolder.
+    const withFiles = await this.repo.foldersHoldingFiles(
+      ring.id,
+      children.map((f) => f.path),
+    );
+    const withSubfolders = new Set(below.map((f) => parentOf(f.path)));
+    const isEmpty = (path: string) => !withFiles.has(path) && !withSubfolders.has(path);
     return {
       success: true,
       files: files.map((f) => toRingFile(f, member, wraps.get(f.id) ?? [])),
-      folders: below.filter((f) => parentOf(f.path) === folder).map((f) => toRingFolder(f, member)),
+      folders: children.map((f) => ({ ...toRingFolder(f, member), empty: isEmpty(f.path) })),
       folder,
       trail: trail.sort((a, b) => a.path.length - b.path.length).map((f) => toRingFolder(f, member)),
       storage: { allocated: quota, used, remaining: Math.max(0, quota - used) },
@@ -372,8 +381,9 @@ export class RingFilesService {
     const { ring, member } = caller;
     const folder = await this.repo.findFolder(ring.id, input.old_path);
     if (!folder) throw notFound(RING_FILES_MESSAGES.folderNotFound);
-    // A folder without sealed metadata is migrated by whichever member opens its parent first.
-    const migration = folder.meta === null && input.meta !== undefined;
+    // A folder without sealed metadata, or sealed under an older epoch, is migrated by whichever
+    // member opens its parent first.
+    const migration = isFolderMetaMigration(folder.meta, input.meta);
     if (!migration && !mayManageFolder(member, folder)) throw forbidden(RING_FILES_MESSAGES.ownFoldersOnly);
     const plan = folderRenamePlan(input.old_path, input.new_path);
     if (plan === 'unchanged') {

@@ -196,7 +196,11 @@ export class CustomerRingsService {
 
   async users(customer: CustomerRow, ringId: string): Promise<TRingUser[]> {
     const ring = await this.owned(customer, ringId);
-    return (await this.rings.findMembers(ring.id)).map(toRingUser);
+    const [members, online] = await Promise.all([
+      this.rings.findMembers(ring.id),
+      this.ctx.realtime.onlineMemberIds(ring.id),
+    ]);
+    return members.map((member) => toRingUser(member, online.has(member.id)));
   }
 
   async invite(
@@ -329,7 +333,15 @@ export class CustomerRingsService {
 
     if (status === 'inactive') {
       if (member.status === 'active' && (await this.rings.deactivateMember(member.id, ring.id, nowIso))) {
+        // Its open pages say why before their sockets close (the emit is queued ahead of the close).
+        ctx.realtime.emitToMember(member.id, 'access_suspended', { ringId: ring.id });
         await endMemberAccess(ctx, member.id);
+        ctx.realtime.emitToRing(ring.id, 'member_suspended', {
+          ringId: ring.id,
+          userId: member.id,
+          username: member.username,
+          at: nowIso,
+        });
         ctx.realtime.emitToRing(ring.id, 'keys_changed', { ringId: ring.id, reason: 'rotation_due' });
         ctx.realtime.emitToRing(ring.id, 'presence_update', {
           ringId: ring.id,
@@ -354,6 +366,13 @@ export class CustomerRingsService {
         throw forbidden(RING_MESSAGES.userLimit(entitlements.maxUsers));
       if (await this.rings.reactivateMember(member.id, ring.id, nowIso)) {
         ctx.realtime.emitToRing(ring.id, 'keys_changed', { ringId: ring.id, reason: 'rotation_due' });
+        ctx.realtime.emitToRing(ring.id, 'member_suspended', {
+          ringId: ring.id,
+          userId: member.id,
+          username: member.username,
+          at: nowIso,
+          back: true,
+        });
         await recordRingEvent(ctx, { ringId: ring.id, kind: 'member_reactivated', member });
         await ctx.systemLog.info('client_dashboard', 'Utilisateur réactivé', {
           userId: customer.id,

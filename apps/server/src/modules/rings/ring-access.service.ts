@@ -1,4 +1,5 @@
 import {
+  MEMBER_ACCESS_MESSAGES,
   RING_CLOSE_GRACE_SEC,
   RING_LAST_TAB_REASON,
   RING_MESSAGES,
@@ -166,9 +167,20 @@ export class RingAccessService {
       ? await this.budgetOfInviteCode(input.invite_code, byCode)
       : loginAccount.email(input.email ?? '');
     await ctx.loginThrottle.reserve(budget);
-    const matches = input.invite_code
+    const found = input.invite_code
       ? await this.byInviteCode(byCode, input.password)
       : await this.byEmail(input.email ?? '', input.password, input.ring_id);
+    // A deactivated member learns why only once its password matched (guessers learn nothing).
+    const matches = found.filter((m) => m.member.status === 'active');
+    if (matches.length === 0 && found.length > 0) {
+      await ctx.loginThrottle.clear(budget);
+      await ctx.systemLog.warning('auth', 'Connexion refusée : membre désactivé', {
+        userId: found[0]!.member.id,
+        ip: meta.ip,
+        details: { ring_id: found[0]!.ring.id },
+      });
+      throw new AppError(403, MEMBER_ACCESS_MESSAGES.accessSuspended);
+    }
     if (matches.length === 0) {
       await ctx.systemLog.warning('auth', 'Échec de connexion à un Ring', {
         ip: meta.ip,
@@ -204,7 +216,7 @@ export class RingAccessService {
   }
 
   private async byInviteCode(member: RingMemberRow | undefined, password: string): Promise<RingMembership[]> {
-    if (!member || member.status !== 'active') {
+    if (!member || !(member.status === 'active' || (member.status === 'inactive' && member.is_used === 1))) {
       await verifyAgainstDummy(password);
       return [];
     }
@@ -217,7 +229,10 @@ export class RingAccessService {
     return [{ member, ring }];
   }
 
-  /** Memberships of the email whose password matches; Rings where it does not are never revealed. */
+  /**
+   * Memberships of the email whose password matches, deactivated ones included (the caller tells
+   * them apart); Rings where it does not match are never revealed.
+   */
   private async byEmail(
     email: string,
     password: string,

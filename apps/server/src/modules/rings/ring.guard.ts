@@ -2,7 +2,7 @@ import { MESSAGES } from '@securering/contract';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { unauthorized } from '../../lib/app-error';
-import { extractBearer, type RingCaller } from '../../plugins/auth';
+import { extractSessionToken, type RingCaller } from '../../plugins/auth';
 import type { SessionRow } from '../sessions/session.repository';
 import { RingRepository, type RingAccess, type RingMemberRow, type RingRow } from './ring.repository';
 
@@ -51,13 +51,13 @@ export async function ringCallerOf(ctx: AppContext, session: SessionRow): Promis
 }
 
 /**
- * preHandler for Ring room routes: a live Ring session of an active member of a serviceable Ring
+ * preHandler for Ring room routes (bearer, or the HttpOnly cookie with its CSRF header on writes): a live Ring session of an active member of a serviceable Ring
  * (requireSession's then ringCallerOf's rules and answers, read in one query). No token → 401
  * "Non authentifié"; any other failure → 401 "Session expirée".
  */
 export function requireRingMember(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
-    const token = extractBearer(request);
+    const token = extractSessionToken(request, 'ring');
     if (!token) throw unauthorized(MESSAGES.notAuthenticated);
     const tokenHash = ctx.sessions.tokenHashOf(token);
     const now = ctx.clock.now();

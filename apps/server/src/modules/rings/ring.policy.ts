@@ -123,8 +123,11 @@ export function toRingCustomerView(
   };
 }
 
-/** A member as the Ring's owner sees it; never the password hash. */
-export function toRingUser(member: RingMemberRow): TRingUser {
+/**
+ * A member as the Ring's owner sees it; never the password hash. `online`: it has the room open now
+ * (presence the server has anyway, issue 28's « En ligne »).
+ */
+export function toRingUser(member: RingMemberRow, online = false): TRingUser {
   return {
     id: member.id,
     username: member.username,
@@ -134,6 +137,7 @@ export function toRingUser(member: RingMemberRow): TRingUser {
     inviteCode: member.invite_code,
     isUsed: member.is_used === 1,
     lastSeen: member.last_seen_at,
+    online,
     createdAt: member.created_at,
     admission:
       member.refused_at !== null

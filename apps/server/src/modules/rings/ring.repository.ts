@@ -402,7 +402,13 @@ export class RingRepository {
       .selectAll('ring_members')
       .select(['rings.name as ring_name', 'customers.password_hash as owner_password_hash'])
       .where('ring_members.email', '=', email)
-      .where('ring_members.status', '=', 'active')
+      // Deactivated members too: once their password matches they are told their access is suspended.
+      .where((eb) =>
+        eb.or([
+          eb('ring_members.status', '=', 'active'),
+          eb.and([eb('ring_members.status', '=', 'inactive'), eb('ring_members.is_used', '=', 1)]),
+        ]),
+      )
       .orderBy('rings.created_at')
       .execute();
   }

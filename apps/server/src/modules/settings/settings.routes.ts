@@ -11,7 +11,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { badRequest, forbidden, parseInput } from '../../lib/app-error';
-import { adminCaller, extractBearer, requestMeta } from '../../plugins/auth';
+import { adminCaller, optionalSessionToken, requestMeta } from '../../plugins/auth';
 import { requireAdmin } from '../admins/admin.guard';
 import { adminGrants, adminMay } from '../admins/admin.policy';
 import { SETTINGS_CATEGORY_MODULE } from './settings.policy';
@@ -27,11 +27,12 @@ export async function settingsRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return { success: true, data: await settings.read('public', readCategory(request)) };
   });
 
-  // Public without a token (the old clients read it anonymously); with an admin token it also
+  // Public without a token (the old clients read it anonymously); with an admin token (bearer, or cookie with its CSRF header) it also
   // returns the admin keys of the categories that admin may view, secrets as a marker.
   app.get('/api/admin/settings.php', async (request): Promise<TGetSettingsResponse> => {
     const category = readCategory(request);
-    if (!extractBearer(request)) return { success: true, data: await settings.read('public', category) };
+    if (!optionalSessionToken(request, 'admin'))
+      return { success: true, data: await settings.read('public', category) };
     await requireAdmin(ctx)(request);
     const { admin } = adminCaller(request);
     const full = await settings.read('admin', category);

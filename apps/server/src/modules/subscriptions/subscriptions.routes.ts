@@ -21,7 +21,7 @@ import type { AppContext } from '../../app-context';
 import { badRequest, parseInput } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
 import { hashToken, newToken } from '../../lib/tokens';
-import { customerCaller, extractBearer } from '../../plugins/auth';
+import { customerCaller, optionalSessionToken } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { requireCustomer } from '../customers/customer.guard';
@@ -45,9 +45,12 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
   const plans = new PlanRepository(ctx.db);
   const customerOnly = requireCustomer(ctx);
 
-  /** The customer when a bearer is sent; undefined for anonymous visitors; 401 for a bad bearer. */
+  /**
+   * The customer when a bearer (or a customer cookie with its CSRF header) is sent; undefined for
+   * anonymous visitors; 401 for a bad one.
+   */
   async function optionalCustomer(request: FastifyRequest) {
-    if (!extractBearer(request)) return undefined;
+    if (!optionalSessionToken(request, 'customer')) return undefined;
     await customerOnly(request);
     return customerCaller(request).customer;
   }
@@ -72,7 +75,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
   const selectionOptions = {
     bodyLimit: BODY_LIMITS.form,
     preHandler: async (request: FastifyRequest) => {
-      if (!extractBearer(request)) await visitorLimit(request);
+      if (!optionalSessionToken(request, 'customer')) await visitorLimit(request);
     },
   };
   app.post('/api/subscriptions/store-selection.php', selectionOptions, async (request, reply) => {

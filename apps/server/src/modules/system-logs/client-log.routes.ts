@@ -2,7 +2,7 @@ import { ZClientLogRequest } from '@securering/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context';
 import { badRequest } from '../../lib/app-error';
-import { extractBearer, requestMeta } from '../../plugins/auth';
+import { cookieToken, extractBearer, hasCsrfProof, requestMeta } from '../../plugins/auth';
 import { BODY_LIMITS } from '../../plugins/body-limits';
 import { ipRateLimit } from '../../plugins/rate-limit';
 import { placeClientLog, type ClientLogAuthor } from './client-log.policy';
@@ -15,12 +15,25 @@ export async function clientLogRoutes(root: FastifyInstance, ctx: AppContext): P
 }
 
 async function clientLogRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  /** The live session behind the bearer, of any audience; a missing or dead one is anonymous. */
+  /**
+   * The live session behind the bearer, or behind a session cookie whose CSRF token the report
+   * repeats (a report another site makes the browser send stays anonymous), of any audience; a
+   * missing or dead one is anonymous.
+   */
   async function authorOf(
     request: FastifyRequest,
   ): Promise<{ audience: NonNullable<ClientLogAuthor>; subjectId: string } | undefined> {
-    const token = extractBearer(request);
-    if (!token) return undefined;
+    const bearer = extractBearer(request);
+    if (!bearer) {
+      for (const audience of SESSION_AUDIENCES) {
+        const token = cookieToken(request, audience);
+        if (!token || !hasCsrfProof(request, token)) continue;
+        const session = await ctx.sessions.verify(audience, token);
+        return session ? { audience, subjectId: session.subject_id } : undefined;
+      }
+      return undefined;
+    }
+    const token = bearer;
     for (const audience of SESSION_AUDIENCES) {
       const session = await ctx.sessions.verify(audience, token);
       if (session) return { audience, subjectId: session.subject_id };

@@ -2,6 +2,7 @@ import { BACK_TO_TOP_THRESHOLD_PX } from '@securering/contract';
 import { ArrowUp } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { cn } from '@/lib/utils';
+import { COOKIE_BANNER_RESIZE_EVENT } from './cookie-consent';
 
 /** What a person may tap or type in: the button must never sit on one. */
 const CONTROL =
@@ -45,12 +46,14 @@ export function BackToTop() {
     check();
     window.addEventListener('scroll', schedule, { passive: true });
     window.addEventListener('resize', schedule);
+    window.addEventListener(COOKIE_BANNER_RESIZE_EVENT, schedule);
     document.addEventListener('focusin', schedule);
     document.addEventListener('focusout', schedule);
     return () => {
       if (frame) cancelAnimationFrame(frame);
       window.removeEventListener('scroll', schedule);
       window.removeEventListener('resize', schedule);
+      window.removeEventListener(COOKIE_BANNER_RESIZE_EVENT, schedule);
       document.removeEventListener('focusin', schedule);
       document.removeEventListener('focusout', schedule);
     };

@@ -1,3 +1,10 @@
+/**
+ * Fired on `window` when the cookie banner's height changes (it appears, resizes or goes): floating
+ * buttons placed above it (back-to-top) check again whether they cover a control. The banner and
+ * the button load lazily, in either order, so a scroll event cannot be relied on.
+ */
+export const COOKIE_BANNER_RESIZE_EVENT = 'securering:cookie-banner-resize';
+
 export interface ConsentPreferences {
   necessary: true;
   functional: boolean;

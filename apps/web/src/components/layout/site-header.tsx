@@ -2,6 +2,8 @@ import { Menu, ShieldCheck } from 'lucide-react';
 import { Suspense, lazy, useRef, useState } from 'react';
 import { Link, NavLink } from 'react-router';
 import { Button } from '@/components/ui/button';
+import { hasSession } from '@/lib/api-client';
+import { useCustomerSession } from '@/lib/auth/customer-session';
 import { useGeneralSettings } from '@/lib/site-settings';
 import { NAV_LINKS, navClass } from './nav-links';
 
@@ -31,8 +33,18 @@ export function SiteLogo() {
   );
 }
 
+/**
+ * The back-office link is for administrators: a signed-in customer (who is not also signed in as an
+ * administrator in this browser) does not see it (issue 28). /admin itself stays reachable.
+ */
+function useShowsAdminLink(): boolean {
+  const { customer } = useCustomerSession();
+  return !customer || hasSession('admin');
+}
+
 export function SiteHeader() {
   const [open, setOpen] = useState(false);
+  const showsAdminLink = useShowsAdminLink();
   // The drawer's code is fetched on first use, then stays mounted so closing it animates and
   // gives focus back to the button.
   const [menuUsed, setMenuUsed] = useState(false);
@@ -49,9 +61,11 @@ export function SiteHeader() {
               {link.label}
             </NavLink>
           ))}
-          <NavLink to="/admin" className={navClass}>
-            Admin
-          </NavLink>
+          {showsAdminLink ? (
+            <NavLink to="/admin" className={navClass}>
+              Admin
+            </NavLink>
+          ) : null}
           <Button asChild className="ml-2">
             <Link to="/ring">Accès Ring</Link>
           </Button>

@@ -7,6 +7,12 @@ import { Button } from './button';
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
 
+/** The props of a dialog its opener controls. */
+export interface DialogOpenProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}
+
 const overlayClass = 'fixed inset-0 z-50 bg-slate-950/50 backdrop-blur-[1px]';
 
 export function DialogContent({

@@ -17,7 +17,7 @@ export function AdminPage() {
 
 function AdminArea() {
   const session = useAdminSession();
-  if (!session.token || !session.admin) return <AdminLogin />;
+  if (!session.admin) return <AdminLogin />;
   if (session.loadingPermissions) return <FullPageSpinner />;
   return <AdminConsole />;
 }

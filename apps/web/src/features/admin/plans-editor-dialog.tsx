@@ -2,6 +2,7 @@ import {
   ENCRYPTION_LEVELS,
   PLAN_DISK_UNITS,
   PLAN_EDITOR_MESSAGES,
+  PLAN_TOGGLE_FEATURES,
   normalizePlanFeatures,
   planEditorForm,
   planEditorHasFeature,
@@ -43,15 +44,9 @@ const ENCRYPTION_OPTIONS: Record<EncryptionLevel, string> = {
 };
 
 /** The editor's switches and the feature line each one adds or removes. */
-const FEATURE_SWITCHES: Array<{ kind: PlanToggleFeature; label: string }> = [
-  { kind: 'chat', label: 'Chat sécurisé' },
-  { kind: 'voice', label: 'Appels vocaux' },
-  { kind: 'video', label: 'Visioconférence' },
-  { kind: 'ephemeral', label: 'Messages éphémères' },
-  { kind: 'audit', label: 'Audit logs' },
-  { kind: 'analytics', label: 'Dashboard analytics' },
-  { kind: 'priority_support', label: 'Support prioritaire' },
-];
+const FEATURE_SWITCHES: Array<{ kind: PlanToggleFeature; label: string }> = (
+  ['chat', 'voice', 'video', 'ephemeral', 'audit', 'analytics', 'priority_support'] as const
+).map((kind) => ({ kind, label: PLAN_TOGGLE_FEATURES[kind] }));
 
 /**
  * The plan editor (spec 3 §5). `plan` undefined creates a plan from the defaults. The parent keys

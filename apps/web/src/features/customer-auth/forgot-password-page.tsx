@@ -1,33 +1,14 @@
-import { ACCOUNT_MESSAGES, emailError } from '@securering/contract';
-import { useMutation } from '@tanstack/react-query';
 import { MailCheck } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { ForgotPasswordForm, useForgotPasswordRequest } from '@/components/auth/password-forms';
 import { PageShell } from '@/components/layout/page-shell';
-import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent } from '@/components/ui/card';
-import { Input } from '@/components/ui/input';
-import { Field } from '@/components/ui/label';
-import { ApiError, apiRequest } from '@/lib/api-client';
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const send = useMutation({
-    mutationFn: (address: string) =>
-      apiRequest('/api/auth/forgot-password.php', {
-        method: 'POST',
-        body: { email: address },
-        fallbackError: 'Erreur lors de l’envoi de l’email',
-      }),
-  });
-  const failure =
-    send.error instanceof ApiError && send.error.status === 0
-      ? 'Erreur de connexion au serveur'
-      : send.error
-        ? 'Erreur lors de l’envoi de l’email'
-        : null;
+  const { send, failure } = useForgotPasswordRequest('/api/auth/forgot-password.php');
 
   return (
     <PageShell title="Mot de passe oublié" width="sm">
@@ -46,35 +27,18 @@ export function ForgotPasswordPage() {
               </Button>
             </div>
           ) : (
-            <form
-              noValidate
-              className="space-y-4"
-              onSubmit={(event) => {
-                event.preventDefault();
-                const error = emailError(email);
-                setProblem(
-                  error === ACCOUNT_MESSAGES.emailRequired ? ACCOUNT_MESSAGES.enterEmail : (error ?? null),
-                );
-                if (!error) send.mutate(email.trim());
-              }}
+            <ForgotPasswordForm
+              id="forgot-email"
+              email={email}
+              onEmailChange={setEmail}
+              pending={send.isPending}
+              failure={failure}
+              onSend={(address) => send.mutate(address)}
             >
               <p className="text-sm text-slate-600">
                 Indiquez l’adresse de votre compte&#8239;: nous vous enverrons un lien de réinitialisation.
               </p>
-              <Field id="forgot-email" label="Email" error={problem ?? undefined}>
-                <Input
-                  id="forgot-email"
-                  type="email"
-                  autoComplete="email"
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                />
-              </Field>
-              {failure ? <Alert variant="error">{failure}</Alert> : null}
-              <Button type="submit" className="w-full" disabled={send.isPending}>
-                Envoyer le lien
-              </Button>
-            </form>
+            </ForgotPasswordForm>
           )}
         </CardContent>
       </Card>

@@ -1,15 +1,11 @@
 import { ACCOUNT_MESSAGES } from '@securering/contract';
-import { useMutation } from '@tanstack/react-query';
 import { CheckCircle2, LinkIcon } from 'lucide-react';
-import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { NewPasswordForm, useResetPasswordRequest } from '@/components/auth/password-forms';
 import { PageShell } from '@/components/layout/page-shell';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent } from '@/components/ui/card';
-import { Field } from '@/components/ui/label';
-import { PasswordInput } from '@/components/ui/password-input';
-import { ApiError, apiRequest } from '@/lib/api-client';
 
 /**
  * /reset-password?token=: the new password form. Without a token, or once the server says the link
@@ -18,26 +14,10 @@ import { ApiError, apiRequest } from '@/lib/api-client';
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const reset = useMutation({
-    mutationFn: () =>
-      apiRequest('/api/auth/reset-password.php', {
-        method: 'POST',
-        body: { token, password },
-        fallbackError: 'Erreur serveur',
-      }),
-  });
-  const linkRefused =
-    reset.error instanceof ApiError &&
-    [ACCOUNT_MESSAGES.resetLinkInvalid, ACCOUNT_MESSAGES.invalidLink].includes(reset.error.message as never);
-  const failure =
-    reset.error instanceof ApiError && !linkRefused
-      ? reset.error.status === 0
-        ? 'Impossible de joindre le serveur'
-        : reset.error.message
-      : null;
+  const { reset, linkRefused, failure } = useResetPasswordRequest('/api/auth/reset-password.php', token, [
+    ACCOUNT_MESSAGES.resetLinkInvalid,
+    ACCOUNT_MESSAGES.invalidLink,
+  ]);
 
   return (
     <PageShell title="Nouveau mot de passe" width="sm">
@@ -65,42 +45,16 @@ export function ResetPasswordPage() {
               </Button>
             </div>
           ) : (
-            <form
-              noValidate
-              className="space-y-4"
-              onSubmit={(event) => {
-                event.preventDefault();
-                if (!password || password !== confirm) return setProblem(ACCOUNT_MESSAGES.passwordMismatch);
-                setProblem(null);
-                reset.mutate();
-              }}
-            >
-              <Field
-                id="new-password"
-                label="Nouveau mot de passe"
-                hint="Au moins 8 caractères, dont 1 majuscule et 1 chiffre."
-              >
-                <PasswordInput
-                  id="new-password"
-                  autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              </Field>
-              <Field id="confirm-password" label="Confirmer le mot de passe">
-                <PasswordInput
-                  id="confirm-password"
-                  autoComplete="new-password"
-                  value={confirm}
-                  onChange={(e) => setConfirm(e.target.value)}
-                />
-              </Field>
-              {problem ? <Alert variant="error">{problem}</Alert> : null}
-              {failure ? <Alert variant="error">{failure}</Alert> : null}
-              <Button type="submit" className="w-full" disabled={reset.isPending}>
-                Enregistrer le mot de passe
-              </Button>
-            </form>
+            <NewPasswordForm
+              idPrefix=""
+              hint="Au moins 8 caractères, dont 1 majuscule et 1 chiffre."
+              check={(password, confirm) =>
+                !password || password !== confirm ? ACCOUNT_MESSAGES.passwordMismatch : null
+              }
+              pending={reset.isPending}
+              failure={failure}
+              onSave={(password) => reset.mutate(password)}
+            />
           )}
         </CardContent>
       </Card>

@@ -58,7 +58,7 @@ export function VerifyEmailPage() {
           {state.kind === 'success' ? (
             <>
               <CheckCircle2 className="size-12 text-emerald-600" aria-hidden />
-              <h2 className="text-xl font-semibold">Bienvenue {state.customer.first_name} !</h2>
+              <h2 className="text-xl font-semibold">Bienvenue, {state.customer.first_name}&#8239;!</h2>
               <p className="text-slate-600">
                 Votre adresse email est vérifiée. Choisissez maintenant votre abonnement.
               </p>

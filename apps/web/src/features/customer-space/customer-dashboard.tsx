@@ -116,7 +116,7 @@ export function CustomerDashboard({ data }: { data: TDashboardData }) {
         </div>
         <div className="mx-auto max-w-6xl px-4 pb-4 sm:pb-6">
           <h1 className="text-xl font-bold sm:text-2xl">
-            Bienvenue {customer.first_name} {customer.last_name}
+            Bienvenue, {customer.first_name} {customer.last_name}
           </h1>
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm text-slate-600">
             <span className="break-all">{customer.email}</span>

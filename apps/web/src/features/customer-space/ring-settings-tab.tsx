@@ -1,5 +1,6 @@
 import {
   AUTO_DESTROY,
+  AUTO_DESTROY_PRESETS,
   ENCRYPTION_LEVELS,
   EPHEMERAL_MAX_NOTICE,
   MAX_FILE_SIZE_MB,
@@ -32,6 +33,8 @@ import { ENCRYPTION_LABELS, PROTECTION_LABELS } from '@/lib/ring-labels';
 import { NotificationSettingsPanel } from '@/components/notification-settings-panel';
 
 /** "Paramètres Ring" with its four sub-tabs. */
+const frenchInteger = (n: number) => n.toLocaleString('fr-FR');
+
 export function RingSettingsTab({ ringId, plan }: { ringId: string; plan: TCustomerPlanView }) {
   const ring = useRingDetail(ringId);
   if (ring.isPending) return <Spinner />;
@@ -198,7 +201,7 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
             <Field
               id="auto-destroy"
               label="Délai d’autodestruction (secondes)"
-              hint={`Entre ${AUTO_DESTROY.min} et ${AUTO_DESTROY.max} secondes\u202f; ${AUTO_DESTROY.fallback} par défaut.`}
+              hint={`Entre ${frenchInteger(AUTO_DESTROY.min)} et ${frenchInteger(AUTO_DESTROY.max)} secondes (1\u00a0jour)\u202f; ${frenchInteger(AUTO_DESTROY.fallback)} par défaut.`}
               className="max-w-xs"
             >
               <Input
@@ -214,6 +217,21 @@ function RingSettingsForm({ ring, plan }: { ring: TRingCustomerView; plan: TCust
                 }
               />
             </Field>
+            <div role="group" aria-label="Délais courants" className="-mt-4 flex flex-wrap gap-2">
+              {AUTO_DESTROY_PRESETS.map((preset) => (
+                <Button
+                  key={preset.seconds}
+                  type="button"
+                  size="sm"
+                  variant={Number(state.auto_destroy_delay) === preset.seconds ? 'default' : 'outline'}
+                  aria-pressed={Number(state.auto_destroy_delay) === preset.seconds}
+                  disabled={!state.ephemeral_messages}
+                  onClick={() => set('auto_destroy_delay', String(preset.seconds))}
+                >
+                  {preset.label}
+                </Button>
+              ))}
+            </div>
             <div className="border-t border-slate-100">
               <SwitchField
                 id="share-history"

@@ -10,6 +10,7 @@ const user = (role: TRingUser['role'], status: TRingUser['status']): TRingUser =
   role,
   inviteCode: 'ABCD1234',
   isUsed: status !== 'invited',
+  online: false,
   lastSeen: null,
   createdAt: '2026-11-24T10:00:00.000Z',
   admission: status === 'invited' ? null : 'admitted',

@@ -312,7 +312,15 @@ function UsersTable({ ringId, ringName }: { ringId: string; ringName: string | u
                       <CopyButton value={user.inviteCode} label={`Copier le code de ${user.username}`} />
                     </td>
                     <td className="py-2 pr-4">{user.isUsed ? 'Oui' : 'Non'}</td>
-                    <td className="py-2 pr-4">{user.lastSeen ? formatRelative(user.lastSeen) : 'Jamais'}</td>
+                    <td className="py-2 pr-4">
+                      {user.online ? (
+                        <Badge variant="success">En ligne</Badge>
+                      ) : user.lastSeen ? (
+                        formatRelative(user.lastSeen)
+                      ) : (
+                        'Jamais'
+                      )}
+                    </td>
                     <td className="py-2 text-right">
                       {!user.isUsed && user.role !== 'owner' ? (
                         <Button

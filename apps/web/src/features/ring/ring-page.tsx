@@ -1,6 +1,9 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { PublicFrame } from '@/components/layout/public-frame';
 import { FullPageSpinner } from '@/components/ui/spinner';
+import { SESSION_EXPIRED_EVENT, clearSession } from '@/lib/api-client';
+import { setRingLoginNotice } from '@/lib/auth/ring-login-notice';
+import { onRingLogout } from '@/lib/auth/ring-logout-channel';
 import { useRingSession } from '@/lib/auth/ring-session';
 import { useRingTabPresence } from '@/lib/auth/ring-tabs';
 import { usePageTitle } from '@/lib/site-settings';
@@ -14,8 +17,26 @@ export function RingPage() {
   const session = useRingSession();
   usePageTitle(session.ring ? session.ring.name : 'Accès Ring');
   // The room and its DM and call popups are this browser's Ring tabs.
-  useRingTabPresence(session.user ? session.token : null);
-  if (!session.token || !session.user) {
+  useRingTabPresence(session.user && session.ring ? `${session.ring.id}:${session.user.id}` : null);
+  // Another window of this browser logged out of the Ring (issue 28): a popup closes, and any
+  // window drops its session and, with the room, its keys.
+  useEffect(
+    () =>
+      onRingLogout(() => {
+        setRingLoginNotice({ kind: 'logged_out', email: null });
+        clearSession('ring');
+        window.dispatchEvent(new CustomEvent(SESSION_EXPIRED_EVENT, { detail: 'ring' }));
+        // DM and call popups (`/ring?convId=…`, `/ring?voice=1…`), not a room tab.
+        const query = new URLSearchParams(window.location.search);
+        const popup =
+          query.has('convId') ||
+          query.get('voice') === '1' ||
+          /^securering-(chat|call)-/.test(window.name);
+        if (popup) window.close();
+      }),
+    [],
+  );
+  if (!session.user) {
     return (
       <PublicFrame>
         <main className="px-4 py-12">

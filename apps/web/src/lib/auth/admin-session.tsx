@@ -7,13 +7,12 @@ import {
 } from '@securering/contract';
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
+import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, hasSession } from '../api-client';
 import { logToServer } from '../client-log';
-import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { getJsonCookie, setJsonCookie } from '../cookies';
 import { lazySchema } from '../lazy-schema';
 
 export interface AdminSession {
-  token: string | null;
   admin: TAdminPublic | null;
   /** True while the permissions of a non-super admin are loading. */
   loadingPermissions: boolean;
@@ -25,7 +24,8 @@ export interface AdminSession {
 const AdminSessionContext = createContext<AdminSession | null>(null);
 
 /**
- * The admin session (spec 3 §4): token and admin in cookies for 30 days. A super admin holds every
+ * The admin session (spec 3 §4): token and admin in cookies for 30 days (the token HttpOnly, set by
+ * the server, never read here). A super admin holds every
  * permission and fetches none; other admins read theirs from the server. The server checks every
  * call anyway: this only decides what the console shows.
  */
@@ -46,14 +46,12 @@ export function adminPermissionsQueryOptions(adminId: string) {
 
 export function AdminSessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
-  const [token, setToken] = useState<string | null>(() => getToken('admin'));
   const [admin, setAdmin] = useState<TAdminPublic | null>(() =>
-    getToken('admin') ? getJsonCookie<TAdminPublic>(COOKIES.adminUser) : null,
+    hasSession('admin') ? getJsonCookie<TAdminPublic>(COOKIES.adminUser) : null,
   );
 
   const reset = useCallback(() => {
     clearSession('admin');
-    setToken(null);
     setAdmin(null);
     client.removeQueries({ queryKey: ['admin'] });
   }, [client]);
@@ -66,7 +64,7 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
     return () => window.removeEventListener(SESSION_EXPIRED_EVENT, onExpired);
   }, [reset]);
 
-  const needsPermissions = Boolean(token && admin && admin.role !== 'super_admin');
+  const needsPermissions = Boolean(admin && admin.role !== 'super_admin');
   const permissions = useQuery({
     ...adminPermissionsQueryOptions(admin?.id ?? ''),
     enabled: needsPermissions,
@@ -85,7 +83,6 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
 
   const value = useMemo<AdminSession>(
     () => ({
-      token,
       admin,
       loadingPermissions: needsPermissions && permissions.isPending,
       can,
@@ -97,9 +94,7 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
             schema: lazySchema('ZAdminLoginResponse'),
             fallbackError: 'Identifiants invalides',
           });
-          setCookie(COOKIES.adminToken, res.token, SESSION_TTL_DAYS.admin);
           setJsonCookie(COOKIES.adminUser, res.admin, SESSION_TTL_DAYS.admin);
-          setToken(res.token);
           setAdmin(res.admin);
           logToServer(
             'info',
@@ -116,14 +111,14 @@ export function AdminSessionProvider({ children }: { children: ReactNode }) {
         }
       },
       async logout() {
-        if (getToken('admin'))
+        if (hasSession('admin'))
           await apiRequest('/api/admin/auth/logout.php', { method: 'POST', auth: 'admin' }).catch(
             () => undefined,
           );
         reset();
       },
     }),
-    [token, admin, needsPermissions, permissions.isPending, can, reset],
+    [admin, needsPermissions, permissions.isPending, can, reset],
   );
   return <AdminSessionContext.Provider value={value}>{children}</AdminSessionContext.Provider>;
 }

@@ -1,14 +1,13 @@
 import { COOKIES, SESSION_TTL_DAYS, type TCustomerProfile } from '@securering/contract';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
+import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, hasSession } from '../api-client';
 import { logToServer } from '../client-log';
-import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { getJsonCookie, setJsonCookie } from '../cookies';
 import { lazySchema } from '../lazy-schema';
 
 export interface CustomerSession {
   customer: TCustomerProfile | null;
-  token: string | null;
-  /** True until the stored token has been checked with the server. */
+  /** True until the stored session has been checked with the server. */
   loading: boolean;
   lastError: string | null;
   login(email: string, password: string): Promise<boolean>;
@@ -20,32 +19,30 @@ export interface CustomerSession {
 
 const CustomerSessionContext = createContext<CustomerSession | null>(null);
 
-function store(token: string, customer: TCustomerProfile): void {
-  setCookie(COOKIES.customerToken, token, SESSION_TTL_DAYS.customer);
+/** Who is signed in, for the page; the token is the server's HttpOnly cookie (issue 27, L5). */
+function store(customer: TCustomerProfile): void {
   setJsonCookie(COOKIES.customerData, customer, SESSION_TTL_DAYS.customer);
 }
 
 /**
- * The customer session (spec 1 §4): a stored token is checked with customer-status on start; any
- * failure clears it. Login stores token and customer in cookies for 7 days.
+ * The customer session (spec 1 §4): a stored session is checked with customer-status on start; any
+ * failure clears it. Login keeps the customer in a cookie for 7 days; the token is an HttpOnly
+ * cookie the server sets, never read here.
  */
 export function CustomerSessionProvider({ children }: { children: ReactNode }) {
-  const [token, setToken] = useState<string | null>(() => getToken('customer'));
   const [customer, setCustomer] = useState<TCustomerProfile | null>(() =>
-    getToken('customer') ? getJsonCookie<TCustomerProfile>(COOKIES.customerData) : null,
+    hasSession('customer') ? getJsonCookie<TCustomerProfile>(COOKIES.customerData) : null,
   );
-  const [loading, setLoading] = useState<boolean>(() => getToken('customer') !== null);
+  const [loading, setLoading] = useState<boolean>(() => hasSession('customer'));
   const [lastError, setLastError] = useState<string | null>(null);
 
   const reset = useCallback(() => {
     clearSession('customer');
-    setToken(null);
     setCustomer(null);
   }, []);
 
   const refresh = useCallback(async (): Promise<TCustomerProfile | null> => {
-    const current = getToken('customer');
-    if (!current) {
+    if (!hasSession('customer')) {
       reset();
       return null;
     }
@@ -55,8 +52,7 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
         schema: lazySchema('ZCustomerStatusResponse'),
       });
       if (!res.customer.id) throw new ApiError('Données client invalides', 200);
-      store(current, res.customer);
-      setToken(current);
+      store(res.customer);
       setCustomer(res.customer);
       logToServer(
         'info',
@@ -76,8 +72,8 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
   }, [reset]);
 
   useEffect(() => {
-    if (!getToken('customer')) return;
-    // A token is stored, so refresh() only sets state after the network answers.
+    if (!hasSession('customer')) return;
+    // A session is stored, so refresh() only sets state after the network answers.
     // eslint-disable-next-line react-hooks/set-state-in-effect
     void refresh().finally(() => setLoading(false));
   }, [refresh]);
@@ -99,11 +95,10 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
         schema: lazySchema('ZCustomerLoginResponse'),
         fallbackError: 'Email ou mot de passe incorrect',
       });
-      store(res.token, res.customer);
+      store(res.customer);
       // In memory only: the Ring passphrase dialog refuses a passphrase equal to this password.
       if (typeof body.password === 'string')
         await (await import('./account-password')).rememberAccountPassword(body.password);
-      setToken(res.token);
       setCustomer(res.customer);
       logToServer(
         'info',
@@ -128,14 +123,13 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
   const value = useMemo<CustomerSession>(
     () => ({
       customer,
-      token,
       loading,
       lastError,
       login: (email, password) => signIn({ email, password }),
       autoLogin: (email, verificationToken) =>
         signIn({ email, auto_login: true, verification_token: verificationToken }),
       async logout() {
-        if (getToken('customer')) {
+        if (hasSession('customer')) {
           await apiRequest('/api/auth/customer-logout.php', { method: 'POST', auth: 'customer' }).catch(
             () => undefined,
           );
@@ -144,7 +138,7 @@ export function CustomerSessionProvider({ children }: { children: ReactNode }) {
       },
       refresh,
     }),
-    [customer, token, loading, lastError, signIn, reset, refresh],
+    [customer, loading, lastError, signIn, reset, refresh],
   );
 
   return <CustomerSessionContext.Provider value={value}>{children}</CustomerSessionContext.Provider>;

@@ -6,9 +6,9 @@ import {
   type TRingSessionUser,
 } from '@securering/contract';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '../api-client';
+import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, hasSession } from '../api-client';
 import { logToServer } from '../client-log';
-import { getJsonCookie, setCookie, setJsonCookie } from '../cookies';
+import { getJsonCookie, setJsonCookie } from '../cookies';
 import { lazySchema } from '../lazy-schema';
 
 export type RingLoginInput =
@@ -17,7 +17,6 @@ export type RingLoginOutcome =
   { ok: true } | { ok: false; selection: TRingLoginSelection['rings'] } | { ok: false; error: string };
 
 export interface RingSession {
-  token: string | null;
   user: TRingSessionUser | null;
   ring: TRingSessionRing | null;
   login(input: RingLoginInput): Promise<RingLoginOutcome>;
@@ -37,28 +36,27 @@ export interface RingSession {
 
 const RingSessionContext = createContext<RingSession | null>(null);
 
-function store(token: string, user: TRingSessionUser, ring: TRingSessionRing): void {
-  setCookie(COOKIES.ringToken, token, SESSION_TTL_DAYS.ring);
+/** Who is signed in, for the page; the token is the server's HttpOnly cookie (issue 27, L5). */
+function store(user: TRingSessionUser, ring: TRingSessionRing): void {
   setJsonCookie(COOKIES.ringUser, user, SESSION_TTL_DAYS.ring);
   setJsonCookie(COOKIES.ringRing, ring, SESSION_TTL_DAYS.ring);
 }
 
 /**
  * The Ring session (spec 2 §9): token, user and Ring in cookies for 7 days, so a reload or a closed
- * tab keeps it. A 401 on any Ring call clears it.
+ * tab keeps it — the token HttpOnly, set and cleared by the server, never read here. A 401 on any
+ * Ring call clears it.
  */
 export function RingSessionProvider({ children }: { children: ReactNode }) {
-  const [token, setToken] = useState<string | null>(() => getToken('ring'));
   const [user, setUser] = useState<TRingSessionUser | null>(() =>
-    getToken('ring') ? getJsonCookie<TRingSessionUser>(COOKIES.ringUser) : null,
+    hasSession('ring') ? getJsonCookie<TRingSessionUser>(COOKIES.ringUser) : null,
   );
   const [ring, setRing] = useState<TRingSessionRing | null>(() =>
-    getToken('ring') ? getJsonCookie<TRingSessionRing>(COOKIES.ringRing) : null,
+    hasSession('ring') ? getJsonCookie<TRingSessionRing>(COOKIES.ringRing) : null,
   );
 
   const reset = useCallback(() => {
     clearSession('ring');
-    setToken(null);
     setUser(null);
     setRing(null);
   }, []);
@@ -103,11 +101,10 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
       if (!schema) return { ok: false, error: 'network' };
       const parsed = schema.safeParse(json);
       if (!parsed.success) return { ok: false, error: fallback };
-      store(parsed.data.token, parsed.data.user, parsed.data.ring);
+      store(parsed.data.user, parsed.data.ring);
       // In memory only: the passphrase dialog refuses a passphrase equal to the account password.
       if ('password' in body && typeof body.password === 'string')
         await (await import('./account-password')).rememberAccountPassword(body.password);
-      setToken(parsed.data.token);
       setUser(parsed.data.user);
       setRing(parsed.data.ring);
       logToServer(
@@ -124,7 +121,6 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
 
   const value = useMemo<RingSession>(
     () => ({
-      token,
       user,
       ring,
       login: (input) => open('/api/rings/login.php', input, 'Identifiants incorrects'),
@@ -136,7 +132,7 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
         ),
       async enterAsOwner(ringId) {
         // A Ring session left from earlier (another Ring, another member) ends first.
-        if (getToken('ring'))
+        if (hasSession('ring'))
           await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
             () => undefined,
           );
@@ -148,14 +144,24 @@ export function RingSessionProvider({ children }: { children: ReactNode }) {
         );
       },
       async logout() {
-        if (getToken('ring'))
+        if (hasSession('ring'))
           await apiRequest('/api/rings/logout.php', { method: 'POST', auth: 'ring', body: {} }).catch(
             () => undefined,
           );
+        // « Se souvenir sur cet appareil » lasts until logout: the kept keys go with the session
+        // (the database of lib/remembered-keys.ts, deleted here without loading that module).
+        await new Promise<void>((resolve) => {
+          try {
+            const req = indexedDB.deleteDatabase('securering-device-keys');
+            req.onsuccess = req.onerror = req.onblocked = () => resolve();
+          } catch {
+            resolve();
+          }
+        });
         reset();
       },
     }),
-    [token, user, ring, open, reset],
+    [user, ring, open, reset],
   );
   return <RingSessionContext.Provider value={value}>{children}</RingSessionContext.Provider>;
 }

@@ -1,5 +1,6 @@
 import { RING_LAST_TAB_REASON } from '@securering/contract';
 import { useEffect } from 'react';
+import { sessionHeaders } from '../api-client';
 
 /** This browser's open Ring tabs and popups: id → last heartbeat (ms). */
 const STORAGE_KEY = 'secureRing.ringTabs';
@@ -47,12 +48,13 @@ function updateTabs(self: string, present: boolean): string[] {
  * Counts this page as one of the browser's open Ring tabs (the room and its DM and call popups)
  * while a Ring session exists. When the last of them goes (`pagehide`), it tells the server, which
  * ends the session after a short grace unless the same session is used again first — so a reload
- * keeps it (spec 2 §7: logout "also sent when the page closes"). Authenticated with the bearer like
- * the logout button (a keepalive fetch can carry it; a beacon could not).
+ * keeps it (spec 2 §7: logout "also sent when the page closes"). Authenticated like the logout
+ * button: the HttpOnly session cookie, which a keepalive fetch carries, and the CSRF header (which a
+ * beacon could not send). `sessionKey` names the session (Ring and member), null without one.
  */
-export function useRingTabPresence(token: string | null): void {
+export function useRingTabPresence(sessionKey: string | null): void {
   useEffect(() => {
-    if (!token) return;
+    if (!sessionKey) return;
     const self = crypto.randomUUID();
     updateTabs(self, true);
     const timer = window.setInterval(() => updateTabs(self, true), HEARTBEAT_MS);
@@ -61,7 +63,7 @@ export function useRingTabPresence(token: string | null): void {
       void fetch('/api/rings/logout.php', {
         method: 'POST',
         keepalive: true,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        headers: { ...sessionHeaders('ring'), 'Content-Type': 'application/json' },
         body: JSON.stringify({ reason: RING_LAST_TAB_REASON }),
       }).catch(() => undefined);
     };
@@ -78,5 +80,5 @@ export function useRingTabPresence(token: string | null): void {
       window.removeEventListener('pageshow', handlePageShow);
       updateTabs(self, false);
     };
-  }, [token]);
+  }, [sessionKey]);
 }

@@ -36,8 +36,17 @@ export interface CallConnectionOptions {
    * connection did not come back.
    */
   onFatal(cause: 'bad_signature' | 'certificate_mismatch' | 'connection_lost'): void;
+  /**
+   * A message of the peer on the call's own data channel (microphone and camera state, issue 28):
+   * it travels inside the DTLS association whose certificate the peer signed, never through the
+   * server. Unchecked text: the session parses it.
+   */
+  onPeerMessage?(text: string): void;
   log(message: string, details?: unknown): void;
 }
+
+/** Longest message the state channel takes from the peer. */
+const MAX_PEER_MESSAGE = 1000;
 
 /**
  * The RTCPeerConnection of one call, negotiated with the perfect-negotiation pattern (see
@@ -64,6 +73,10 @@ export class CallConnection {
   private lastRestartAt: number | null = null;
   private watchdog: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** The state channel (negotiated on both sides with id 0: no extra offer from the callee). */
+  private readonly channel: RTCDataChannel;
+  /** The last state this side sent or wants to send (sent again when the channel opens). */
+  private lastState: string | null = null;
 
   constructor(private readonly options: CallConnectionOptions) {
     this.pc = new RTCPeerConnection({
@@ -80,7 +93,25 @@ export class CallConnection {
     };
     this.pc.onconnectionstatechange = () => this.onConnectionState();
     for (const track of options.localStream.getTracks()) this.pc.addTrack(track, options.localStream);
+    this.channel = this.pc.createDataChannel('call-state', { negotiated: true, id: 0, ordered: true });
+    this.channel.onopen = () => {
+      if (this.lastState !== null) this.channel.send(this.lastState);
+    };
+    this.channel.onmessage = ({ data }: MessageEvent) => {
+      if (typeof data === 'string' && data.length <= MAX_PEER_MESSAGE) options.onPeerMessage?.(data);
+    };
     this.watchdog = setInterval(() => this.checkHealth(), 1000);
+  }
+
+  /** Sends this side's state to the peer now if the channel is open, else as soon as it opens. */
+  sendState(text: string): void {
+    this.lastState = text;
+    if (this.closed || this.channel.readyState !== 'open') return;
+    try {
+      this.channel.send(text);
+    } catch (error) {
+      this.options.log('État d’appel non envoyé', { error: String(error) });
+    }
   }
 
   /** A call_offer, call_answer or ice_candidate from the peer; handled one at a time, in order. */
@@ -103,6 +134,8 @@ export class CallConnection {
     this.pc.onicecandidate = null;
     this.pc.ontrack = null;
     this.pc.onconnectionstatechange = null;
+    this.channel.onopen = null;
+    this.channel.onmessage = null;
     this.pc.close();
   }
 

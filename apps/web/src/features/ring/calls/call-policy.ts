@@ -179,3 +179,42 @@ export function formatCallDuration(ms: number): string {
 export function callTitle(audioOnly: boolean, peerName: string): string {
   return `${audioOnly ? 'Appel vocal' : 'Appel vidéo'} avec ${peerName}`;
 }
+
+/** A member's microphone and camera, as one side of a call tells the other (call data channel). */
+export interface MediaState {
+  micMuted: boolean;
+  cameraOff: boolean;
+}
+
+/** The data channel message of a media state. */
+export function encodeMediaState(state: MediaState): string {
+  return JSON.stringify({ type: 'media', micMuted: state.micMuted, cameraOff: state.cameraOff });
+}
+
+/** A media state from the peer, or null for anything else (it comes from the other browser). */
+export function parseMediaState(text: string): MediaState | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof data !== 'object' || data === null) return null;
+  const d = data as Record<string, unknown>;
+  if (d.type !== 'media' || typeof d.micMuted !== 'boolean' || typeof d.cameraOff !== 'boolean') return null;
+  return { micMuted: d.micMuted, cameraOff: d.cameraOff };
+}
+
+/**
+ * What the call screen says of the call's security (issue 28): a spinner only while the call is
+ * being set up, the verified badge, a refusal, « Sécurité de l'appel non vérifiée » only when the
+ * check actually failed (no verified key of the peer) — nothing while ringing or after a call
+ * that ended before any check.
+ */
+export function securityBadge(
+  security: 'pending' | 'verified' | 'refused' | 'unverified',
+  state: CallState,
+): 'checking' | 'verified' | 'refused' | 'unverified' | null {
+  if (security !== 'pending') return security;
+  return state === 'connecting' || state === 'connected' ? 'checking' : null;
+}

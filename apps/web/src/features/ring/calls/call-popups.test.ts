@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isWatchingCall, markCallAnswered, markCallOver, openCallPopup } from './call-popups';
+import {
+  getOngoingCalls,
+  isCallPopup,
+  isWatchingCall,
+  markCallAnswered,
+  markCallOver,
+  openCallPopup,
+  subscribeOngoingCalls,
+} from './call-popups';
 import { CALL_POPUP_CHECK_MS, type CallParams } from './call-policy';
 
 const params = (callId: string): CallParams => ({
@@ -68,5 +76,32 @@ describe('call popups (spec 2 §4, §9)', () => {
     const blocked = { open: () => null } as unknown as Window;
     expect(openCallPopup(params('c5'), closed, blocked)).toBe(false);
     expect(isWatchingCall('c5')).toBe(false);
+  });
+
+  it('an answered call whose popup is open is « en cours » for the room until it ends (issue 28 « Retour »)', () => {
+    const { popup, self } = opener();
+    const focus = vi.fn();
+    Object.assign(popup, { focus });
+    const changed = vi.fn();
+    const stop = subscribeOngoingCalls(changed);
+    openCallPopup(params('c6'), () => undefined, self);
+    expect(getOngoingCalls()).toEqual([]);
+    expect(isCallPopup('c6', popup)).toBe(true);
+    expect(isCallPopup('c6', {})).toBe(false);
+    markCallAnswered('c6');
+    expect(getOngoingCalls().map((c) => c.params.callId)).toEqual(['c6']);
+    getOngoingCalls()[0]!.focus();
+    expect(focus).toHaveBeenCalledOnce();
+    // The popup closed (hang-up from the room): nothing ongoing any more.
+    popup.closed = true;
+    vi.advanceTimersByTime(CALL_POPUP_CHECK_MS);
+    expect(getOngoingCalls()).toEqual([]);
+    expect(changed).toHaveBeenCalledTimes(2);
+
+    openCallPopup(params('c7'), () => undefined, opener().self);
+    markCallAnswered('c7');
+    markCallOver('c7');
+    expect(getOngoingCalls()).toEqual([]);
+    stop();
   });
 });

@@ -18,6 +18,7 @@ import { useNavigate } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/dialog';
 import { apiRequest } from '@/lib/api-client';
 import { logToServer } from '@/lib/client-log';
 import { CIPHER_LABELS } from '@/lib/ring-labels';
@@ -26,8 +27,15 @@ import { hasSameOriginOpener } from '../e2ee/popup-bridge';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { useRingSocket } from '../realtime/ring-socket';
 import { readCallDebugKnobs } from './call-debug';
-import { callTitle, formatCallDuration, parseCallParams, type CallParams } from './call-policy';
+import {
+  callTitle,
+  formatCallDuration,
+  parseCallParams,
+  securityBadge,
+  type CallParams,
+} from './call-policy';
 import { CallSession, initialCallSnapshot, type CallSnapshot } from './call-session';
+import { announceCallProgress } from './call-timeline';
 
 /** How long an ended call screen stays before closing itself (rejected or cancelled calls). */
 const CLOSE_AFTER_END_MS = 3000;
@@ -96,18 +104,28 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
     return () => clearTimeout(timer);
   }, [closes]);
 
-  const handleBack = () => {
+  const [confirmLeave, setConfirmLeave] = useState(false);
+  const active = snapshot.state !== 'ended';
+  const leave = () => {
     session?.hangup();
     if (window.opener) window.close();
     else void navigate('/ring');
   };
-
-  const active = snapshot.state !== 'ended';
+  // « Retour » (issue 28): never a silent hang-up. In the popup, the room comes to the front and
+  // the call goes on (the room shows « … en cours — Revenir à l'appel »); on its own page, where
+  // leaving would end the call, it asks first.
+  const handleBack = () => {
+    if (!active) return leave();
+    const opener = hasSameOriginOpener(window) ? (window.opener as Window) : null;
+    if (opener && !opener.closed) opener.focus();
+    else setConfirmLeave(true);
+  };
   const level = info.ring.encryptionLevel;
   const video = !params.audioOnly;
-  // The peer's picture fills the screen while connected (and while the connection recovers).
-  const showVideo =
-    video && snapshot.remoteStream !== null && (snapshot.state === 'connected' || snapshot.reconnecting);
+  // The peer's picture fills the screen while connected (and while the connection recovers),
+  // unless the peer turned its camera off: then its avatar and « Caméra coupée » (issue 28).
+  const inCall = snapshot.state === 'connected' || snapshot.reconnecting;
+  const showVideo = video && snapshot.remoteStream !== null && inCall && !snapshot.peerCameraOff;
 
   return (
     <div data-call-state={snapshot.state} className="flex h-dvh min-h-0 flex-col bg-slate-950 text-white">
@@ -128,7 +146,7 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
           <Lock className="size-3" aria-hidden />
           {level === 'military' ? 'Chiffrement quantique' : CIPHER_LABELS[level]}
         </Badge>
-        <SecurityStatus security={snapshot.security} active={active} />
+        <SecurityStatus badge={securityBadge(snapshot.security, snapshot.state)} />
       </header>
 
       <main className="relative flex min-h-0 flex-1 flex-col items-center justify-center overflow-hidden">
@@ -137,6 +155,7 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
           <PeerAvatar
             name={params.peerName}
             ringing={snapshot.state === 'outgoing' || snapshot.state === 'incoming'}
+            note={video && inCall && snapshot.peerCameraOff ? 'Caméra coupée' : null}
           />
         ) : null}
         <div
@@ -148,6 +167,14 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
           )}
         >
           <CallStatus snapshot={snapshot} params={params} />
+          {active && inCall && snapshot.peerMicMuted ? (
+            <p
+              className="flex items-center gap-1 rounded-full bg-black/60 px-3 py-1 text-sm text-amber-200"
+              data-testid="peer-muted"
+            >
+              <MicOff className="size-4" aria-hidden /> {params.peerName} a coupé son micro
+            </p>
+          ) : null}
           {snapshot.awaitingAnswer ? (
             <div className="flex gap-3">
               <Button variant="destructive" onClick={() => session?.reject()}>
@@ -160,7 +187,7 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
           ) : null}
         </div>
         {video && snapshot.localStream && active ? (
-          <LocalPreview stream={snapshot.localStream} off={snapshot.cameraOff} />
+          <LocalPreview stream={snapshot.localStream} off={snapshot.cameraOff} name={info.user.username} />
         ) : null}
         <RemoteAudio stream={snapshot.remoteStream} />
       </main>
@@ -215,6 +242,18 @@ function CallView({ info, params }: { info: TRingInfo; params: CallParams }) {
           </Button>
         )}
       </footer>
+      <ConfirmDialog
+        open={confirmLeave}
+        onOpenChange={setConfirmLeave}
+        title={'Quitter l’appel\u202f?'}
+        description={`L’appel avec ${params.peerName} est en cours. Revenir au Ring y met fin.`}
+        cancelLabel="Rester dans l’appel"
+        confirmLabel="Raccrocher et revenir au Ring"
+        onConfirm={() => {
+          setConfirmLeave(false);
+          leave();
+        }}
+      />
     </div>
   );
 }
@@ -270,6 +309,8 @@ function useCallSession(selfId: string, params: CallParams): CallSession | null 
       },
       getUserMedia: (constraints) => navigator.mediaDevices.getUserMedia(constraints),
       autoAccept: params.incoming && hasSameOriginOpener(window),
+      onInvited: () => announceCallProgress(params.callId, 'invited'),
+      onConnected: () => announceCallProgress(params.callId, 'connected'),
       debug: readCallDebugKnobs(window.localStorage),
       log: (message, details) => logToServer('warning', 'realtime', message, details, selfId),
     });
@@ -290,31 +331,36 @@ function useCallSession(selfId: string, params: CallParams): CallSession | null 
   return session;
 }
 
-function SecurityStatus({ security, active }: { security: CallSnapshot['security']; active: boolean }) {
-  if (security === 'verified') {
+function SecurityStatus({ badge }: { badge: ReturnType<typeof securityBadge> }) {
+  if (badge === 'verified') {
     return (
       <span className="flex items-center gap-1 text-xs text-emerald-300" data-testid="call-security">
         <ShieldCheck className="size-4" aria-hidden /> Appel chiffré de bout en bout
       </span>
     );
   }
-  if (security === 'refused') {
+  if (badge === 'refused') {
     return (
       <span className="flex items-center gap-1 text-xs text-red-300" data-testid="call-security">
         <ShieldAlert className="size-4" aria-hidden /> Signature de sécurité refusée
       </span>
     );
   }
-  return (
-    <span className="flex items-center gap-1 text-xs text-amber-200" data-testid="call-security">
-      {active ? (
-        <Loader2 className="size-4 animate-spin" aria-hidden />
-      ) : (
-        <ShieldAlert className="size-4" aria-hidden />
-      )}
-      {active ? 'Vérification de la sécurité de l’appel…' : 'Sécurité de l’appel non vérifiée'}
-    </span>
-  );
+  if (badge === 'unverified') {
+    return (
+      <span className="flex items-center gap-1 text-xs text-red-300" data-testid="call-security">
+        <ShieldAlert className="size-4" aria-hidden /> Sécurité de l’appel non vérifiée
+      </span>
+    );
+  }
+  if (badge === 'checking') {
+    return (
+      <span className="flex items-center gap-1 text-xs text-amber-200" data-testid="call-security">
+        <Loader2 className="size-4 animate-spin" aria-hidden /> Vérification de la sécurité de l’appel…
+      </span>
+    );
+  }
+  return null;
 }
 
 function CallStatus({ snapshot, params }: { snapshot: CallSnapshot; params: CallParams }) {
@@ -363,7 +409,7 @@ function CallTimer({ since }: { since: number }) {
   );
 }
 
-function PeerAvatar({ name, ringing }: { name: string; ringing: boolean }) {
+function PeerAvatar({ name, ringing, note }: { name: string; ringing: boolean; note: string | null }) {
   return (
     <div className="flex flex-col items-center gap-3">
       <span
@@ -376,6 +422,11 @@ function PeerAvatar({ name, ringing }: { name: string; ringing: boolean }) {
         {name.charAt(0)}
       </span>
       <p className="text-xl font-semibold">{name}</p>
+      {note ? (
+        <p className="flex items-center gap-1 text-sm text-slate-300" data-testid="peer-camera-off">
+          <VideoOff className="size-4" aria-hidden /> {note}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -401,7 +452,7 @@ function RemoteVideo({ stream, hidden }: { stream: MediaStream | null; hidden: b
   );
 }
 
-function LocalPreview({ stream, off }: { stream: MediaStream; off: boolean }) {
+function LocalPreview({ stream, off, name }: { stream: MediaStream; off: boolean; name: string }) {
   const ref = useRef<HTMLVideoElement>(null);
   useEffect(() => {
     const element = ref.current;
@@ -421,7 +472,13 @@ function LocalPreview({ stream, off }: { stream: MediaStream; off: boolean }) {
         className={cn('aspect-video w-full -scale-x-100 object-cover', off && 'invisible')}
       />
       {off ? (
-        <span className="absolute inset-0 flex items-center justify-center text-xs text-slate-300">
+        <span className="absolute inset-0 flex flex-col items-center justify-center gap-1 text-xs text-slate-300">
+          <span
+            className="flex size-8 items-center justify-center rounded-full bg-primary/40 text-sm font-semibold text-white uppercase sm:size-12 sm:text-lg"
+            aria-hidden
+          >
+            {name.charAt(0)}
+          </span>
           Caméra coupée
         </span>
       ) : null}

@@ -64,6 +64,29 @@ class FakeStream {
     this.tracks.push(track);
   }
 }
+/** The call's state channel: records what is sent, delivers what the peer says. */
+class FakeDataChannel {
+  readyState: RTCDataChannelState = 'connecting';
+  readonly sent: string[] = [];
+  onopen: (() => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  constructor(
+    readonly label: string,
+    readonly init: RTCDataChannelInit | undefined,
+  ) {}
+  send(text: string) {
+    if (this.readyState !== 'open') throw new Error('not open');
+    this.sent.push(text);
+  }
+  open() {
+    this.readyState = 'open';
+    this.onopen?.();
+  }
+  peerSays(data: unknown) {
+    this.onmessage?.({ data });
+  }
+}
+
 /** Enough of RTCPeerConnection for the session: the test drives its connection state. */
 class FakePeerConnection {
   static created: FakePeerConnection[] = [];
@@ -81,7 +104,13 @@ class FakePeerConnection {
   }
   /** What the peer's DTLS transport presents (the certificate check reads it once connected). */
   remoteCertificates: ArrayBuffer[] = [];
+  channels: FakeDataChannel[] = [];
   addTrack() {}
+  createDataChannel(label: string, init?: RTCDataChannelInit) {
+    const channel = new FakeDataChannel(label, init);
+    this.channels.push(channel);
+    return channel;
+  }
   restartIce() {}
   setRemoteDescription(description: { type: string; sdp: string }) {
     (this as { remoteDescription: unknown }).remoteDescription = description;
@@ -369,6 +398,72 @@ describe('CallSession — callee', () => {
     expect(stream.getAudioTracks()[0]!.enabled).toBe(true);
     session.dispose();
   });
+
+  it('tells the peer its microphone and camera state over the call’s data channel, and shows the peer’s (issue 28)', async () => {
+    const stream = new FakeStream([new FakeTrack('audio'), new FakeTrack('video')]);
+    const { socket, session } = setup({
+      autoAccept: true,
+      params: { incoming: true, audioOnly: false },
+      getUserMedia: () => Promise.resolve(stream as unknown as MediaStream),
+    });
+    session.start();
+    await vi.waitFor(() => expect(FakePeerConnection.created).toHaveLength(1));
+    const channel = FakePeerConnection.created[0]!.channels[0]!;
+    // Negotiated on both sides with the same id: the callee needs no offer of its own for it.
+    expect(channel.init).toMatchObject({ negotiated: true, id: 0 });
+    // Muted before the channel opened: said as soon as it opens.
+    session.toggleMic();
+    expect(channel.sent).toEqual([]);
+    channel.open();
+    expect(channel.sent.map((m) => JSON.parse(m) as unknown)).toEqual([
+      { type: 'media', micMuted: true, cameraOff: false },
+    ]);
+    session.toggleCamera();
+    expect(JSON.parse(channel.sent.at(-1)!)).toEqual({ type: 'media', micMuted: true, cameraOff: true });
+
+    channel.peerSays(JSON.stringify({ type: 'media', micMuted: true, cameraOff: true }));
+    expect(session.getSnapshot()).toMatchObject({ peerMicMuted: true, peerCameraOff: true });
+    // Anything else from the other browser changes nothing.
+    for (const junk of ['{', '{"type":"media","micMuted":"yes","cameraOff":false}', 'x'.repeat(2000), 42])
+      channel.peerSays(junk);
+    expect(session.getSnapshot()).toMatchObject({ peerMicMuted: true, peerCameraOff: true });
+    channel.peerSays(JSON.stringify({ type: 'media', micMuted: false, cameraOff: false }));
+    expect(session.getSnapshot()).toMatchObject({ peerMicMuted: false, peerCameraOff: false });
+    // Nothing of it went through the server.
+    expect(socket.names()).toEqual(['call_accept']);
+    session.dispose();
+  });
+
+  it('tells the room once when the call really connected', async () => {
+    const connected = vi.fn();
+    const { socket, session } = setup({ onConnected: connected });
+    session.start();
+    await settle();
+    socket.deliver('call_accept', event());
+    await vi.waitFor(() => expect(FakePeerConnection.created).toHaveLength(1));
+    const pc = FakePeerConnection.created[0]!;
+    pc.become('connecting');
+    expect(connected).not.toHaveBeenCalled();
+    pc.become('connected');
+    pc.become('disconnected');
+    pc.become('connected');
+    expect(connected).toHaveBeenCalledTimes(1);
+    session.dispose();
+  });
+
+  it('a caller tells the room when the server took its invitation, not before', async () => {
+    const invited = vi.fn();
+    const refused = setup({ onInvited: invited });
+    refused.socket.acks.call_invite = { ok: false, error: 'Ce membre n’est pas en ligne.' };
+    refused.session.start();
+    await settle();
+    expect(invited).not.toHaveBeenCalled();
+    const { session } = setup({ onInvited: invited });
+    session.start();
+    await settle();
+    expect(invited).toHaveBeenCalledTimes(1);
+    session.dispose();
+  });
 });
 
 describe('CallSession — the DTLS certificate (review L2)', () => {
@@ -419,6 +514,24 @@ describe('CallSession — the DTLS certificate (review L2)', () => {
     expect(pc.closed).toBe(true);
     expect(socket.names()).toContain('call_hangup');
   });
+
+  it('without a trusted key of the peer, the check fails: « non vérifiée », not « refusée » (issue 28)', async () => {
+    const { socket, session } = setup({ autoAccept: true, params: { incoming: true } });
+    session.start();
+    await vi.waitFor(() => expect(FakePeerConnection.created).toHaveLength(1));
+    // Still being set up: nothing failed yet.
+    expect(session.getSnapshot().security).toBe('pending');
+    socket.deliver('call_offer', {
+      ...event(),
+      data: { description: { type: 'offer', sdp: offerWith(ABC) }, signature: 'AAAA' },
+    });
+    // The peer's key may still be on its way: the session waits up to 5 s for it.
+    await vi.waitFor(() => expect(session.getSnapshot().state).toBe('ended'), { timeout: 8000 });
+    expect(session.getSnapshot().security).toBe('unverified');
+    expect(session.getSnapshot().ending?.text).toBe(
+      'Appel interrompu\u202f: aucune clé de sécurité vérifiée pour bob dans ce navigateur.',
+    );
+  }, 10_000);
 
   it('goes on when the certificate is the signed one', async () => {
     const { session } = await connectedCallee(ABC);

@@ -4,7 +4,9 @@ import { CallConnection, type OutgoingSignal } from './call-connection';
 import { exposeCall, type CallDebugKnobs } from './call-debug';
 import {
   closesScreen,
+  encodeMediaState,
   endingText,
+  parseMediaState,
   nextCallState,
   type CallEndCause,
   type CallParams,
@@ -18,8 +20,11 @@ export interface CallSnapshot {
   state: CallState;
   /** What is being prepared before the call can ring or be answered. */
   preparing: 'keys' | 'media' | 'network' | null;
-  /** The peer's SDP signature: not seen yet, checked, or refused. */
-  security: 'pending' | 'verified' | 'refused';
+  /**
+   * The peer's SDP signature: not seen yet, checked, refused (bad signature or certificate), or
+   * impossible to check (no verified key of the peer in this browser).
+   */
+  security: 'pending' | 'verified' | 'refused' | 'unverified';
   /** When the peer connection first connected (the timer's origin). */
   connectedAt: number | null;
   /** While connected again after a drop: the connection is recovering. */
@@ -29,6 +34,9 @@ export interface CallSnapshot {
   ending: { text: string; closesScreen: boolean } | null;
   micMuted: boolean;
   cameraOff: boolean;
+  /** What the peer says of its microphone and camera over the call's data channel. */
+  peerMicMuted: boolean;
+  peerCameraOff: boolean;
   localStream: MediaStream | null;
   remoteStream: MediaStream | null;
 }
@@ -53,6 +61,10 @@ export interface CallSessionDeps {
   /** The callee answers at once: it accepted from the room that opened this popup. */
   autoAccept: boolean;
   debug: CallDebugKnobs;
+  /** The server took this caller's invitation: the callee is ringing. */
+  onInvited?(): void;
+  /** The peer connection connected for the first time (the call really began). */
+  onConnected?(): void;
   log(message: string, details?: unknown): void;
 }
 
@@ -92,6 +104,8 @@ export function initialCallSnapshot(incoming: boolean): CallSnapshot {
     ending: null,
     micMuted: false,
     cameraOff: false,
+    peerMicMuted: false,
+    peerCameraOff: false,
     localStream: null,
     remoteStream: null,
   };
@@ -239,6 +253,7 @@ export class CallSession {
         this.end({ kind: 'error', message: ack.error ?? NO_ANSWER }, { tellServer: false });
         return;
       }
+      this.deps.onInvited?.();
       return;
     }
     if (this.deps.autoAccept) await this.accept();
@@ -280,12 +295,29 @@ export class CallSession {
     const muted = !this.snapshot.micMuted;
     for (const track of this.snapshot.localStream?.getAudioTracks() ?? []) track.enabled = !muted;
     this.update({ micMuted: muted });
+    this.sendMediaState();
   }
 
   toggleCamera(): void {
     const off = !this.snapshot.cameraOff;
     for (const track of this.snapshot.localStream?.getVideoTracks() ?? []) track.enabled = !off;
     this.update({ cameraOff: off });
+    this.sendMediaState();
+  }
+
+  /** Tells the peer (call data channel) whether this side's microphone and camera are off. */
+  private sendMediaState(): void {
+    const { micMuted, cameraOff } = this.snapshot;
+    this.connection?.sendState(encodeMediaState({ micMuted, cameraOff }));
+  }
+
+  private onPeerMessage(text: string): void {
+    if (this.ended) return;
+    const state = parseMediaState(text);
+    if (!state) return;
+    const { peerMicMuted, peerCameraOff } = this.snapshot;
+    if (state.micMuted !== peerMicMuted || state.cameraOff !== peerCameraOff)
+      this.update({ peerMicMuted: state.micMuted, peerCameraOff: state.cameraOff });
   }
 
   /** The browser reports a network change: repair the media path at once. */
@@ -347,12 +379,13 @@ export class CallSession {
       send: (signal) => this.sendSignal(signal),
       onConnectionState: (state) => this.onConnectionState(state),
       onRemoteStream: (remote) => this.update({ remoteStream: remote }),
+      onPeerMessage: (text) => this.onPeerMessage(text),
       onVerified: () => {
         if (this.snapshot.security !== 'verified') this.update({ security: 'verified' });
       },
       onFatal: (cause) => {
         if (cause === 'bad_signature') {
-          this.update({ security: 'refused' });
+          this.update({ security: this.verifyFailure === 'no_key' ? 'unverified' : 'refused' });
           this.deps.log('Signature d’appel refusée', { callId: params.callId, why: this.verifyFailure });
           this.end(
             this.verifyFailure === 'no_key'
@@ -373,6 +406,8 @@ export class CallSession {
       log: this.deps.log,
     });
     this.connection = connection;
+    // Sent once the data channel opens (a side that muted before the connection says so then).
+    this.sendMediaState();
     if (debug.expose) {
       const snapshot = () => this.snapshot;
       exposeCall({
@@ -418,6 +453,7 @@ export class CallSession {
       clearTimeout(this.connectTimer);
       if (!this.connectedAnnounced) {
         this.connectedAnnounced = true;
+        this.deps.onConnected?.();
         const { params } = this.deps;
         void this.emit('call_connected', {
           ringId: params.ringId,

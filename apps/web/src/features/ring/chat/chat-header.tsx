@@ -1,4 +1,4 @@
-import { MUTE_PRESETS_MINUTES } from '@securering/contract';
+import { MUTE_PRESETS_MINUTES, formatSeconds } from '@securering/contract';
 import { ArrowLeft, Bell, BellOff, BellRing, Lock, Radio, Settings2, ShieldCheck, Timer } from 'lucide-react';
 import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
@@ -83,7 +83,7 @@ export function ChatHeader({
             on={ring.ephemeral}
             icon={Timer}
             label="Messages éphémères"
-            value={ring.ephemeral ? `activés (${ring.autoDestroyDelay} s)` : 'désactivés'}
+            value={ring.ephemeral ? `activés (${formatSeconds(ring.autoDestroyDelay)})` : 'désactivés'}
           />
           <Dot
             on={ring.screenProtection.level !== 'disabled'}

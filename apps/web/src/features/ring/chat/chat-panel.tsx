@@ -1,12 +1,16 @@
 import { CHAT_MESSAGES, ROOM_CONVERSATION_ID } from '@securering/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { cn } from '@/lib/utils';
+import { keyPendingNote } from '../e2ee/key-confirmers';
 import { sendBlockedBy } from '../e2ee/keyring-policy';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { ChatHeader } from './chat-header';
 import { useChat, useConversationFeed, useDocumentVisible } from './chat-provider';
 import { Composer } from './composer';
-import { MessageList } from './message-list';
+import { KeyChangeNotice } from './key-change-notice';
+import { MembershipNoticeLine, useMembershipNotices } from './membership-notices';
+import { MessageList, type TimelineNotice } from './message-list';
+import { usePendingDraft } from './use-pending-draft';
 
 /**
  * The chat screen of one conversation: header, messages, message box. Shown in the room's
@@ -67,6 +71,39 @@ export function ChatPanel({
     [keys.verifiedKeyChanged, conversationId, info.user.id, info.users],
   );
 
+  // Members' key changes in the timeline (issue 28): all of them in the room, the peer's in a DM.
+  const notices = useMemo<TimelineNotice[]>(() => {
+    const peerId = conversationId === ROOM_CONVERSATION_ID ? null : info.users.find((u) => u.username === peerName)?.id;
+    return keys.keyChanges.flatMap((change) => {
+      const user = info.users.find((u) => u.id === change.memberId);
+      if (!user || (peerId !== null && change.memberId !== peerId)) return [];
+      return [
+        {
+          key: `${change.memberId}:${change.at}:${change.pending ? 'pending' : 'logged'}`,
+          at: change.at,
+          node: <KeyChangeNotice user={user} pending={change.pending} />,
+        },
+      ];
+    });
+  }, [keys.keyChanges, info.users, conversationId, peerName]);
+
+  // Members the owner deactivated or brought back while the room was open (issue 28), in the room.
+  const membership = useMembershipNotices(info.ring.id);
+  const timelineNotices = useMemo<TimelineNotice[]>(
+    () =>
+      conversationId !== ROOM_CONVERSATION_ID || membership.length === 0
+        ? notices
+        : [
+            ...notices,
+            ...membership.map((notice) => ({
+              key: `membership:${notice.key}`,
+              at: notice.at,
+              node: <MembershipNoticeLine notice={notice} />,
+            })),
+          ],
+    [notices, membership, conversationId],
+  );
+
   const debugNotifications = useMemo(
     () => new URLSearchParams(window.location.search).get('debugNotifs') === '1',
     [],
@@ -91,6 +128,8 @@ export function ChatPanel({
   }, [popup, latestSent]);
 
   const handleSend = useCallback((text: string) => feed.send(text, peerName), [feed, peerName]);
+  // The message a session expiry interrupted goes out after the new login (issue 28).
+  usePendingDraft(feed, conversationId, info, keys.state, handleSend);
   const handleRetry = useCallback((key: string) => feed.retry(key, peerName), [feed, peerName]);
   const handleDiscard = useCallback((key: string) => feed.discard(key), [feed]);
   const handleOlder = useCallback(() => void feed.loadOlder(), [feed]);
@@ -112,6 +151,7 @@ export function ChatPanel({
       />
       <MessageList
         snapshot={snapshot}
+        notices={timelineNotices}
         onLoadOlder={handleOlder}
         onRetry={handleRetry}
         onDiscard={handleDiscard}
@@ -124,6 +164,7 @@ export function ChatPanel({
       <Composer
         keysState={keys.state}
         waitingForAdmission={keys.admission === 'waiting' || keys.admission === 'key_pending'}
+        keyPendingNote={keys.admission === 'key_pending' ? keyPendingNote(keys.confirmers) : undefined}
         verifiedKeyChanged={blockedNames}
         sending={snapshot.sending}
         privateConversation={conversationId !== ROOM_CONVERSATION_ID}

@@ -1,4 +1,6 @@
 import { DEFAULT_NOTIFICATION_SETTINGS, type TMessage, type TNewMessageEvent } from '@securering/contract';
+import { format, isSameDay } from 'date-fns';
+import { fr } from 'date-fns/locale';
 import { describe, expect, it } from 'vitest';
 import {
   canSend,
@@ -24,6 +26,9 @@ import {
   ephemeralHideAt,
   formatDelay,
   type ChatEntry,
+  withSignedClaims,
+  serverMayRemove,
+  messageTime,
 } from './chat-policy';
 
 function message(seq: number, overrides: Partial<TMessage> = {}): TMessage {
@@ -212,6 +217,25 @@ describe('display rules', () => {
     expect(formatMessageTime(new Date(2026, 10, 23, 21, 30).toISOString(), now)).toBe('23/11/2026 21:30');
   });
 
+  it('formats message times exactly as date-fns did (HH:mm today, dd/MM/yyyy HH:mm before)', () => {
+    const now = new Date(2026, 10, 24, 18, 0);
+    // Midnight, end of day, single-digit parts, a leap day, far past and future, and a spread.
+    const dates = [
+      new Date(2026, 10, 24, 0, 0),
+      new Date(2026, 10, 24, 23, 59),
+      new Date(2026, 10, 23, 23, 59),
+      new Date(2024, 1, 29, 7, 3),
+      new Date(2001, 0, 1, 0, 0),
+      new Date(2099, 11, 31, 12, 0),
+      ...Array.from({ length: 200 }, (_, i) => new Date(now.getTime() - i * 7_654_321_000 + i * 60_000)),
+    ];
+    for (const date of dates) {
+      const expected = format(date, isSameDay(date, now) ? 'HH:mm' : 'dd/MM/yyyy HH:mm', { locale: fr });
+      expect(formatMessageTime(date.toISOString(), now)).toBe(expected);
+    }
+    expect(() => formatMessageTime('pas une date', now)).toThrow(RangeError);
+  });
+
   it('auto-scrolls only within 120 px of the bottom', () => {
     expect(isNearBottom({ scrollHeight: 1000, clientHeight: 400, scrollTop: 600 })).toBe(true);
     expect(isNearBottom({ scrollHeight: 1000, clientHeight: 400, scrollTop: 480 })).toBe(true);
@@ -371,5 +395,51 @@ describe('notices (spec 2 §3, §4, §9)', () => {
     expect(noticeBody(null, false)).toBe('Nouveau message chiffré');
     expect(noticeBody('secret', true)).not.toContain('secret');
     expect(noticeBody('Bonjour', false)).toBe('Bonjour');
+  });
+});
+
+describe('signed lifetime and time against the server’s claims (issue 27 M4)', () => {
+  const claims = { isEphemeral: true, expiresAt: '2020-01-01T00:00:00.000Z' };
+
+  it('a v2 envelope replaces the server’s isEphemeral / expiresAt; a legacy one keeps them', () => {
+    expect(withSignedClaims(claims, { v: 2 })).toEqual({ isEphemeral: false, expiresAt: null });
+    expect(withSignedClaims({ isEphemeral: false, expiresAt: null }, { v: 2, ephemeralSec: 60 })).toEqual({
+      isEphemeral: true,
+      expiresAt: null,
+    });
+    expect(withSignedClaims(claims, { v: 1 })).toBe(claims);
+    expect(withSignedClaims(claims, undefined)).toBe(claims);
+    expect(serverMayRemove({ v: 2 })).toBe(false);
+    expect(serverMayRemove({ v: 2, ephemeralSec: 60 })).toBe(true);
+    expect(serverMayRemove({ v: 1 })).toBe(true);
+  });
+
+  it('a v2 permanent message has no countdown whatever the server claims', () => {
+    const entry = { isOwn: false, readAt: null, ...claims };
+    expect(
+      ephemeralHideAt(
+        entry,
+        { ephemeralSec: undefined, sentAt: '2026-11-29T10:00:00.000Z', v: 2 },
+        undefined,
+      ),
+    ).toBeUndefined();
+    expect(
+      ephemeralHideAt(
+        entry,
+        { ephemeralSec: undefined, sentAt: '2026-11-29T10:00:00.000Z', v: 1 },
+        undefined,
+      ),
+    ).toBe(Date.parse(claims.expiresAt));
+  });
+
+  it('shows the signed send time once verified, the server’s only before', () => {
+    expect(messageTime('2020-01-01T08:00:00.000Z', '2026-11-29T10:00:00.000Z')).toEqual({
+      iso: '2026-11-29T10:00:00.000Z',
+      signed: true,
+    });
+    expect(messageTime('2020-01-01T08:00:00.000Z', undefined)).toEqual({
+      iso: '2020-01-01T08:00:00.000Z',
+      signed: false,
+    });
   });
 });

@@ -5,8 +5,7 @@ import {
   type TNewMessageEvent,
   type TNotificationSettings,
 } from '@securering/contract';
-import { format, isSameDay } from 'date-fns';
-import { fr } from 'date-fns/locale';
+import { isSameDay } from 'date-fns';
 
 /**
  * The chat's rules as pure functions (spec 2 §2 Chat screen, §4, §5, §9; issue 11): how messages
@@ -165,6 +164,58 @@ export function isExpired(entry: Pick<ChatEntry, 'expiresAt'>, nowMs: number, hi
 }
 
 /**
+ * What the envelope's (not yet verified) header says of a message's lifetime (issue 27 M4). A v2
+ * envelope signs it, so the server's `isEphemeral` / `expiresAt` are replaced by it: a permanent
+ * message has no expiry the server could claim, an ephemeral one follows its signed countdown. A
+ * header the server forged does not verify, so such a message shows as « non vérifiable », never
+ * as someone's text. A legacy (v1) message keeps the server's claims.
+ */
+export function withSignedClaims<T extends Pick<ChatEntry, 'isEphemeral' | 'expiresAt'>>(
+  entry: T,
+  header: { v: 1 | 2; ephemeralSec?: number } | undefined,
+): T {
+  if (header?.v !== 2) return entry;
+  const isEphemeral = header.ephemeralSec !== undefined;
+  if (entry.expiresAt === null && entry.isEphemeral === isEphemeral) return entry;
+  return { ...entry, isEphemeral, expiresAt: null };
+}
+
+/**
+ * Whether the server's `messages_deleted` may take a message off this reader's screen: not a
+ * message its sender signed permanent (v2) — the server cannot expire it; if it deleted it, readers
+ * who load the conversation later see « Message manquant » where it was.
+ */
+export function serverMayRemove(header: { v: 1 | 2; ephemeralSec?: number } | undefined): boolean {
+  return !(header?.v === 2 && header.ephemeralSec === undefined);
+}
+
+/**
+ * The time a message shows: the send time its sender signed once verified, else the server's
+ * (a claim, only until the message is verified or when it cannot be).
+ */
+export function messageTime(
+  serverTimestamp: string,
+  signedSentAt: string | undefined,
+): {
+  iso: string;
+  signed: boolean;
+} {
+  return signedSentAt !== undefined
+    ? { iso: signedSentAt, signed: true }
+    : { iso: serverTimestamp, signed: false };
+}
+
+/** The system line where a sender's sequence breaks (issue 27 M4). */
+export const MISSING_MESSAGE = 'Message manquant';
+
+/** Why « Message manquant » shows, for its tooltip. */
+export function missingMessageReason(kind: 'gap' | 'fork', senderName: string): string {
+  return kind === 'gap'
+    ? `Un message de ${senderName} n’a pas été remis par le serveur.`
+    : `La suite des messages de ${senderName} ne correspond pas à ce qu’il a signé.`;
+}
+
+/**
  * When a reader's first display of another's ephemeral message started its countdown, as this
  * browser decides it the first time it displays it: the server's record of an earlier display on
  * another device (a claim, kept between the signed send time and now), else now.
@@ -185,12 +236,15 @@ export function displayStart(serverReadAt: string | null, signedSentAt: string, 
  */
 export function ephemeralHideAt(
   entry: Pick<ChatEntry, 'isOwn' | 'isEphemeral' | 'expiresAt' | 'readAt'>,
-  signed: { ephemeralSec: number | undefined; sentAt: string } | undefined,
+  signed: { ephemeralSec: number | undefined; sentAt: string; v?: 1 | 2 } | undefined,
   localDeadline: number | undefined,
 ): number | undefined {
   if (!signed) return undefined;
-  if (signed.ephemeralSec === undefined)
+  if (signed.ephemeralSec === undefined) {
+    // v2 signs permanence: whatever the server claims, it stays (issue 27 M4).
+    if (signed.v === 2) return undefined;
     return entry.isEphemeral && entry.expiresAt !== null ? Date.parse(entry.expiresAt) : undefined;
+  }
   if (!entry.isOwn) return localDeadline;
   if (entry.readAt === null) return undefined;
   const start = Math.max(Date.parse(entry.readAt), Date.parse(signed.sentAt));
@@ -224,12 +278,18 @@ export function formatCountdown(remainingMs: number): string {
   return hours > 0 ? `${hours}:${mmss}` : mmss;
 }
 
-/** French short time of a message: "14:05" today, "23/11/2026 14:05" before. */
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/**
+ * French short time of a message: "14:05" today, "23/11/2026 14:05" before (local time, as
+ * date-fns' `HH:mm` and `dd/MM/yyyy HH:mm`, which the room no longer downloads for two patterns).
+ */
 export function formatMessageTime(iso: string, now: Date = new Date()): string {
   const date = new Date(iso);
-  return isSameDay(date, now)
-    ? format(date, 'HH:mm', { locale: fr })
-    : format(date, 'dd/MM/yyyy HH:mm', { locale: fr });
+  if (Number.isNaN(date.getTime())) throw new RangeError('Invalid time value');
+  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  if (isSameDay(date, now)) return time;
+  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${pad(date.getFullYear(), 4)} ${time}`;
 }
 
 /** Auto-scroll only when the reader is within this distance of the bottom (spec 2 §2). */

@@ -21,6 +21,7 @@ import { useToast } from '@/components/ui/toast';
 import { useRingRefreshMs } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { useRingKeys } from '../e2ee/use-ring-keys';
+import { parseCallNotice } from '../calls/call-notice';
 import { chatApi, listConversations, markRead as postMarkRead } from './chat-api';
 import type { ChatEntry } from './chat-policy';
 import { ConversationFeed, type FeedSnapshot } from './conversation-feed';
@@ -170,6 +171,8 @@ export function ChatProvider({
           text = null;
         }
       }
+      // A call entry: the room's call host already told of the missed call (no second notice).
+      if (text !== null && parseCallNotice(text)) return;
       const dm = message.conversationId.startsWith('dm:');
       presentNotice({
         conversationId: message.conversationId,
@@ -281,6 +284,12 @@ export function ChatProvider({
   useEffect(() => {
     for (const f of feeds.current.values()) f.retryWaiting();
   }, [keys]);
+
+  // A member's key change reached the log (or waits): messages that did not verify are checked again.
+  const keyChanges = keys.keyChanges;
+  useEffect(() => {
+    for (const f of feeds.current.values()) f.retryUnverifiable();
+  }, [keyChanges]);
 
   const showing = useCallback((conversationId: string) => {
     viewers.current.set(conversationId, (viewers.current.get(conversationId) ?? 0) + 1);

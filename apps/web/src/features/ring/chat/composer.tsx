@@ -33,6 +33,7 @@ export function verifiedKeyChangedNote(names: readonly string[]): string {
 export function Composer({
   keysState,
   waitingForAdmission = false,
+  keyPendingNote,
   verifiedKeyChanged = [],
   sending,
   privateConversation,
@@ -41,6 +42,8 @@ export function Composer({
   keysState: KeyringStatus;
   /** The member is not admitted yet (or its new keys not confirmed): its keys wait for that. */
   waitingForAdmission?: boolean;
+  /** Its new keys wait for confirmation: the note says by whom (replaces the admission note). */
+  keyPendingNote?: string | undefined;
   /** Names of verified members whose keys changed: sending waits until they are compared again. */
   verifiedKeyChanged?: readonly string[];
   sending: boolean;
@@ -69,7 +72,7 @@ export function Composer({
   };
 
   return (
-    <div className="border-t border-slate-100 bg-white px-3 pb-2 pt-3 sm:px-4">
+    <div className="border-t border-slate-100 bg-white px-3 pb-[max(0.5rem,env(safe-area-inset-bottom))] pt-3 sm:px-4">
       <form
         className="flex items-end gap-2"
         onSubmit={(event) => {
@@ -119,7 +122,7 @@ export function Composer({
           : ready && privateConversation
             ? DM_NOTE
             : keysState === 'waiting_keys' && waitingForAdmission
-              ? ADMISSION_NOTE
+              ? (keyPendingNote ?? ADMISSION_NOTE)
               : NOTES[keysState]}
       </p>
     </div>

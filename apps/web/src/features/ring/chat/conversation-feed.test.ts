@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RingKeys } from '../e2ee/use-ring-keys';
 import type { ChatApi } from './chat-api';
 import { ConversationFeed } from './conversation-feed';
+import { encodeCallNotice, parseCallNotice } from '../calls/call-notice';
 
 const CONV = 'room:general';
 
@@ -284,6 +285,18 @@ describe('conversation feed', () => {
     expect(feed.getSnapshot().sending).toBe(false);
   });
 
+  it('typed text never passes for a call entry; the call timeline’s own entries do (issue 29)', async () => {
+    const server = new FakeServer();
+    const feed = feedFor(server, fakeKeys(server));
+    await feed.load();
+    const entry = encodeCallNotice({ callId: 'c1', video: false, outcome: 'missed', durationSec: 0 });
+    expect(feed.send(entry)).toBe(true);
+    await settle();
+    expect(feed.send(entry, 'bob', 'call_notice')).toBe(true);
+    await settle();
+    expect(texts(feed).map((t) => parseCallNotice(t ?? '')?.outcome ?? null)).toEqual([null, 'missed']);
+  });
+
   it('re-encrypts with the same client id after a 409 for a new Ring key', async () => {
     const server = new FakeServer();
     const keys = fakeKeys(server);
@@ -363,6 +376,33 @@ describe('conversation feed', () => {
     feed.retryWaiting();
     await settle();
     expect(texts(feed)).toEqual(['plus tard']);
+  });
+
+  it('a message that did not verify is checked again once a key change reaches the log; a forgery stays unverifiable', async () => {
+    const server = new FakeServer();
+    server.store('lea', 'c1', 'e1|c1|après sa nouvelle clé');
+    server.store('mallory', 'c2', 'e1|c2|fausse');
+    const base = fakeKeys(server);
+    let confirmed = false;
+    const keys = fakeKeys(server, {
+      decryptText: async (content: string, conversationId: string) => {
+        // Léa's new key is not in this tab's log yet; mallory's signature never verifies.
+        if (content.includes('fausse') || !confirmed) throw new E2eeError('unverifiable', 'bad signature');
+        return base.decryptText(content, conversationId);
+      },
+    });
+    const feed = feedFor(server, keys);
+    await feed.load();
+    await settle();
+    expect(texts(feed)).toEqual(['unverifiable', 'unverifiable']);
+    // Waiting messages only: an unverifiable one is not retried by a plain key change.
+    confirmed = true;
+    feed.retryWaiting();
+    await settle();
+    expect(texts(feed)).toEqual(['unverifiable', 'unverifiable']);
+    feed.retryUnverifiable();
+    await settle();
+    expect(texts(feed)).toEqual(['après sa nouvelle clé', 'unverifiable']);
   });
 
   it('drops an expired ephemeral message and its decrypted text, before the server says so', async () => {

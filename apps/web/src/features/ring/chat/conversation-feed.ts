@@ -1,11 +1,20 @@
 import {
   CHAT_MESSAGES,
+  MESSAGES,
   MESSAGE_PAGE,
   type TJoinCatchUp,
   type TJoinMissed,
   type TNewMessageEvent,
 } from '@securering/contract';
-import { isE2eeError, parseEnvelope } from '@securering/e2ee';
+import {
+  checkMessageChains,
+  isE2eeError,
+  messageHash,
+  parseEnvelope,
+  type ChainedMessage,
+  type MessageChain,
+  type MessageHeader,
+} from '@securering/e2ee';
 import { PeerKeyUnavailable, VerifiedKeyChanged } from '../e2ee/keyring';
 import type { RingKeys } from '../e2ee/use-ring-keys';
 import type { ChatApi } from './chat-api';
@@ -20,11 +29,15 @@ import {
   highestSeq,
   mergeEntries,
   sendRetryDecision,
+  serverMayRemove,
   splitExpired,
+  withSignedClaims,
   type ChatEntry,
   type SendFailure,
 } from './chat-policy';
 import { recordSeen, seenDeadline } from './ephemeral-seen';
+import { browserChainStore, type MessageChainStore } from './message-chain-store';
+import { neutralizeTypedText } from '../calls/call-notice';
 
 /** Pushed messages kept for a join_ring answer at most; past them, get.php catches up. */
 const MAX_WAITING_FOR_JOIN = 200;
@@ -38,10 +51,47 @@ export type ReadState =
   | { state: 'waiting' }
   | { state: 'unverifiable' };
 
-/** The ephemeral delay (seconds; undefined: not ephemeral) and send time its sender signed. */
+/**
+ * What the sender signed of a message besides its text: the ephemeral delay (seconds; undefined:
+ * not ephemeral), the send time, and from envelope v2 on (issue 27 M4) its place in the sender's
+ * sequence with the message's hash (what the sender's next message links to).
+ */
 export interface SignedLifetime {
   ephemeralSec: number | undefined;
   sentAt: string;
+  /** 1: legacy envelope, without sequence nor signed permanence. */
+  v: 1 | 2;
+  chain?: MessageChain;
+  hash?: string;
+}
+
+/** The (not yet verified) header of an envelope, or undefined when it is none. */
+function headerOf(content: string | null): MessageHeader | undefined {
+  if (!content) return undefined;
+  try {
+    return parseEnvelope(content).header;
+  } catch {
+    return undefined;
+  }
+}
+
+function signedOf(header: MessageHeader, hash?: string): SignedLifetime {
+  return {
+    ephemeralSec: header.ephemeralSec,
+    sentAt: header.sentAt,
+    v: header.v,
+    ...(header.chain ? { chain: header.chain } : {}),
+    ...(hash !== undefined ? { hash } : {}),
+  };
+}
+
+/** Hash of a verified envelope (the link its sender's next message names). */
+async function hashOf(content: string): Promise<string | undefined> {
+  try {
+    return await messageHash(parseEnvelope(content));
+  } catch {
+    return undefined;
+  }
 }
 
 export interface FeedSnapshot {
@@ -57,6 +107,14 @@ export interface FeedSnapshot {
   sending: boolean;
   /** Highest sequence number received (what catch-up asks after). */
   highestSeq: number;
+  /**
+   * « Message manquant » (issue 27 M4): by entry key, the break in its sender's signed sequence
+   * shown just before it (`gap`: a message dropped or deleted by the server; `fork`: not the
+   * sequence its sender signed).
+   */
+  missing: ReadonlyMap<string, 'gap' | 'fork'>;
+  /** Replayed copies of messages already shown (same signed number and hash): not shown. */
+  duplicates: ReadonlySet<string>;
 }
 
 export interface FeedDeps {
@@ -87,6 +145,8 @@ export interface FeedDeps {
    * message that skips sequence numbers waits for it (the answer brings the missing ones).
    */
   joined?(): boolean;
+  /** This browser's signed message sequence (default: localStorage, per member). */
+  chainStore?: MessageChainStore;
 }
 
 /** The French reason of a failed send that is not the server's. */
@@ -112,13 +172,8 @@ function ephemeralChange(error: unknown): number | null | undefined {
 
 /** What this tab's own envelope signs of its lifetime (its text is known without decrypting). */
 function ownLifetime(content: string | null): SignedLifetime | undefined {
-  if (!content) return undefined;
-  try {
-    const { header } = parseEnvelope(content);
-    return { ephemeralSec: header.ephemeralSec, sentAt: header.sentAt };
-  } catch {
-    return undefined;
-  }
+  const header = headerOf(content);
+  return header && signedOf(header);
 }
 
 /** An ApiError (status, body with the 409 `code`) as the retry rules read it; -1 for anything else. */
@@ -165,6 +220,9 @@ export class ConversationFeed {
   /** This member's countdown ends, by message id (ephemeral-seen.ts, cached). */
   private readonly seen = new Map<string, number>();
   private readonly receipts = new Set<string>();
+  /** The place in this browser's sequence each own message was signed at (kept for re-encryption). */
+  private readonly reserved = new Map<string, MessageChain>();
+  private readonly chainStore: MessageChainStore;
   private snapshot: FeedSnapshot = {
     entries: [],
     reads: new Map(),
@@ -175,9 +233,13 @@ export class ConversationFeed {
     loadingOlder: false,
     sending: false,
     highestSeq: 0,
+    missing: new Map(),
+    duplicates: new Set(),
   };
 
-  constructor(private readonly deps: FeedDeps) {}
+  constructor(private readonly deps: FeedDeps) {
+    this.chainStore = deps.chainStore ?? browserChainStore(deps.memberId);
+  }
 
   get conversationId(): string {
     return this.deps.conversationId;
@@ -203,6 +265,7 @@ export class ConversationFeed {
       reads: new Map(this.reads),
       hideAt: new Map(this.hideAt),
       highestSeq: this.highest,
+      ...this.chainBreaks(),
     };
     for (const listener of this.listeners) listener();
   }
@@ -219,6 +282,31 @@ export class ConversationFeed {
     this.hideAt.clear();
   }
 
+  /** The signed sequences of the verified messages held, checked in timeline order. */
+  private chainBreaks(): Pick<FeedSnapshot, 'missing' | 'duplicates'> {
+    const chained: ChainedMessage[] = [];
+    // Senders with a message not verified yet (decrypting, or waiting for a key): it may be the
+    // one that seems to be missing, so no gap is shown for them until it is read.
+    const unsettled = new Set<string>();
+    for (const entry of this.entries) {
+      const read = this.reads.get(entry.key);
+      if (entry.content && (!read || read.state === 'pending' || read.state === 'waiting'))
+        unsettled.add(entry.senderId);
+      const signed = read?.state === 'ok' ? read.signed : undefined;
+      if (!signed?.chain || signed.hash === undefined) continue;
+      chained.push({
+        key: entry.key,
+        senderId: entry.senderId,
+        chain: signed.chain,
+        permanent: signed.ephemeralSec === undefined,
+        hash: signed.hash,
+      });
+    }
+    const { breaks, duplicates } = checkMessageChains(chained);
+    const shown = breaks.filter((b) => b.kind === 'fork' || !unsettled.has(b.senderId));
+    return { missing: new Map(shown.map((b) => [b.before, b.kind])), duplicates: new Set(duplicates) };
+  }
+
   // ---- receiving ------------------------------------------------------------------------------
 
   /** Merges messages in; returns those that were not there before. */
@@ -226,12 +314,15 @@ export class ConversationFeed {
     const now = this.now();
     // An expired message is never shown, even when a page still carries it (the server keeps it
     // until every member read it): nor one whose countdown ended here.
-    const fresh = incoming.filter(
-      (entry) =>
-        !(entry.expiresAt && Date.parse(entry.expiresAt) <= now) &&
-        !this.gone.has(entry.key) &&
-        !(entry.id !== null && !entry.isOwn && (this.seenOf(entry.id) ?? Infinity) <= now),
-    );
+    // A v2 envelope signs its lifetime: the server's isEphemeral / expiresAt give way to it.
+    const fresh = incoming
+      .map((entry) => withSignedClaims(entry, headerOf(entry.content)))
+      .filter(
+        (entry) =>
+          !(entry.expiresAt && Date.parse(entry.expiresAt) <= now) &&
+          !this.gone.has(entry.key) &&
+          !(entry.id !== null && !entry.isOwn && (this.seenOf(entry.id) ?? Infinity) <= now),
+      );
     const before = new Set(this.entries.map((entry) => entry.key));
     const merged = mergeEntries(this.entries, fresh);
     if (merged === this.entries) return [];
@@ -386,7 +477,10 @@ export class ConversationFeed {
   /** Messages the server deleted (`messages_deleted`: ephemeral messages at expiry). */
   removeIds(ids: readonly string[]): void {
     const gone = new Set(ids);
-    const removed = this.entries.filter((entry) => entry.id !== null && gone.has(entry.id));
+    // Not a message its sender signed permanent: the server cannot expire it (issue 27 M4).
+    const removed = this.entries.filter(
+      (entry) => entry.id !== null && gone.has(entry.id) && serverMayRemove(headerOf(entry.content)),
+    );
     if (removed.length === 0) return;
     this.forget(removed);
     this.emit();
@@ -514,11 +608,11 @@ export class ConversationFeed {
       .keys()
       .decryptText(content, this.conversationId)
       .then(
-        ({ header, plaintext }) => {
+        async ({ header, plaintext }) => {
           // The server's copy must be the envelope of this very message.
           if (header.senderId !== entry.senderId || header.clientMessageId !== entry.clientMessageId)
             return { state: 'unverifiable' } as const;
-          const signed = { ephemeralSec: header.ephemeralSec, sentAt: header.sentAt };
+          const signed = signedOf(header, header.chain ? await hashOf(content) : undefined);
           return { state: 'ok', text: plaintext, signed } as const;
         },
         (error: unknown) => {
@@ -549,6 +643,22 @@ export class ConversationFeed {
     if (any) this.emit();
   }
 
+  /**
+   * A member's keys changed in the membership log (a reset confirmed): messages that did not
+   * verify against the keys known until then are checked again, so a colleague's message shows
+   * once its key is confirmed, without a reload. A forgery stays « Message non vérifiable ».
+   */
+  retryUnverifiable(): void {
+    let any = false;
+    for (const entry of this.entries) {
+      if (this.reads.get(entry.key)?.state === 'unverifiable') {
+        this.decrypt(entry);
+        any = true;
+      }
+    }
+    if (any) this.emit();
+  }
+
   // ---- sending --------------------------------------------------------------------------------
 
   /**
@@ -557,8 +667,10 @@ export class ConversationFeed {
    * server failure (the server stores one message per client id), or marked failed. Blank text and
    * a send while one is in progress are ignored (returns false).
    */
-  send(text: string, peerName = ''): boolean {
+  send(text: string, peerName = '', origin: 'typed' | 'call_notice' = 'typed'): boolean {
     if (!canSend(text, this.snapshot.sending)) return false;
+    // Only the room's call timeline writes call entries; typed text never passes for one.
+    if (origin === 'typed') text = neutralizeTypedText(text);
     const clientMessageId = crypto.randomUUID();
     const key = entryKey(this.deps.memberId, clientMessageId);
     this.texts.set(key, text);
@@ -587,6 +699,16 @@ export class ConversationFeed {
     return true;
   }
 
+  /**
+   * The text of this tab's latest own message the server has not stored (sending, retrying or
+   * failed), if any: what a session that just expired would otherwise lose (issue 28).
+   */
+  unsentText(): string | null {
+    const unsent = this.entries.filter((e) => e.isOwn && e.id === null);
+    const last = unsent[unsent.length - 1];
+    return last ? (this.texts.get(last.key) ?? null) : null;
+  }
+
   /** "Réessayer" on a failed message: the same client message id, encrypted again. */
   retry(key: string, peerName = ''): void {
     const entry = this.entries.find((e) => e.key === key && e.status === 'failed');
@@ -601,6 +723,10 @@ export class ConversationFeed {
   discard(key: string): void {
     const entry = this.entries.find((e) => e.key === key && e.status === 'failed');
     if (!entry) return;
+    // Its number in this browser's sequence is free again (when nothing was signed after it).
+    const chain = this.reserved.get(key);
+    if (chain) this.chainStore.release(this.conversationId, chain);
+    this.reserved.delete(key);
     this.forget([entry]);
     this.emit();
   }
@@ -631,17 +757,24 @@ export class ConversationFeed {
           if (!content) {
             const keys = this.deps.keys();
             const epochKey = await keys.ensureSendableEpoch();
+            // This browser's next number (the same one again when re-signing this message).
+            const chain = this.chainStore.reserve(this.conversationId, this.reserved.get(entry.key));
             const sealed = await keys.encryptText(
               this.conversationId,
               text,
               epochKey,
               entry.clientMessageId,
               ephemeralSec,
+              chain,
             );
+            const hash = await hashOf(sealed.content);
+            if (hash !== undefined) {
+              this.chainStore.commit(this.conversationId, chain, hash, ephemeralSec === null);
+              this.reserved.set(entry.key, chain);
+            }
             content = sealed.content;
             this.update(entry.key, { content, epoch: epochKey.epoch });
-            const signed = { ephemeralSec: sealed.header.ephemeralSec, sentAt: sealed.header.sentAt };
-            this.reads.set(entry.key, { state: 'ok', text, signed });
+            this.reads.set(entry.key, { state: 'ok', text, signed: signedOf(sealed.header, hash) });
           }
           const stored = await this.deps.api.send({
             content,
@@ -670,6 +803,12 @@ export class ConversationFeed {
             ephemeralSec = changed;
             content = null;
             continue;
+          }
+          // The session ended (issue 28): the login form says so, and the text waits in memory
+          // for the new login (usePendingDraft), so no « Erreur » notice on top of it.
+          if (failureOf(error).status === 401) {
+            this.update(entry.key, { status: 'failed', error: MESSAGES.sessionExpired });
+            return release();
           }
           const decision = sendRetryDecision(failureOf(error), attempts, CHAT_MESSAGES.sendFailed);
           if (decision.action === 'fail') return this.fail(entry.key, decision.message, release);

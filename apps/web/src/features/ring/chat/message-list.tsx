@@ -1,20 +1,43 @@
 import { CHAT_MESSAGES } from '@securering/contract';
-import { AlertTriangle, Clock, KeyRound, Lock, RotateCcw, Timer, Trash2 } from 'lucide-react';
-import { memo, useLayoutEffect, useRef } from 'react';
+import {
+  AlertTriangle,
+  Clock,
+  KeyRound,
+  Lock,
+  Phone,
+  PhoneMissed,
+  RotateCcw,
+  Timer,
+  Trash2,
+  Video,
+} from 'lucide-react';
+import { Fragment, memo, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { cn } from '@/lib/utils';
+import { callNoticeText, parseCallNotice, type CallNotice } from '../calls/call-notice';
 import {
   formatCountdown,
   formatDelay,
   formatMessageTime,
   isExpired,
   isNearBottom,
+  messageTime,
+  MISSING_MESSAGE,
+  missingMessageReason,
   type ChatEntry,
 } from './chat-policy';
 import { useSecondTicker } from './chat-provider';
 import type { FeedSnapshot, ReadState } from './conversation-feed';
 import { MessageText } from './message-text';
+
+/** Something that happened in the conversation besides messages (a member's key change). */
+export interface TimelineNotice {
+  key: string;
+  /** UTC ISO time: the notice goes before the first message after it. */
+  at: string;
+  node: ReactNode;
+}
 
 /** Scroll position within this distance of the top loads the previous page. */
 const LOAD_OLDER_PX = 48;
@@ -27,11 +50,14 @@ const LOAD_OLDER_PX = 48;
  */
 export function MessageList({
   snapshot,
+  notices = [],
   onLoadOlder,
   onRetry,
   onDiscard,
 }: {
   snapshot: FeedSnapshot;
+  /** Shown among the messages by time (those before the loaded page wait for it). */
+  notices?: readonly TimelineNotice[];
   onLoadOlder: () => void;
   onRetry: (key: string) => void;
   onDiscard: (key: string) => void;
@@ -100,25 +126,64 @@ export function MessageList({
           {loadError}
         </p>
       ) : entries.length === 0 ? (
-        <p className="py-10 text-center text-sm text-slate-500">{CHAT_MESSAGES.empty}</p>
+        <>
+          <p className="py-10 text-center text-sm text-slate-500">{CHAT_MESSAGES.empty}</p>
+          {notices.map((notice) => (
+            <Fragment key={notice.key}>{notice.node}</Fragment>
+          ))}
+        </>
       ) : (
-        entries.map((entry) => {
+        interleave(entries, notices, hasOlder).map((item) => {
+          if ('node' in item) return <Fragment key={`notice:${item.key}`}>{item.node}</Fragment>;
+          const entry = item;
           const until = hideAt.get(entry.key);
-          return isExpired(entry, now, until) ? null : (
-            <MessageItem
-              key={entry.key}
-              entry={entry}
-              read={reads.get(entry.key)}
-              hideAt={until}
-              now={until !== undefined ? now : 0}
-              onRetry={onRetry}
-              onDiscard={onDiscard}
-            />
+          // A replayed copy of a message already shown (same signed number and hash).
+          if (snapshot.duplicates.has(entry.key)) return null;
+          const missing = snapshot.missing.get(entry.key);
+          return (
+            <Fragment key={entry.key}>
+              {missing ? <MissingMessage kind={missing} senderName={entry.senderName} /> : null}
+              {isExpired(entry, now, until) ? null : (
+                <MessageItem
+                  entry={entry}
+                  read={reads.get(entry.key)}
+                  hideAt={until}
+                  now={until !== undefined ? now : 0}
+                  onRetry={onRetry}
+                  onDiscard={onDiscard}
+                />
+              )}
+            </Fragment>
           );
         })
       )}
     </div>
   );
+}
+
+/**
+ * Messages with the notices placed by time: a notice goes before the first message sent after it;
+ * one older than the first loaded message shows only when no older page is left to load.
+ */
+export function interleave(
+  entries: readonly ChatEntry[],
+  notices: readonly TimelineNotice[],
+  hasOlder: boolean,
+): Array<ChatEntry | TimelineNotice> {
+  if (notices.length === 0) return [...entries];
+  const time = (iso: string) => Date.parse(iso) || 0;
+  const sorted = [...notices].sort((a, b) => time(a.at) - time(b.at));
+  const out: Array<ChatEntry | TimelineNotice> = [];
+  let next = 0;
+  for (const [index, entry] of entries.entries()) {
+    while (next < sorted.length && time(sorted[next]!.at) < time(entry.timestamp)) {
+      if (index > 0 || !hasOlder) out.push(sorted[next]!);
+      next++;
+    }
+    out.push(entry);
+  }
+  out.push(...sorted.slice(next));
+  return out;
 }
 
 const MessageItem = memo(function MessageItem({
@@ -137,7 +202,19 @@ const MessageItem = memo(function MessageItem({
   onDiscard: (key: string) => void;
 }) {
   const own = entry.isOwn;
-  const delaySec = read?.state === 'ok' ? read.signed?.ephemeralSec : undefined;
+  const callNotice = read?.state === 'ok' ? parseCallNotice(read.text) : null;
+  if (callNotice)
+    return (
+      <CallNoticeItem
+        entry={entry}
+        notice={callNotice}
+        time={messageTime(entry.timestamp, read?.state === 'ok' ? read.signed?.sentAt : undefined).iso}
+      />
+    );
+  const signed = read?.state === 'ok' ? read.signed : undefined;
+  const delaySec = signed?.ephemeralSec;
+  // The time its sender signed, not the server's (issue 27 M4).
+  const time = messageTime(entry.timestamp, signed?.sentAt);
   // Never more than the signed delay (a claimed first reading cannot stretch it).
   const remaining =
     hideAt === undefined ? null : Math.min(hideAt - now, delaySec !== undefined ? delaySec * 1000 : Infinity);
@@ -152,8 +229,23 @@ const MessageItem = memo(function MessageItem({
     >
       <p className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
         <span className="font-medium text-slate-700">{own ? 'Vous' : entry.senderName}</span>
-        <time dateTime={entry.timestamp}>{formatMessageTime(entry.timestamp)}</time>
-        <Lock className="size-3 text-emerald-600" aria-label="Chiffré de bout en bout" role="img" />
+        <time
+          dateTime={time.iso}
+          data-time-source={time.signed ? 'signed' : 'server'}
+          title={time.signed ? 'Heure d’envoi signée par l’expéditeur' : 'Heure indiquée par le serveur'}
+        >
+          {formatMessageTime(time.iso)}
+        </time>
+        <Lock
+          className="size-3 text-emerald-600"
+          aria-label="Chiffré de bout en bout"
+          role="img"
+          data-legacy={signed?.v === 1 ? '' : undefined}
+        >
+          {signed?.v === 1 ? (
+            <title>Chiffré de bout en bout (ancien format, sans contrôle des messages manquants)</title>
+          ) : null}
+        </Lock>
         {remaining !== null ? (
           <span
             className="inline-flex items-center gap-0.5 rounded-full bg-amber-100 px-1.5 font-mono text-amber-800"
@@ -187,6 +279,51 @@ const MessageItem = memo(function MessageItem({
     </article>
   );
 });
+
+/** A call in the private conversation (issue 29): one centred line, signed by the caller. */
+function CallNoticeItem({ entry, notice, time }: { entry: ChatEntry; notice: CallNotice; time: string }) {
+  const missed = notice.outcome !== 'answered';
+  const text = callNoticeText(notice, { own: entry.isOwn, senderName: entry.senderName });
+  const Icon = missed ? PhoneMissed : notice.video ? Video : Phone;
+  return (
+    <article
+      aria-label={text}
+      data-testid="call-notice"
+      data-message-id={entry.id ?? undefined}
+      data-seq={entry.seq ?? undefined}
+      className="flex justify-center"
+    >
+      <p
+        className={cn(
+          'inline-flex items-center gap-1.5 rounded-full px-3 py-1 text-xs',
+          missed && !entry.isOwn ? 'bg-red-50 text-red-800' : 'bg-slate-100 text-slate-700',
+        )}
+      >
+        <Icon className="size-3.5" aria-hidden />
+        <span>{text}</span>
+        <time dateTime={time} className="text-slate-500">
+          {formatMessageTime(time)}
+        </time>
+      </p>
+    </article>
+  );
+}
+
+/** Where a sender's signed sequence breaks (issue 27 M4): a small system line. */
+function MissingMessage({ kind, senderName }: { kind: 'gap' | 'fork'; senderName: string }) {
+  return (
+    <p
+      role="note"
+      data-testid="message-missing"
+      data-kind={kind}
+      title={missingMessageReason(kind, senderName)}
+      className="flex items-center justify-center gap-1 text-xs italic text-amber-800"
+    >
+      <AlertTriangle className="size-3" aria-hidden />
+      {MISSING_MESSAGE}
+    </p>
+  );
+}
 
 function MessageBody({ read, own }: { read: ReadState | undefined; own: boolean }) {
   if (!read || read.state === 'pending') return <span className="italic opacity-70">Déchiffrement…</span>;

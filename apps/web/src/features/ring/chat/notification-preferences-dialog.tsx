@@ -1,4 +1,11 @@
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogHeader,
+  DialogTitle,
+  type DialogOpenProps,
+} from '@/components/ui/dialog';
 import { NotificationSettingsPanel } from '@/components/notification-settings-panel';
 
 /**
@@ -6,13 +13,7 @@ import { NotificationSettingsPanel } from '@/components/notification-settings-pa
  * space's « Notifications d'appel » — one record per person, an owner's shared with its customer
  * account — applied by the room to incoming calls and messages. Loaded with the dialog.
  */
-export function NotificationPreferencesDialog({
-  open,
-  onOpenChange,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
+export function NotificationPreferencesDialog({ open, onOpenChange }: DialogOpenProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent className="max-w-xl">

@@ -117,6 +117,11 @@ export interface LogCheckpoint {
   genesisHash: string;
   headSeq: number;
   headHash: string;
+  /**
+   * The member's signature of this head (e2ee `signLogCheckpoint`): only then does a new tab skip
+   * the signature checks of the links up to it (`verifiedHead`). Absent in older checkpoints.
+   */
+  sig?: string;
 }
 
 export function checkAgainstCheckpoint(

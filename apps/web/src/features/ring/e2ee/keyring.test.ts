@@ -13,17 +13,21 @@ import {
   generateEpochKey,
   generateIdentity,
   generateRecoveryKey,
+  hashLink,
   sealIdentity,
+  signLogCheckpoint,
   exportPublicIdentity,
   verifyMembershipLog,
   wrapEpochKeyFor,
   type Identity,
+  type MembershipLink,
   type MembershipState,
   type SecurityLevel,
 } from '@securering/e2ee';
 import { describe, expect, it, vi } from 'vitest';
 import {
   INSECURE_CONTEXT,
+  KEYS_REPLACED_TEXT,
   KeyCallConflict,
   Keyring,
   LOG_PROBLEM_TEXT,
@@ -31,6 +35,7 @@ import {
   PeerKeyUnavailable,
   VerifiedKeyChanged,
   type KeyringApi,
+  type RememberedIdentityStore,
 } from './keyring';
 import { memoryLocalTrustStore, type LocalTrustStore } from './local-trust-store';
 
@@ -587,6 +592,69 @@ describe('keyring flows against the key endpoints', () => {
         expect(fresh.getSnapshot().logProblem).toBe(LOG_PROBLEM_TEXT.invalid);
       },
     );
+
+    it(
+      'a new tab skips the signatures of the log this member verified and signed, never of a head it did not sign',
+      SLOW,
+      async () => {
+        const { server, owner } = await ownerAndBob();
+        await owner.sync();
+        const store = (owner as unknown as { deps: { localTrust: LocalTrustStore } }).deps.localTrust;
+        const signed = (await store.getCheckpoint(server.ringId, 'owner'))!;
+        expect(signed).toMatchObject({ headSeq: server.links.length - 1, sig: expect.any(String) });
+        // Signature checks of a new tab opening the room (unlock and sync), with the store given.
+        const verifyCalls = async (localTrust: LocalTrustStore) => {
+          const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+          try {
+            const again = tab(server, 'owner', localTrust);
+            await again.load();
+            expect(await again.unlock(OWNER_PHRASE)).toBe(true);
+            await again.sync();
+            expect(again.getSnapshot()).toMatchObject({ status: 'active', logProblem: null });
+            return verify.mock.calls.length;
+          } finally {
+            verify.mockRestore();
+          }
+        };
+        const withStored = async (checkpoint: Parameters<LocalTrustStore['putCheckpoint']>[1]) => {
+          const localTrust = memoryLocalTrustStore();
+          await localTrust.putCheckpoint('owner', checkpoint);
+          return localTrust;
+        };
+        const other = await generateIdentity();
+        const forgedSig = await signLogCheckpoint({ ...signed, memberId: 'owner' }, other.signing.privateKey);
+        const resumed = await verifyCalls(await withStored(signed));
+        const unsigned = await verifyCalls(await withStored({ ...signed, sig: undefined }));
+        const forged = await verifyCalls(await withStored({ ...signed, sig: forgedSig }));
+        // Every link's signature is checked again unless the member signed the head (then one
+        // check: the checkpoint's own signature).
+        expect(unsigned - resumed).toBe(server.links.length - 1);
+        // Signed by anyone else: its signature is checked, refused, and every link checked again.
+        expect(forged).toBe(unsigned + 1);
+
+        // A head of a rewritten log (history shared with Bob), stored by someone who cannot sign as
+        // the member: the rewritten link is verified, and refused.
+        server.servedLinks = server.links.map((l, i) =>
+          i === 1 ? ({ ...l, body: { ...l.body, shareHistory: true } } as TMembershipLink) : l,
+        );
+        const rewrittenHead = {
+          ...signed,
+          headHash: await hashLink(server.servedLinks.at(-1)! as MembershipLink),
+        };
+        const fresh = tab(
+          server,
+          'owner',
+          await withStored({
+            ...rewrittenHead,
+            sig: await signLogCheckpoint({ ...rewrittenHead, memberId: 'owner' }, other.signing.privateKey),
+          }),
+        );
+        await fresh.load();
+        expect(await fresh.unlock(OWNER_PHRASE)).toBe(true);
+        await fresh.sync();
+        expect(fresh.getSnapshot().logProblem).toBe(LOG_PROBLEM_TEXT.invalid);
+      },
+    );
   });
 
   it(
@@ -920,6 +988,110 @@ describe('keyring flows against the key endpoints', () => {
       await expect(
         owner.encryptText(dmConversationId('owner', 'zed'), 'x', owner.currentEpochKey()!),
       ).rejects.toBeInstanceOf(PeerKeyUnavailable);
+    },
+  );
+
+  it(
+    '« Se souvenir sur cet appareil »: the kept identity unlocks the next visit, unless the keys were replaced',
+    SLOW,
+    async () => {
+      const { server } = await ownerAndBob();
+      const kept = new Map<string, { identity: Identity; publicKeys: TPublicKeys }>();
+      const remembered: RememberedIdentityStore = {
+        get: async (ringId, memberId) => kept.get(`${ringId}:${memberId}`),
+        put: async (ringId, memberId, identity, publicKeys) => {
+          kept.set(`${ringId}:${memberId}`, { identity, publicKeys });
+        },
+        forget: async (ringId, memberId) => {
+          kept.delete(`${ringId}:${memberId}`);
+        },
+      };
+      const visit = () =>
+        new Keyring({
+          ringId: server.ringId,
+          memberId: 'bob',
+          level: () => server.level,
+          role: () => 'member',
+          api: server.api('bob'),
+          localTrust: memoryLocalTrustStore(),
+          remembered,
+        });
+      const first = visit();
+      await first.load();
+      expect(first.getSnapshot().phase).toBe('unlock');
+      expect(await first.unlock(BOB_PHRASE)).toBe(true);
+      await first.rememberOnDevice(true);
+      // Only the key objects are kept, their private halves non-extractable.
+      const entry = kept.get(`${server.ringId}:bob`)!;
+      expect(entry.identity.signing.privateKey.extractable).toBe(false);
+      expect(entry.identity.agreement.privateKey.extractable).toBe(false);
+
+      // Next visit: unlocked without the passphrase, and it reads the Ring's key again.
+      const second = visit();
+      await second.load();
+      expect(second.getSnapshot()).toMatchObject({ phase: 'ready', remembered: true });
+      await second.sync();
+      expect(second.getSnapshot().status).toBe('active');
+
+      // Bob resets his keys elsewhere: the kept identity is no longer his; it is forgotten.
+      const elsewhere = tab(server, 'bob');
+      await elsewhere.load();
+      await elsewhere.unlock(BOB_PHRASE);
+      expect(await elsewhere.resetKeys('la nouvelle phrase de bob')).toBe(true);
+      const third = visit();
+      await third.load();
+      expect(third.getSnapshot()).toMatchObject({ phase: 'unlock', remembered: false });
+      expect(kept.size).toBe(0);
+
+      // Unticked: forgotten too.
+      expect(await third.unlock('la nouvelle phrase de bob')).toBe(true);
+      await third.rememberOnDevice(true);
+      expect(kept.size).toBe(1);
+      await third.rememberOnDevice(false);
+      expect(kept.size).toBe(0);
+    },
+  );
+
+  it(
+    'a locked reset: the member is told who confirms; the others see the change, pending then in the log',
+    SLOW,
+    async () => {
+      const { server, owner, bob } = await ownerAndBob();
+      // Bob forgot his passphrase: new keys from a locked tab (nothing vouches for them).
+      const locked = tab(server, 'bob');
+      await locked.load();
+      expect(await locked.resetKeys('la nouvelle phrase de bob')).toBe(true);
+      await locked.sync();
+      expect(locked.getSnapshot()).toMatchObject({ admission: 'key_pending', status: 'waiting_keys' });
+      expect(locked.getSnapshot().confirmers).toEqual([{ id: 'owner', username: 'owner' }]);
+
+      await refreshMembers(server, owner);
+      const pending = owner.getSnapshot().keyChanges;
+      expect(pending).toEqual([{ memberId: 'bob', at: expect.any(String), pending: true }]);
+      // The same list while nothing changed (the chat re-checks messages only on a change).
+      await refreshMembers(server, owner);
+      expect(owner.getSnapshot().keyChanges).toBe(pending);
+
+      const shown = owner.getSnapshot().safety.get('bob')!.fingerprint;
+      expect(await owner.confirmKey('bob', shown)).toBe(true);
+      await refreshMembers(server, owner);
+      expect(owner.getSnapshot().keyChanges).toEqual([
+        { memberId: 'bob', at: server.links.at(-1)!.at, pending: false },
+      ]);
+      // Bob's own tab shows no key change of his own.
+      await locked.sync();
+      expect(locked.getSnapshot().keyChanges).toEqual([]);
+
+      // His other tab still held the replaced identity: it locks and asks for the new passphrase.
+      expect(bob.getSnapshot().status).toBe('active');
+      await refreshMembers(server, bob);
+      await expect.poll(() => bob.getSnapshot().phase).toBe('unlock');
+      expect(bob.getSnapshot()).toMatchObject({ status: 'locked', error: KEYS_REPLACED_TEXT });
+      expect(bob.signingKey).toBeNull();
+      expect(bob.currentEpochKey()).toBeUndefined();
+      expect(await bob.unlock('la nouvelle phrase de bob')).toBe(true);
+      await bob.sync();
+      expect(bob.getSnapshot().status).toBe('active');
     },
   );
 

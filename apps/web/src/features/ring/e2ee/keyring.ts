@@ -18,6 +18,7 @@ import {
   deriveConversationKey,
   encryptMessage,
   exportPublicIdentity,
+  activeLogMembers,
   fingerprint,
   generateEpochKey,
   generateIdentity,
@@ -27,12 +28,15 @@ import {
   isE2eeError,
   lastReadersChange,
   mayAdmit,
+  metaSignerKeys,
   openIdentity,
   openIdentityWithRecoveryKey,
+  openLogCheckpoint,
   recordNeedsUpgrade,
   resealRecord,
   samePublicIdentity,
   sealIdentity,
+  signLogCheckpoint,
   signingKeysAt,
   signingKeysFrom,
   unwrapEpochKey,
@@ -45,8 +49,10 @@ import {
   type MembershipChange,
   type MembershipLink,
   type MembershipState,
+  type MessageChain,
   type MessageHeader,
   type SecurityLevel,
+  type SignedPin,
 } from '@securering/e2ee';
 import {
   admissionOf,
@@ -143,8 +149,20 @@ export interface KeyringDeps {
   role(): 'owner' | 'admin' | 'member';
   api: KeyringApi;
   localTrust: LocalTrustStore;
+  /** « Se souvenir sur cet appareil »: the unlocked identity kept in this browser (absent: never). */
+  remembered?: RememberedIdentityStore;
   log?(message: string, details?: Record<string, unknown>): void;
   now?(): Date;
+}
+
+/**
+ * Where « Se souvenir sur cet appareil » keeps the unlocked identity: its private keys are
+ * non-extractable CryptoKeys, stored as such (IndexedDB in the browser: lib/remembered-keys.ts).
+ */
+export interface RememberedIdentityStore {
+  get(ringId: string, memberId: string): Promise<{ identity: Identity; publicKeys: TPublicKeys } | undefined>;
+  put(ringId: string, memberId: string, identity: Identity, publicKeys: TPublicKeys): Promise<void>;
+  forget(ringId: string, memberId: string): Promise<void>;
 }
 
 /** Where the unlock stands: what the passphrase dialog shows. */
@@ -214,6 +232,27 @@ export interface KeyringSnapshot {
    * once the member confirmed it is saved (`acknowledgeRecoveryKey`). Never stored.
    */
   recoveryKey: string | null;
+  /** The identity is remembered on this device (« Se souvenir sur cet appareil »). */
+  remembered: boolean;
+  /**
+   * Members (other than this one) who may confirm a member's new keys: the owner then the Ring
+   * admins active in the verified log, with the names the log signed (told to a member whose new
+   * keys wait).
+   */
+  confirmers: ReadonlyArray<{ id: string; username: string }>;
+  /**
+   * Other members' key changes, for the timeline (« La clé de Léa a changé — comparer »): those the
+   * verified log records (`at`: the link's time) and those the server publishes that no one
+   * confirmed yet (`pending`; `at`: when this tab first saw them).
+   */
+  keyChanges: readonly KeyChange[];
+}
+
+/** A member's key change as shown in the timeline. */
+export interface KeyChange {
+  memberId: string;
+  at: string;
+  pending: boolean;
 }
 
 /** A keyring before anything is loaded: locked, nothing held. */
@@ -239,6 +278,9 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   logProblem: null,
   verifiedKeyChanged: [],
   recoveryKey: null,
+  remembered: false,
+  confirmers: [],
+  keyChanges: [],
 };
 
 /** What the recovery form says when the recovery key does not open the record. */
@@ -247,6 +289,10 @@ export const RECOVERY_TEXT = {
   malformed: 'Clé de secours invalide\u202f: 32 caractères, lettres et chiffres, par groupes de 4.',
   none: 'Aucune clé de secours n’a été créée pour votre compte dans ce Ring.',
 } as const;
+
+/** The passphrase dialog's notice on a device whose keys another device of the member replaced. */
+export const KEYS_REPLACED_TEXT =
+  'Vos clés ont été réinitialisées sur un autre appareil\u202f: saisissez votre nouvelle phrase secrète.';
 
 export const INSECURE_CONTEXT =
   'Le chiffrement de bout en bout demande une connexion sécurisée (HTTPS) : ouvrez le Ring en https://.';
@@ -280,6 +326,10 @@ export class Keyring {
   /** When a lookup last read the log again for a member it did not know (verifyKeysOf). */
   private logReadAt = 0;
   private readonly fingerprints = new Map<string, string>();
+  /** Key changes the verified log records (other members'), by link seq. */
+  private loggedKeyChanges: KeyChange[] = [];
+  /** When this tab first saw a member's published keys differ from the log's (unconfirmed change). */
+  private readonly pendingSince = new Map<string, string>();
   private readonly verifyKeys = new Map<string, CryptoKey>();
   /** Private conversation keys derived so far, by conversation, epoch and peer key. */
   private readonly conversationKeys = new Map<string, Promise<EpochKey>>();
@@ -338,6 +388,13 @@ export class Keyring {
     next.logLevel = this.log?.level ?? null;
     next.historyOffered = this.state?.shareHistory ?? false;
     next.logProblem = this.logProblem;
+    next.confirmers =
+      this.log && !this.logProblem
+        ? activeLogMembers(this.log)
+            .filter((m) => m.id !== this.memberId && mayAdmit(this.log!, m.id))
+            .sort((a, b) => (a.role === b.role ? 0 : a.role === 'owner' ? -1 : 1))
+            .map((m) => ({ id: m.id, username: m.username }))
+        : [];
     this.snapshot = next;
     for (const listener of this.listeners) listener();
   }
@@ -381,10 +438,53 @@ export class Keyring {
       this.keyVersion = answer.keyVersion;
       this.verified = await this.deps.localTrust.getVerified(this.ringId, this.memberId).catch(() => ({}));
       this.failed = false;
+      if (answer.key && answer.publicKeys && (await this.unlockRemembered(answer.publicKeys))) return;
       this.update({ phase: answer.key ? 'unlock' : 'setup', error: null });
     } catch (error) {
       this.failed = true;
       this.update({ phase: 'load_failed', error: messageOf(error) });
+    }
+  }
+
+  /**
+   * « Se souvenir sur cet appareil »: unlocks with the identity this browser kept, when its public
+   * keys are still the ones published for the member (a reset elsewhere replaced them: forgotten).
+   */
+  private async unlockRemembered(published: TPublicKeys): Promise<boolean> {
+    const store = this.deps.remembered;
+    if (!store) return false;
+    const kept = await store.get(this.ringId, this.memberId).catch(() => undefined);
+    if (!kept) return false;
+    try {
+      const own = await exportPublicIdentity(kept.identity);
+      if (samePublicIdentity(own, published) && samePublicIdentity(kept.publicKeys, published)) {
+        this.update({ remembered: true });
+        await this.becomeUnlocked(kept.identity, own, this.keyVersion);
+        return true;
+      }
+    } catch {
+      // An unreadable entry: forgotten below.
+    }
+    await store.forget(this.ringId, this.memberId).catch(() => undefined);
+    return false;
+  }
+
+  /**
+   * Keeps (or forgets) the unlocked identity in this browser for the next visit. Only the key
+   * objects are stored: their private halves are non-extractable, so nothing can read them out.
+   */
+  async rememberOnDevice(remember: boolean): Promise<void> {
+    const store = this.deps.remembered;
+    if (!store) return;
+    const identity = this.identity;
+    const keys = this.ownKeys;
+    try {
+      if (remember && identity && keys) await store.put(this.ringId, this.memberId, identity, keys);
+      else await store.forget(this.ringId, this.memberId);
+      this.update({ remembered: remember && identity !== null });
+    } catch (error) {
+      this.report('Mémorisation des clés sur cet appareil impossible', { error: messageOf(error) });
+      this.update({ remembered: false });
     }
   }
 
@@ -628,7 +728,40 @@ export class Keyring {
   /** The Ring's members changed (rings/info.php): recompute safety numbers and who waits. */
   setMembers(members: readonly RingMemberKeys[]): Promise<void> {
     this.members = new Map(members.map((m) => [m.id, m]));
+    const self = this.members.get(this.memberId);
+    if (
+      this.identity &&
+      this.ownKeys &&
+      self?.keys &&
+      self.keyVersion !== null &&
+      self.keyVersion > this.keyVersion &&
+      !samePublicIdentity(self.keys, this.ownKeys)
+    ) {
+      void this.lockReplacedIdentity();
+    }
     return this.refreshSafety();
+  }
+
+  /**
+   * This member reset its keys on another device: the identity held here is no longer its own
+   * (nothing would reach it again). Forget it and its epoch keys, and ask for the new passphrase.
+   */
+  private async lockReplacedIdentity(): Promise<void> {
+    this.identity = null;
+    this.ownKeys = null;
+    this.epochs.clear();
+    this.conversationKeys.clear();
+    this.report('Clés réinitialisées sur un autre appareil');
+    await this.deps.remembered?.forget(this.ringId, this.memberId).catch(() => undefined);
+    try {
+      const answer = await this.deps.api.getMemberKey();
+      this.record = answer.key;
+      this.publishedKeys = answer.publicKeys;
+      this.keyVersion = answer.keyVersion;
+    } catch {
+      // The dialog still opens: the record is read again at the next unlock attempt.
+    }
+    this.update({ phase: 'unlock', busy: false, remembered: false, error: KEYS_REPLACED_TEXT });
   }
 
   private refreshSafety(): Promise<void> {
@@ -648,13 +781,34 @@ export class Keyring {
       const verifiedKeyChanged = [...safety.values()]
         .filter((m) => m.verification === 'changed')
         .map((m) => m.memberId);
-      this.update({ safety, verifiedKeyChanged });
+      this.update({ safety, verifiedKeyChanged, keyChanges: this.keyChangesOf(safety) });
     });
     // The chain never rejects, so a failure does not stop later refreshes.
     this.membersChain = run.catch((error: unknown) => {
       this.report('Numéros de sécurité indisponibles', { error: messageOf(error) });
     });
     return this.membersChain;
+  }
+
+  /** The timeline's key changes: the log's, then the unconfirmed ones (published keys ≠ the log's). */
+  private keyChangesOf(safety: ReadonlyMap<string, MemberSafety>): readonly KeyChange[] {
+    const pending: KeyChange[] = [];
+    for (const member of safety.values()) {
+      const unconfirmed =
+        member.memberId !== this.memberId &&
+        member.logFingerprint !== null &&
+        member.fingerprint !== member.logFingerprint;
+      if (!unconfirmed) {
+        this.pendingSince.delete(member.memberId);
+        continue;
+      }
+      const at = this.pendingSince.get(member.memberId) ?? this.now().toISOString();
+      this.pendingSince.set(member.memberId, at);
+      pending.push({ memberId: member.memberId, at, pending: true });
+    }
+    const next = [...(this.logProblem ? [] : this.loggedKeyChanges), ...pending];
+    // The same list keeps its identity: the chat re-checks messages only when it really changed.
+    return JSON.stringify(next) === JSON.stringify(this.snapshot.keyChanges) ? this.snapshot.keyChanges : next;
   }
 
   private async fingerprintOf(keys: TPublicKeys): Promise<string> {
@@ -742,11 +896,22 @@ export class Keyring {
       if (this.log || checkpoint) this.setLogProblem(LOG_PROBLEM_TEXT.rollback, 'rollback');
       return;
     }
+    // A head this member signed when its browser verified it spares the signature checks of the
+    // links up to it (the costly part of opening the room); anything else is verified in full.
+    const verifiedHead =
+      after < 0 && checkpoint?.sig && this.ownKeys
+        ? await openLogCheckpoint(
+            { ...checkpoint, ringId: this.ringId, memberId: this.memberId },
+            checkpoint.sig,
+            this.ownKeys.ed25519,
+          )
+        : undefined;
     let verified: MembershipState;
     try {
       verified = await verifyMembershipLog(answer.links, {
         ringId: this.ringId,
         ...(after >= 0 && this.log ? { from: this.log } : {}),
+        ...(verifiedHead ? { verifiedHead } : {}),
       });
     } catch (error) {
       this.setLogProblem(LOG_PROBLEM_TEXT.invalid, messageOf(error));
@@ -757,15 +922,29 @@ export class Keyring {
       this.setLogProblem(LOG_PROBLEM_TEXT[agreed], agreed);
       return;
     }
+    // The links just verified: their key changes (of others) go to the timeline.
+    const changes = answer.links.flatMap((link): KeyChange[] => {
+      const memberId = link.body.memberId;
+      return link.type === 'key_change' && typeof memberId === 'string' && memberId !== this.memberId
+        ? [{ memberId, at: link.at, pending: false }]
+        : [];
+    });
+    this.loggedKeyChanges = after >= 0 ? [...this.loggedKeyChanges, ...changes] : changes;
     this.log = verified;
     this.logProblem = null;
+    const head = {
+      ringId: this.ringId,
+      genesisHash: verified.genesisHash,
+      headSeq: verified.head.seq,
+      headHash: verified.head.hash,
+    };
+    const sig = this.identity
+      ? await signLogCheckpoint({ ...head, memberId: this.memberId }, this.identity.signing.privateKey).catch(
+          () => undefined,
+        )
+      : undefined;
     await this.deps.localTrust
-      .putCheckpoint(this.memberId, {
-        ringId: this.ringId,
-        genesisHash: verified.genesisHash,
-        headSeq: verified.head.seq,
-        headHash: verified.head.hash,
-      })
+      .putCheckpoint(this.memberId, { ...head, ...(sig ? { sig } : {}) })
       .catch(() => undefined);
     await this.refreshSafety();
   }
@@ -999,6 +1178,24 @@ export class Keyring {
     if (!this.identity || this.now().getTime() - this.logReadAt <= 2000) return;
     this.logReadAt = this.now().getTime();
     await this.sync();
+  }
+
+  /**
+   * The keys that verify a file or folder metadata blob signed at `pin` (file-meta.ts
+   * `metaSignerKeys`): the signer's key at that log position, if it was a member there and this
+   * browser's log has the same link there. A pin ahead of this tab's log reads the log again first.
+   */
+  async metaSignerKeys(pin: SignedPin): Promise<CryptoKey[]> {
+    if (this.log && !this.logProblem && pin.logSeq > this.log.head.seq) await this.readLogAgain();
+    const log = this.logProblem ? null : this.log;
+    if (!log) return [];
+    return Promise.all(metaSignerKeys(log, pin).map((k) => this.importVerifyKeyCached(k)));
+  }
+
+  /** The membership log head this browser verified (what it signs file metadata at), if any. */
+  logHead(): { logSeq: number; logHash: string } | undefined {
+    const log = this.logProblem ? null : this.log;
+    return log ? { logSeq: log.head.seq, logHash: log.head.hash } : undefined;
   }
 
   async verifyKeysOf(memberId: string, fromSeq?: number): Promise<CryptoKey[]> {
@@ -1335,6 +1532,7 @@ export class Keyring {
     epochKey: EpochKey,
     clientMessageId: string = crypto.randomUUID(),
     ephemeralSec: number | null = null,
+    chain?: MessageChain,
   ): Promise<{ content: string; header: MessageHeader }> {
     if (!this.identity) throw new E2eeError('missing_key', 'locked');
     const target = conversationPeerOf(conversationId, this.memberId);
@@ -1349,7 +1547,8 @@ export class Keyring {
     }
     const log = this.logProblem ? null : this.log;
     const header: MessageHeader = {
-      v: 1,
+      // v2 with the sender's signed sequence (issue 27 M4); v1 only for callers without one.
+      ...(chain ? { v: 2 as const, chain } : { v: 1 as const }),
       ringId: this.ringId,
       conversationId,
       epoch: epochKey.epoch,

@@ -1,3 +1,4 @@
+import { idbRequest, openIndexedDb } from '@/lib/indexed-db';
 import type { LogCheckpoint } from './keyring-policy';
 
 /**
@@ -52,26 +53,12 @@ export function memoryLocalTrustStore(): LocalTrustStore {
   };
 }
 
-function request<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error ?? new Error('IndexedDB'));
-  });
-}
-
 function openDatabase(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(DB_NAME, DB_VERSION);
-    open.onupgradeneeded = () => {
-      const db = open.result;
-      if (db.objectStoreNames.contains(OLD_STORE)) db.deleteObjectStore(OLD_STORE);
-      for (const name of [CHECKPOINTS, VERIFIED])
-        if (!db.objectStoreNames.contains(name))
-          db.createObjectStore(name, { keyPath: ['ringId', 'memberId'] });
-    };
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error ?? new Error('IndexedDB'));
-    open.onblocked = () => reject(new Error('IndexedDB blocked'));
+  return openIndexedDb(DB_NAME, DB_VERSION, (db) => {
+    if (db.objectStoreNames.contains(OLD_STORE)) db.deleteObjectStore(OLD_STORE);
+    for (const name of [CHECKPOINTS, VERIFIED])
+      if (!db.objectStoreNames.contains(name))
+        db.createObjectStore(name, { keyPath: ['ringId', 'memberId'] });
   });
 }
 
@@ -94,7 +81,7 @@ export function browserLocalTrustStore(): LocalTrustStore {
     async getCheckpoint(ringId, memberId) {
       const checkpoints = await store(CHECKPOINTS, 'readonly');
       if (!checkpoints) return memory.getCheckpoint(ringId, memberId);
-      const found = (await request(checkpoints.get([ringId, memberId]))) as StoredCheckpoint | undefined;
+      const found = (await idbRequest(checkpoints.get([ringId, memberId]))) as StoredCheckpoint | undefined;
       if (!found) return undefined;
       const { memberId: _member, ...checkpoint } = found;
       return checkpoint;
@@ -102,18 +89,18 @@ export function browserLocalTrustStore(): LocalTrustStore {
     async putCheckpoint(memberId, checkpoint) {
       const checkpoints = await store(CHECKPOINTS, 'readwrite');
       if (!checkpoints) return memory.putCheckpoint(memberId, checkpoint);
-      await request(checkpoints.put({ ...checkpoint, memberId } satisfies StoredCheckpoint));
+      await idbRequest(checkpoints.put({ ...checkpoint, memberId } satisfies StoredCheckpoint));
     },
     async getVerified(ringId, memberId) {
       const verified = await store(VERIFIED, 'readonly');
       if (!verified) return memory.getVerified(ringId, memberId);
-      const found = (await request(verified.get([ringId, memberId]))) as StoredVerified | undefined;
+      const found = (await idbRequest(verified.get([ringId, memberId]))) as StoredVerified | undefined;
       return { ...found?.verified };
     },
     async putVerified(ringId, memberId, marks) {
       const verified = await store(VERIFIED, 'readwrite');
       if (!verified) return memory.putVerified(ringId, memberId, marks);
-      await request(verified.put({ ringId, memberId, verified: { ...marks } } satisfies StoredVerified));
+      await idbRequest(verified.put({ ringId, memberId, verified: { ...marks } } satisfies StoredVerified));
     },
   };
 }

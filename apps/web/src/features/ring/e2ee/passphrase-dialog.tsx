@@ -1,4 +1,5 @@
 import { E2EE_MESSAGES } from '@securering/contract';
+import { MIN_PASSPHRASE_LENGTH } from '@securering/e2ee';
 import { KeyRound, Loader2 } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/alert';
@@ -34,7 +35,7 @@ const DESCRIPTIONS: Record<PassphraseDialogMode, string> = {
     'Choisissez votre phrase secrète personnelle. Elle protège vos clés de chiffrement et ne quitte jamais ce navigateur\u202f: personne, pas même SecureRing, ne peut la retrouver. Notez-la en lieu sûr.',
   unlock: 'Saisissez votre phrase secrète pour déverrouiller les messages et les fichiers du Ring.',
   reset:
-    'De nouvelles clés seront créées sous une nouvelle phrase secrète. Les autres membres verront votre numéro de sécurité changer. L’historique déjà chiffré ne redevient lisible que si un membre vous le partage à nouveau.',
+    'De nouvelles clés seront créées sous une nouvelle phrase secrète. Les autres membres verront votre numéro de sécurité changer. Une fois vos nouvelles clés confirmées, le navigateur d’un membre en ligne vous repartage automatiquement l’historique depuis votre admission.',
   recover:
     'Saisissez votre clé de secours (32 caractères, par groupes de 4) puis choisissez une nouvelle phrase secrète. Vos clés et votre historique restent les mêmes.',
   load_failed: 'Vos clés de chiffrement n’ont pas pu être lues.',
@@ -56,7 +57,10 @@ interface PassphraseFormProps<Mode> {
   error: string | null;
   /** Words an attacker would try first for this member (username, email, Ring name). */
   userInputs: readonly string[];
-  onSubmit: (passphrase: string, recoveryKey: string) => Promise<void>;
+  /** The keys are remembered on this device now (the box starts ticked only then). */
+  remembered?: boolean;
+  /** Resolves true when the keys opened (the form then forgets what was typed). */
+  onSubmit: (passphrase: string, recoveryKey: string, remember: boolean) => Promise<boolean>;
   onClose: () => void;
   /** « J'ai oublié ma phrase secrète »: the recovery form. */
   onRecover: () => void;
@@ -98,7 +102,7 @@ function StrengthMeter({ passphrase, userInputs }: { passphrase: string; userInp
       <p className="text-xs text-slate-600" aria-live="polite">
         {shown
           ? `Robustesse\u202f: ${STRENGTH_LABELS[shown.score]}${shown.score < 4 ? ' (très forte exigée)' : ''}`
-          : 'Plusieurs mots inattendus valent mieux qu’un mot compliqué.'}
+          : `Robustesse\u202f: ${passphrase ? 'calcul…' : 'aucune saisie'} (très forte exigée)`}
       </p>
       {advice.length > 0 ? (
         <ul className="list-disc pl-5 text-xs text-slate-600">
@@ -145,8 +149,11 @@ function PassphraseForm({
   onForgot,
   onRetryLoad,
   userInputs,
+  remembered = false,
 }: PassphraseFormProps<PassphraseDialogMode>) {
   const [passphrase, setPassphrase] = useState('');
+  // Off by default: ticked only by the person (or kept ticked when it already was).
+  const [remember, setRemember] = useState(remembered);
   const [confirmation, setConfirmation] = useState('');
   const [recoveryKey, setRecoveryKey] = useState('');
   const [errors, setErrors] = useState<PassphraseErrors & { recoveryKey?: string }>({});
@@ -182,8 +189,8 @@ function PassphraseForm({
         setChecking(false);
       }
     }
-    await onSubmit(passphrase, recoveryKey);
-    // Nothing stays in the form once it was used.
+    // Nothing stays in the form once the keys opened; a wrong passphrase stays to be corrected.
+    if (!(await onSubmit(passphrase, recoveryKey, remember))) return;
     setPassphrase('');
     setConfirmation('');
     setRecoveryKey('');
@@ -225,6 +232,11 @@ function PassphraseForm({
             id="e2ee-passphrase"
             label={mode === 'recover' ? 'Nouvelle phrase secrète' : 'Phrase secrète'}
             error={errors.passphrase}
+            hint={
+              isNew
+                ? `Au moins ${MIN_PASSPHRASE_LENGTH} caractères. Plusieurs mots inattendus valent mieux qu’un mot compliqué.`
+                : undefined
+            }
           >
             <PasswordInput
               id="e2ee-passphrase"
@@ -249,13 +261,38 @@ function PassphraseForm({
               />
             </Field>
           ) : null}
-          {error && !busy ? <Alert variant="error">{error}</Alert> : null}
+          {error && !busy ? (
+            error === E2EE_MESSAGES.unlockFailed ? (
+              <Alert variant="error" title={E2EE_MESSAGES.unlockFailed}>
+                Vérifiez votre phrase secrète
+              </Alert>
+            ) : (
+              <Alert variant="error">{error}</Alert>
+            )
+          ) : null}
+          <div className="grid gap-1 text-sm">
+            <label className="flex items-center gap-2 font-medium text-slate-700">
+              <input
+                type="checkbox"
+                className="size-4 accent-primary"
+                checked={remember}
+                disabled={working}
+                aria-describedby="e2ee-remember-help"
+                onChange={(e) => setRemember(e.target.checked)}
+              />
+              Se souvenir sur cet appareil
+            </label>
+            <p id="e2ee-remember-help" className="text-xs text-slate-600">
+              Vos clés restent dans ce navigateur, non exportables&#8239;: un rechargement ne redemande pas la
+              phrase secrète. Elles sont effacées à la déconnexion. Jamais sur un ordinateur partagé.
+            </p>
+          </div>
           {mode === 'recover' ? (
             <p className="text-sm text-slate-600">
               Sans clé de secours, personne ne peut rouvrir vos clés actuelles&#8239;: créez-en de nouvelles
               («&#8239;Réinitialiser mes clés&#8239;»), puis demandez au propriétaire ou à un administrateur du Ring de
-              confirmer vos nouvelles clés pour vous réadmettre. Vous lirez les messages envoyés
-              ensuite&#8239;; l’historique ne revient que si un membre vous le partage à nouveau.
+              confirmer vos nouvelles clés pour vous réadmettre. L’historique depuis votre admission vous est
+              ensuite repartagé automatiquement par le navigateur d’un membre en ligne.
             </p>
           ) : null}
         </>
@@ -294,7 +331,9 @@ function PassphraseForm({
               ? 'Réinitialiser mes clés'
               : mode === 'recover'
                 ? 'Rouvrir mes clés'
-                : 'Déverrouiller'}
+                : mode === 'create'
+                  ? 'Créer ma phrase secrète'
+                  : 'Déverrouiller'}
           </Button>
         )}
       </DialogFooter>

@@ -11,12 +11,17 @@ import {
   type ReactNode,
 } from 'react';
 import { logToServer } from '@/lib/client-log';
+import {
+  forgetRememberedIdentity,
+  getRememberedIdentity,
+  putRememberedIdentity,
+} from '@/lib/remembered-keys';
 import { RING_INFO_KEY } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
-import { Keyring, LOCKED_KEYRING } from './keyring';
+import { Keyring, LOCKED_KEYRING, type RememberedIdentityStore } from './keyring';
 import { needsKeySync } from './keyring-policy';
 import { createKeysApi, membersOf } from './keys-api';
-import { PassphraseDialog, type PassphraseDialogMode } from './passphrase-dialog';
+import type { PassphraseDialogMode } from './passphrase-dialog';
 import { hasSameOriginOpener, requestKeyringFromOpener, serveKeyringToPopups } from './popup-bridge';
 import { browserLocalTrustStore } from './local-trust-store';
 import { RingKeysContext, type RingKeys } from './use-ring-keys';
@@ -28,6 +33,20 @@ const REQUEST_KEYS_EVERY_MS = 5000;
 const WAITING_SYNC_EVERY_MS = 10_000;
 
 const noop = () => () => undefined;
+
+/** « Se souvenir sur cet appareil »: IndexedDB, key objects stored as such (non-extractable). */
+const rememberedStore: RememberedIdentityStore = {
+  get: (ringId, memberId) => getRememberedIdentity(ringId, memberId),
+  put: (ringId, memberId, identity, publicKeys) =>
+    putRememberedIdentity({ ringId, memberId, identity, publicKeys, savedAt: new Date().toISOString() }),
+  forget: forgetRememberedIdentity,
+};
+
+// The passphrase dialog (with its strength meter and recovery form) loads the first time this
+// device has to ask for the passphrase: a member whose keys are remembered here never downloads it.
+const PassphraseDialog = lazy(() =>
+  import('./passphrase-dialog').then((m) => ({ default: m.PassphraseDialog })),
+);
 
 // « Clé de secours »: shown once per member, loaded only then.
 const RecoveryKeyDialog = lazy(() =>
@@ -65,6 +84,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       role: () => live.current.role,
       api: createKeysApi(client),
       localTrust: browserLocalTrustStore(),
+      remembered: rememberedStore,
       log: (message, details) =>
         logToServer('warning', 'security', message, { ringId, ...details }, memberId),
     });
@@ -175,14 +195,16 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       namesKey: () => keyring?.namesKey(),
       verifyKeyOf: async (id) => (keyring ? (await keyring.verifyKeysOf(id))[0] : undefined),
       verifyKeysOf: async (id) => (keyring ? keyring.verifyKeysOf(id) : []),
+      metaSignerKeys: async (pin) => (keyring ? keyring.metaSignerKeys(pin) : []),
+      logHead: () => keyring?.logHead(),
       ensureSendableEpoch: () => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
         return keyring.ensureSendableEpoch();
       },
       refresh: () => void keyring?.sync(),
-      encryptText: (conversationId, plaintext, epochKey, clientMessageId, ephemeralSec) => {
+      encryptText: (conversationId, plaintext, epochKey, clientMessageId, ephemeralSec, chain) => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
-        return keyring.encryptText(conversationId, plaintext, epochKey, clientMessageId, ephemeralSec);
+        return keyring.encryptText(conversationId, plaintext, epochKey, clientMessageId, ephemeralSec, chain);
       },
       decryptText: (content, conversationId) => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
@@ -191,6 +213,9 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
       safety: snapshot.safety,
       admission: snapshot.admission,
       mayAdmit: snapshot.mayAdmit,
+      confirmers: snapshot.confirmers,
+      keyChanges: snapshot.keyChanges,
+      remembered: snapshot.remembered,
       waiting: snapshot.waiting,
       historyOffered: snapshot.historyOffered,
       ignoredPending: snapshot.ignoredPending,
@@ -229,39 +254,52 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
             ? 'unlock'
             : 'load_failed'
         : null;
+  // Once loaded, the dialog stays mounted (closed) so that closing it keeps its animation.
+  const [passphraseAsked, setPassphraseAsked] = useState(false);
+  if (mode !== null && !passphraseAsked) setPassphraseAsked(true);
 
   return (
     <RingKeysContext.Provider value={value}>
       {children}
-      <PassphraseDialog
-        mode={mode}
-        busy={snapshot.busy}
-        error={snapshot.error}
-        userInputs={[info.user.username, info.ring.name]}
-        onClose={() => {
-          if (resetOpen) setResetOpen(false);
-          else if (recoverOpen) setRecoverOpen(false);
-          else setDismissed(true);
-        }}
-        onRecover={() => setRecoverOpen(true)}
-        onForgot={() => {
-          setRecoverOpen(false);
-          setResetOpen(true);
-        }}
-        onRetryLoad={() => void keyring?.load()}
-        onSubmit={async (passphrase, recoveryKey) => {
-          if (!keyring) return;
-          if (mode === 'reset') {
-            if (await keyring.resetKeys(passphrase)) setResetOpen(false);
-          } else if (mode === 'recover') {
-            if (await keyring.recover(recoveryKey, passphrase)) setRecoverOpen(false);
-          } else if (mode === 'create') {
-            await keyring.createPassphrase(passphrase);
-          } else if (mode === 'unlock') {
-            await keyring.unlock(passphrase);
-          }
-        }}
-      />
+      {passphraseAsked ? (
+        <Suspense fallback={null}>
+          <PassphraseDialog
+            mode={mode}
+            busy={snapshot.busy}
+            error={snapshot.error}
+            userInputs={[info.user.username, info.ring.name]}
+            onClose={() => {
+              if (resetOpen) setResetOpen(false);
+              else if (recoverOpen) setRecoverOpen(false);
+              else setDismissed(true);
+            }}
+            onRecover={() => setRecoverOpen(true)}
+            onForgot={() => {
+              setRecoverOpen(false);
+              setResetOpen(true);
+            }}
+            onRetryLoad={() => void keyring?.load()}
+            remembered={snapshot.remembered}
+            onSubmit={async (passphrase, recoveryKey, remember) => {
+              if (!keyring) return false;
+              let done = false;
+              if (mode === 'reset') {
+                done = await keyring.resetKeys(passphrase);
+                if (done) setResetOpen(false);
+              } else if (mode === 'recover') {
+                done = await keyring.recover(recoveryKey, passphrase);
+                if (done) setRecoverOpen(false);
+              } else if (mode === 'create') {
+                done = await keyring.createPassphrase(passphrase);
+              } else if (mode === 'unlock') {
+                done = await keyring.unlock(passphrase);
+              }
+              if (done) await keyring.rememberOnDevice(remember);
+              return done;
+            }}
+          />
+        </Suspense>
+      ) : null}
       {snapshot.recoveryKey && mode === null ? (
         <Suspense fallback={null}>
           <RecoveryKeyDialog

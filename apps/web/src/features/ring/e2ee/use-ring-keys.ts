@@ -1,6 +1,6 @@
-import type { EpochKey, MessageHeader } from '@securering/e2ee';
+import type { EpochKey, MessageChain, MessageHeader, SignedPin } from '@securering/e2ee';
 import { createContext, useContext } from 'react';
-import type { KeyringPhase, MemberSafety } from './keyring';
+import type { KeyChange, KeyringPhase, MemberSafety } from './keyring';
 import type { Admission, KeyringStatus } from './keyring-policy';
 
 /**
@@ -24,7 +24,10 @@ export interface RingKeys {
   epochKey(epoch: number): EpochKey | undefined;
   /** The current epoch's key if held. To encrypt, prefer `ensureSendableEpoch()`. */
   currentEpochKey(): EpochKey | undefined;
-  /** The Ring names key (file and folder names), constant across epochs; undefined until a key is held. */
+  /**
+   * The Ring names key, constant across epochs: it reads only names from before the sealed metadata
+   * of issue 27 (not migrated yet); undefined until a key is held.
+   */
   namesKey(): Uint8Array | undefined;
   /**
    * The Ed25519 key that verifies what `memberId` signs now, checked against the key this browser
@@ -33,6 +36,13 @@ export interface RingKeys {
   verifyKeyOf(memberId: string): Promise<CryptoKey | undefined>;
   /** Its current key then the earlier keys this browser accepted (messages sent before a reset). */
   verifyKeysOf(memberId: string): Promise<CryptoKey[]>;
+  /**
+   * The keys that verify file or folder metadata signed at `pin`: the signer's key where the
+   * verified membership log stood then, none if it was not (or no longer) a member there.
+   */
+  metaSignerKeys(pin: SignedPin): Promise<CryptoKey[]>;
+  /** The membership log head this browser verified (file metadata is signed at it), if any. */
+  logHead(): { logSeq: number; logHash: string } | undefined;
   /**
    * The epoch key to encrypt the next message or file with. Creates the next epoch first when the
    * Ring has none, one is due (rotationDue), or the level changed, handling a concurrent rotation
@@ -52,6 +62,7 @@ export interface RingKeys {
    * room uses the epoch key; a private conversation (`dm:…`) the pairwise key of its two members,
    * derived from `epochKey` (throws `PeerKeyUnavailable` when the peer has no usable key).
    * `ephemeralSec`: the Ring's ephemeral delay, signed in the header (null or absent: permanent).
+   * `chain`: this browser's place in its signed sequence (issue 27 M4; envelope v2 when given).
    */
   encryptText(
     conversationId: string,
@@ -59,6 +70,7 @@ export interface RingKeys {
     epochKey: EpochKey,
     clientMessageId?: string,
     ephemeralSec?: number | null,
+    chain?: MessageChain,
   ): Promise<{ content: string; header: MessageHeader }>;
   /**
    * Verifies and decrypts a message found in `conversationId`. Throws `E2eeError` `missing_key`
@@ -71,6 +83,12 @@ export interface RingKeys {
   admission: Admission;
   /** This member may admit and refuse newcomers and confirm key changes (owner or Ring admin). */
   mayAdmit: boolean;
+  /** Who may confirm this member's new keys (owner first, then Ring admins; this member excluded). */
+  confirmers: ReadonlyArray<{ id: string; username: string }>;
+  /** Other members' key changes for the timeline (« La clé de … a changé — comparer »). */
+  keyChanges: readonly KeyChange[];
+  /** The unlocked keys are remembered on this device (« Se souvenir sur cet appareil »). */
+  remembered: boolean;
   /** The customer space offers « Partager l'historique » in the admission dialog. */
   historyOffered: boolean;
   /** Member ids of newcomers waiting for admission. */

@@ -1,5 +1,12 @@
 import { E2EE_MESSAGES, RING_FILES_MESSAGES, type TRingFile, plainFileSize } from '@securering/contract';
-import { type EpochKey, decryptStream, isE2eeError } from '@securering/e2ee';
+import {
+  CONTENT_MISMATCH,
+  type ContentBinding,
+  type EpochKey,
+  bindContent,
+  decryptStream,
+  isE2eeError,
+} from '@securering/e2ee';
 import { ApiError } from '@/lib/api-client';
 import { saveBlob } from '@/lib/save-blob';
 import { openDownload } from './files-api';
@@ -26,6 +33,8 @@ export class DownloadError extends Error {
 
 export const DOWNLOAD_TEXT = {
   tampered: 'Le contenu du fichier ne se vérifie pas\u202f: il a été modifié ou est incomplet.',
+  replayed:
+    'Le contenu reçu n’est pas celui que son auteur a signé\u202f: le serveur a renvoyé les octets d’un autre fichier ou d’une autre version.',
 } as const;
 
 function streamThreshold(): number {
@@ -42,7 +51,12 @@ export type DownloadRoute = 'blob' | 'stream';
 export async function downloadFile(
   file: TRingFile,
   filename: string,
-  context: { ringId: string; epochKey(epoch: number): EpochKey | undefined },
+  context: {
+    ringId: string;
+    epochKey(epoch: number): EpochKey | undefined;
+    /** The content its verified metadata names (null: none, a file from before it). */
+    content: ContentBinding | null;
+  },
 ): Promise<DownloadRoute> {
   let fileKey: Uint8Array | undefined;
   try {
@@ -64,11 +78,15 @@ export async function downloadFile(
       error instanceof ApiError ? error.message : undefined,
     );
   }
-  const plain = decryptStream(body, fileKey);
+  // Bytes of another file or encryption than the signed metadata names stop the download.
+  const plain = decryptStream(context.content ? bindContent(body, context.content) : body, fileKey);
   const failed = (error: unknown): never => {
     if (error instanceof DownloadError) throw error;
     if (isE2eeError(error))
-      throw new DownloadError(RING_FILES_MESSAGES.downloadError, DOWNLOAD_TEXT.tampered);
+      throw new DownloadError(
+        RING_FILES_MESSAGES.downloadError,
+        error.message === CONTENT_MISMATCH ? DOWNLOAD_TEXT.replayed : DOWNLOAD_TEXT.tampered,
+      );
     if (error instanceof TypeError) throw new DownloadError(RING_FILES_MESSAGES.connectionError);
     throw new DownloadError(RING_FILES_MESSAGES.downloadError);
   };

@@ -19,7 +19,14 @@ import {
 } from '@securering/contract';
 import { queryOptions } from '@tanstack/react-query';
 import type { z } from 'zod';
-import { ApiError, SESSION_EXPIRED_EVENT, apiRequest, clearSession, getToken } from '@/lib/api-client';
+import {
+  ApiError,
+  SESSION_EXPIRED_EVENT,
+  apiRequest,
+  clearSession,
+  hasSession,
+  sessionHeaders,
+} from '@/lib/api-client';
 
 /** The file space's calls (spec 2 §7 `rings/files/*`), over the Ring session. */
 
@@ -76,11 +83,14 @@ export const filesApi = {
     post(PATHS.keys, { wraps }, ZAddFileKeysResponse, RING_FILES_MESSAGES.invalidFileKey),
 };
 
-/** The Ring bearer header, or a "Non authentifié" ApiError. */
-export function ringAuthHeader(): string {
-  const token = getToken('ring');
-  if (!token) throw new ApiError(MESSAGES.notAuthenticated, 401);
-  return `Bearer ${token}`;
+/**
+ * The headers of a Ring call made outside apiRequest (XHR, tus, streamed download): the browser
+ * adds the HttpOnly session cookie, these add its CSRF token; without a Ring session, a "Non
+ * authentifié" ApiError.
+ */
+export function ringAuthHeaders(): Record<string, string> {
+  if (!hasSession('ring')) throw new ApiError(MESSAGES.notAuthenticated, 401);
+  return sessionHeaders('ring');
 }
 
 /** A 401 outside apiRequest (XHR, tus, streamed download) ends the session like apiRequest does. */
@@ -140,7 +150,7 @@ export function uploadMultipart(
     const xhr = new XMLHttpRequest();
     xhr.open('POST', PATHS.upload);
     try {
-      xhr.setRequestHeader('Authorization', ringAuthHeader());
+      for (const [name, value] of Object.entries(ringAuthHeaders())) xhr.setRequestHeader(name, value);
     } catch (error) {
       reject(error);
       return;
@@ -180,7 +190,7 @@ export async function openDownload(
   let response: Response;
   try {
     response = await fetch(`${PATHS.download}?${new URLSearchParams({ id }).toString()}`, {
-      headers: { Authorization: ringAuthHeader() },
+      headers: ringAuthHeaders(),
       cache: 'no-store',
       ...(signal ? { signal } : {}),
     });

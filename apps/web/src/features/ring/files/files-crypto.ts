@@ -90,6 +90,11 @@ export class EncryptedFile {
     this.size = ciphertextSize(file.size);
   }
 
+  /** The SRF1 header that starts the ciphertext (what the signed metadata binds, with the size). */
+  get header(): Uint8Array {
+    return this.encryptor.header;
+  }
+
   static async open(file: Blob, fileKey: Uint8Array): Promise<EncryptedFile> {
     return new EncryptedFile(file, await createSeekableFileEncryptor(fileKey, file.size));
   }

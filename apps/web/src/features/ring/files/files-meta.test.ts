@@ -1,23 +1,91 @@
 import type { TListFilesResponse, TRingFile, TRingFolder } from '@securering/contract';
-import { type EpochKey, generateEpochKey, generateIdentity } from '@securering/e2ee';
+import {
+  type EpochKey,
+  type Identity,
+  type MembershipState,
+  type SignedPin,
+  createGenesis,
+  createLink,
+  exportPublicIdentity,
+  generateEpochKey,
+  generateIdentity,
+  importVerifyKey,
+  metaSignerKeys,
+  verifyMembershipLog,
+} from '@securering/e2ee';
 import { describe, expect, it } from 'vitest';
 import { encryptFileNames, newFileKey } from './files-crypto';
-import { migratePage, newFileFields, newFolderBody, readPage, type renamedFolderBody } from './files-meta';
+import {
+  type MetaContext,
+  type MetaSigner,
+  META_TEXT,
+  SeenVersions,
+  migratePage,
+  newFileFields,
+  newFolderBody,
+  readPage,
+  renamedFileBody,
+  type renamedFolderBody,
+} from './files-meta';
 
 const RING = 'ring-1';
+/** A signed content binding: 100 stored bytes (fileRow lists that size). */
+const CONTENT = { size: 100, header: 'U1JGMQEJCAcGBQQD' };
 
+const linkSigner = async (id: string, identity: Identity) => ({
+  memberId: id,
+  signingKey: identity.signing.privateKey,
+  ed25519: (await exportPublicIdentity(identity)).ed25519,
+});
+
+/** A Ring whose verified log has alice (owner) and bob; the readers' context trusts that log. */
 async function setup() {
-  const epochKey = await generateEpochKey({ ringId: RING, epoch: 1, level: 'standard' });
-  const alice = await generateIdentity();
-  const signer = { memberId: 'alice', signingPrivateKey: alice.signing.privateKey };
-  const ctx = {
+  const epochKey = await generateEpochKey({ ringId: RING, epoch: 1, level: 'standard', logSeq: 1 });
+  const [alice, bob] = await Promise.all([generateIdentity(), generateIdentity()]);
+  const owner = await linkSigner('alice', alice);
+  const genesis = await createGenesis({
+    ringId: RING,
+    owner: { id: 'alice', username: 'alice', keys: await exportPublicIdentity(alice) },
+    level: 'standard',
+    signer: owner,
+  });
+  let log: MembershipState = await verifyMembershipLog([genesis], { ringId: RING });
+  const admission = await createLink(
+    log,
+    {
+      type: 'admit',
+      body: {
+        member: { id: 'bob', username: 'bob', keys: await exportPublicIdentity(bob) },
+        role: 'member',
+        invitation: 'bob',
+        shareHistory: false,
+        shareFiles: true,
+      },
+    },
+    owner,
+  );
+  log = await verifyMembershipLog([admission], { ringId: RING, from: log });
+  const pinNow = (epoch = 1) => ({ epoch, logSeq: log.head.seq, logHash: log.head.hash });
+  const signerOf = (memberId: string, identity: Identity, epoch = 1): MetaSigner => ({
+    memberId,
+    signingPrivateKey: identity.signing.privateKey,
+    pin: pinNow(epoch),
+  });
+  const signer = signerOf('alice', alice);
+  const ctx: MetaContext = {
     ringId: RING,
     namesKey: epochKey.namesKey,
     epochKey: (epoch: number) => (epoch === 1 ? epochKey : undefined),
-    // The verified log: alice's key only.
-    verifyKeysOf: async (memberId: string) => (memberId === 'alice' ? [alice.signing.publicKey] : []),
+    // What the reader's browser asks its verified log.
+    signerKeys: async (pin: SignedPin) =>
+      Promise.all(metaSignerKeys(log, pin).map((k) => importVerifyKey(k))),
+    versions: new SeenVersions(),
   };
-  return { epochKey, signer, ctx };
+  const removeBob = async () => {
+    const link = await createLink(log, { type: 'deactivate', body: { memberId: 'bob' } }, owner);
+    log = await verifyMembershipLog([link], { ringId: RING, from: log });
+  };
+  return { epochKey, signer, ctx, bob: () => signerOf('bob', bob), removeBob };
 }
 
 function folderRow(body: { name: string; id: string; meta: string }, parentPath = ''): TRingFolder {
@@ -31,13 +99,12 @@ function folderRow(body: { name: string; id: string; meta: string }, parentPath 
   };
 }
 
-async function fileRow(
-  epochKey: EpochKey,
-  signer: { memberId: string; signingPrivateKey: CryptoKey },
-  name: string,
-  folderId: string,
-  folder = '',
-) {
+/** A folder body created at the root of the Ring. */
+function rootFolder(epochKey: EpochKey, signer: MetaSigner, name: string) {
+  return newFolderBody({ ringId: RING, epochKey, parentPath: '', parentId: '', name, signer });
+}
+
+async function fileRow(epochKey: EpochKey, signer: MetaSigner, name: string, folderId: string, folder = '') {
   const { fileId, fileKey, wrapped } = await newFileKey(epochKey, RING);
   const fields = await newFileFields({
     ringId: RING,
@@ -46,6 +113,7 @@ async function fileRow(
     name,
     type: 'application/pdf',
     folderId,
+    content: CONTENT,
     signer,
   });
   const file: TRingFile = {
@@ -82,14 +150,7 @@ const pageOf = (parts: Partial<TListFilesResponse>): TListFilesResponse => ({
 describe('the files tab trusts signed metadata, not the server (issue 27, review M3)', () => {
   it('shows the signed names of files and folders, and their folder', async () => {
     const { epochKey, signer, ctx } = await setup();
-    const projets = await newFolderBody({
-      ringId: RING,
-      epochKey,
-      parentPath: '',
-      parentId: '',
-      name: 'Projets',
-      signer,
-    });
+    const projets = await rootFolder(epochKey, signer, 'Projets');
     const file = await fileRow(epochKey, signer, 'contrat_signé.pdf', projets.id, projets.name);
     const inside = await readPage(
       pageOf({ folder: projets.name, trail: [folderRow(projets)], files: [file] }),
@@ -121,22 +182,8 @@ describe('the files tab trusts signed metadata, not the server (issue 27, review
 
   it('flags a file or a folder the server moved into another folder', async () => {
     const { epochKey, signer, ctx } = await setup();
-    const projets = await newFolderBody({
-      ringId: RING,
-      epochKey,
-      parentPath: '',
-      parentId: '',
-      name: 'Projets',
-      signer,
-    });
-    const archives = await newFolderBody({
-      ringId: RING,
-      epochKey,
-      parentPath: '',
-      parentId: '',
-      name: 'Archives',
-      signer,
-    });
+    const projets = await rootFolder(epochKey, signer, 'Projets');
+    const archives = await rootFolder(epochKey, signer, 'Archives');
     const sub = await newFolderBody({
       ringId: RING,
       epochKey,
@@ -167,12 +214,12 @@ describe('the files tab trusts signed metadata, not the server (issue 27, review
   });
 
   it('refuses metadata signed by a key the membership log does not give its signer', async () => {
-    const { epochKey, ctx } = await setup();
+    const { epochKey, ctx, signer } = await setup();
     const mallory = await generateIdentity();
     // Signed by someone claiming to be alice, with a key the log does not know.
     const forged = await fileRow(
       epochKey,
-      { memberId: 'alice', signingPrivateKey: mallory.signing.privateKey },
+      { memberId: 'alice', signingPrivateKey: mallory.signing.privateKey, pin: signer.pin },
       'faux.pdf',
       '',
     );
@@ -227,5 +274,109 @@ describe('the files tab trusts signed metadata, not the server (issue 27, review
     expect(after.folders.get('f-old')).toMatchObject({ name: 'Archives', status: 'verified' });
     expect(folderMoves[0]!.old_path).toBe(segment);
     expect(folderMoves[0]!.new_path).not.toBe(segment);
+  });
+});
+
+describe('replays, removed signers and rotated folder names (issue 27, M3 follow-up)', () => {
+  it('flags an older version of a file’s metadata the server serves after a newer one (« Version périmée »)', async () => {
+    const { epochKey, signer, ctx } = await setup();
+    const file = await fileRow(epochKey, signer, 'brouillon.pdf', '');
+    const first = await readPage(pageOf({ files: [file] }), ctx);
+    expect(first.files.get(file.id)).toMatchObject({ name: 'brouillon.pdf', status: 'verified', version: 1 });
+    const renamed = await renamedFileBody({
+      ringId: RING,
+      file,
+      read: first.files.get(file.id)!,
+      name: 'final.pdf',
+      folderId: '',
+      signer,
+    });
+    const now = await readPage(pageOf({ files: [{ ...file, meta: renamed.meta }] }), ctx);
+    expect(now.files.get(file.id)).toMatchObject({ name: 'final.pdf', status: 'verified', version: 2 });
+    // The server serves the first blob again (validly signed, same file id): flagged, not trusted.
+    const replayed = await readPage(pageOf({ files: [file] }), ctx);
+    expect(replayed.files.get(file.id)).toMatchObject({ status: 'replayed', version: 1 });
+    expect(META_TEXT.replayed).toMatch(/^Version périmée\u202f: /);
+    // Remembered across tabs of this browser (local storage).
+    const storage = new Map<string, string>();
+    const store = {
+      getItem: (k: string) => storage.get(k) ?? null,
+      setItem: (k: string, v: string) => void storage.set(k, v),
+    };
+    new SeenVersions(store, 'k').check(file.id, 2);
+    expect(new SeenVersions(store, 'k').check(file.id, 1)).toBe(false);
+  });
+
+  it('flags a file whose listed size is not the signed one', async () => {
+    const { epochKey, signer, ctx } = await setup();
+    const file = await fileRow(epochKey, signer, 'devis.pdf', '');
+    const read = await readPage(pageOf({ files: [{ ...file, size_bytes: 5000 }] }), ctx);
+    expect(read.files.get(file.id)).toMatchObject({ name: 'devis.pdf', status: 'altered' });
+  });
+
+  it('refuses metadata a removed member signed after its removal, keeps what it signed before', async () => {
+    const { epochKey, ctx, bob, removeBob } = await setup();
+    const before = await fileRow(epochKey, bob(), 'avant.pdf', '');
+    await removeBob();
+    const after = await fileRow(epochKey, bob(), 'après.pdf', '');
+    const read = await readPage(pageOf({ files: [before, after] }), ctx);
+    expect(read.files.get(before.id)).toMatchObject({ name: 'avant.pdf', status: 'verified' });
+    expect(read.files.get(after.id)).toEqual({ name: undefined, status: 'unverifiable' });
+  });
+
+  it('seals folder names again under the new epoch after a rotation, with a new tag', async () => {
+    const { epochKey, signer, ctx } = await setup();
+    const projets = await rootFolder(epochKey, signer, 'Projets');
+    const row = folderRow(projets);
+    const page = pageOf({ folders: [row] });
+    const second = await generateEpochKey({
+      ringId: RING,
+      epoch: 2,
+      level: 'standard',
+      namesKey: epochKey.namesKey,
+      logSeq: 1,
+    });
+    // A member holding only the new epoch cannot read the old sealing.
+    const newcomer = {
+      ...ctx,
+      epochKey: (e: number) => (e === 2 ? second : undefined),
+      versions: new SeenVersions(),
+    };
+    expect((await readPage(page, newcomer)).folders.get(projets.id)).toEqual({
+      name: undefined,
+      status: 'no_key',
+    });
+    // Alice, holding both, opens the root: the folder is sealed again in epoch 2.
+    const both = { ...ctx, epochKey: (e: number) => [epochKey, second].find((k) => k.epoch === e) };
+    const read = await readPage(page, both);
+    expect(read.folders.get(projets.id)).toMatchObject({ status: 'verified', epoch: 1, version: 1 });
+    const moves: Array<Awaited<ReturnType<typeof renamedFolderBody>>> = [];
+    const changed = await migratePage(page, read, {
+      ringId: RING,
+      epochKey: second,
+      signer: { ...signer, pin: { ...signer.pin, epoch: 2 } },
+      api: { rename: async () => undefined, renameFolder: async (body) => void moves.push(body) },
+    });
+    expect(changed).toBe(1);
+    expect(moves[0]!.old_path).toBe(projets.name);
+    expect(moves[0]!.new_path).not.toBe(projets.name);
+    const after = await readPage(
+      pageOf({ folders: [{ ...row, path: moves[0]!.new_path, meta: moves[0]!.meta }] }),
+      newcomer,
+    );
+    expect(after.folders.get(projets.id)).toMatchObject({
+      name: 'Projets',
+      status: 'verified',
+      epoch: 2,
+      version: 2,
+    });
+    // Already in the current epoch: nothing more to do.
+    const again = await migratePage(pageOf({ folders: [{ ...row, meta: moves[0]!.meta }] }), after, {
+      ringId: RING,
+      epochKey: second,
+      signer,
+      api: { rename: async () => undefined, renameFolder: async () => undefined },
+    });
+    expect(again).toBe(0);
   });
 });

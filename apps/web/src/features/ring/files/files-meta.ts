@@ -1,7 +1,11 @@
 import type { TListFilesResponse, TRingFile, TRingFolder } from '@securering/contract';
 import {
+  type ContentBinding,
   type EpochKey,
+  type MetaPin,
+  type SignerKeys,
   deriveNameTagKey,
+  isE2eeError,
   nameTag,
   opaqueName,
   openFileMeta,
@@ -18,11 +22,24 @@ import { joinPath, parentOf } from './files-policy';
  * what the server says: a file whose metadata names another folder than the one listed (the
  * server moved it), a folder whose parent is not the folder listed, or a blob that does not open
  * for its own id (the server swapped names) is flagged, and its name is not shown as trusted.
- * Items from before the metadata ("legacy") are read the old way and migrated (`migrationsOf`).
+ * Items from before the metadata ("legacy") are read the old way and migrated (`migratePage`), and
+ * so are folders sealed under an epoch older than the current one (folder names rotate with epochs).
+ * Each blob's signer must be a member at the log position it names (`RingKeys.metaSignerKeys`); a
+ * blob older than one this browser already saw for the same item (a version the server replays)
+ * is flagged « Version périmée » (`SeenVersions`).
  */
 
 /** `no_key`: this member holds no key to read it yet (nothing is wrong with it). */
-export type MetaStatus = 'verified' | 'legacy' | 'misplaced' | 'unverifiable' | 'no_key';
+export type MetaStatus =
+  | 'verified'
+  | 'legacy'
+  | 'misplaced'
+  | 'unverifiable'
+  | 'no_key'
+  /** An older version than one this browser already saw for this item (replayed by the server). */
+  | 'replayed'
+  /** A file whose listed size is not the one its signed metadata names. */
+  | 'altered';
 
 export interface ReadItem {
   /** The name to show, when one could be read (verified, legacy or misplaced). */
@@ -34,6 +51,12 @@ export interface ReadItem {
   type?: string;
   /** The file's key when this browser opened it (to seal a rename or a migration). */
   fileKey?: Uint8Array;
+  /** The signed version (items with metadata): a rename or migration signs the next one. */
+  version?: number;
+  /** Folders: the epoch whose key sealed the metadata (older than the current: re-sealed). */
+  epoch?: number;
+  /** Files: the content the signed metadata names (null: migrated without one). */
+  content?: ContentBinding | null;
 }
 
 export interface ReadPage {
@@ -49,8 +72,66 @@ export interface MetaContext {
   ringId: string;
   namesKey: Uint8Array | undefined;
   epochKey(epoch: number): EpochKey | undefined;
-  /** The keys the verified membership log gives a member (RingKeys.verifyKeysOf). */
-  verifyKeysOf(memberId: string): Promise<CryptoKey[]>;
+  /** The keys the verified membership log gives a blob's signer at its pin (RingKeys.metaSignerKeys). */
+  signerKeys: SignerKeys;
+  /** The highest version this browser saw of each item. */
+  versions: SeenVersions;
+}
+
+/**
+ * The highest signed version this browser has seen of each file and folder of a Ring, kept in
+ * local storage (ids and numbers only): a lower one shown later is a replay by the server.
+ */
+export class SeenVersions {
+  private readonly seen: Map<string, number>;
+
+  constructor(
+    private readonly storage?: Pick<Storage, 'getItem' | 'setItem'>,
+    private readonly key = '',
+  ) {
+    this.seen = new Map();
+    try {
+      const saved: unknown = JSON.parse(storage?.getItem(key) ?? '{}');
+      if (saved && typeof saved === 'object')
+        for (const [id, version] of Object.entries(saved))
+          if (typeof version === 'number') this.seen.set(id, version);
+    } catch {
+      // Unreadable: start again (only replays this browser saw before are lost).
+    }
+  }
+
+  /** Whether `version` is not older than what was seen of `id`; notes it when newer. */
+  check(id: string, version: number): boolean {
+    const seen = this.seen.get(id) ?? 0;
+    if (version < seen) return false;
+    if (version > seen) {
+      this.seen.set(id, version);
+      try {
+        this.storage?.setItem(this.key, JSON.stringify(Object.fromEntries(this.seen)));
+      } catch {
+        // Storage full or refused: kept in memory for this tab.
+      }
+    }
+    return true;
+  }
+}
+
+const seenByRing = new Map<string, SeenVersions>();
+
+/** The seen versions of a Ring in this browser (one instance per Ring and tab). */
+export function seenVersionsOf(ringId: string): SeenVersions {
+  let versions = seenByRing.get(ringId);
+  if (!versions) {
+    let storage: Storage | undefined;
+    try {
+      storage = globalThis.localStorage;
+    } catch {
+      storage = undefined;
+    }
+    versions = new SeenVersions(storage, `securering:meta-versions:${ringId}`);
+    seenByRing.set(ringId, versions);
+  }
+  return versions;
 }
 
 /** French warnings of flagged items. */
@@ -59,6 +140,9 @@ export const META_TEXT = {
     'Emplacement non vérifié\u202f: cet élément a été placé ici sans la signature d’un membre (le serveur l’a peut-être déplacé).',
   unverifiable:
     'Métadonnées non vérifiables\u202f: le nom de cet élément a été modifié ou échangé sans la signature d’un membre.',
+  replayed:
+    'Version périmée\u202f: le serveur a renvoyé une ancienne version des métadonnées de cet élément (nom ou emplacement d’avant).',
+  altered: 'Contenu non conforme\u202f: la taille de ce fichier n’est pas celle que son auteur a signée.',
 } as const;
 
 const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -68,22 +152,30 @@ async function readFolder(
   expectedParent: string | undefined,
   ctx: MetaContext,
 ): Promise<ReadItem> {
-  if (!ctx.namesKey) return { name: undefined, status: 'no_key' };
   if (folder.meta === null) {
+    if (!ctx.namesKey) return { name: undefined, status: 'no_key' };
     const name = readName(ctx.namesKey, ctx.ringId, lastSegment(folder.path));
     return { name, status: name === undefined ? 'unverifiable' : 'legacy' };
   }
   try {
-    const { meta } = await openFolderMeta({
+    const { meta, pin } = await openFolderMeta({
       ringId: ctx.ringId,
       folderId: folder.id,
-      namesKey: ctx.namesKey,
+      epochKey: ctx.epochKey,
       sealed: folder.meta,
-      verifyKeysOf: ctx.verifyKeysOf,
+      signerKeys: ctx.signerKeys,
     });
     const placed = expectedParent === undefined || meta.parent === expectedParent;
-    return { name: meta.name, status: placed ? 'verified' : 'misplaced' };
-  } catch {
+    const fresh = ctx.versions.check(folder.id, meta.version);
+    return {
+      name: meta.name,
+      status: !fresh ? 'replayed' : placed ? 'verified' : 'misplaced',
+      version: meta.version,
+      epoch: pin.epoch,
+    };
+  } catch (error) {
+    // Sealed under an epoch this member does not hold (yet): nothing is wrong with it.
+    if (isE2eeError(error) && error.code === 'missing_key') return { name: undefined, status: 'no_key' };
     return { name: undefined, status: 'unverifiable' };
   }
 }
@@ -112,14 +204,26 @@ async function readFile(file: TRingFile, folderId: string, ctx: MetaContext): Pr
       fileId: file.id,
       fileKey,
       sealed: file.meta,
-      verifyKeysOf: ctx.verifyKeysOf,
+      signerKeys: ctx.signerKeys,
+      // Not signed before the epoch its key was first wrapped in was created.
+      minLogSeq: file.file_key ? ctx.epochKey(file.file_key.epoch)?.logSeq : undefined,
     });
+    const fresh = ctx.versions.check(file.id, meta.version);
+    const status: MetaStatus = !fresh
+      ? 'replayed'
+      : meta.content !== null && meta.content.size !== file.size_bytes
+        ? 'altered'
+        : meta.folder === folderId
+          ? 'verified'
+          : 'misplaced';
     return {
       name: meta.name,
-      status: meta.folder === folderId ? 'verified' : 'misplaced',
+      status,
       uploader: meta.uploader,
       type: meta.type,
       fileKey,
+      version: meta.version,
+      content: meta.content,
     };
   } catch {
     return { name: undefined, status: 'unverifiable' };
@@ -145,10 +249,14 @@ export async function readPage(page: TListFilesResponse, ctx: MetaContext): Prom
   return { folderId, trail, folders, files };
 }
 
-/** Who signs: the member writing the metadata now. */
+/**
+ * Who signs: the member writing the metadata now, with the epoch it writes in and the membership
+ * log head its browser verified (RingKeys.logHead).
+ */
 export interface MetaSigner {
   memberId: string;
   signingPrivateKey: CryptoKey;
+  pin: MetaPin;
 }
 
 /** The fields of upload.php / tus for a new file: opaque names and its sealed metadata. */
@@ -159,6 +267,8 @@ export async function newFileFields(options: {
   name: string;
   type: string;
   folderId: string;
+  /** The encrypted content (size and SRF1 header) the metadata is bound to. */
+  content: ContentBinding;
   signer: MetaSigner;
 }): Promise<{ name: string; original_name: string; extension: string; meta: string }> {
   const meta = await sealFileMeta({
@@ -170,7 +280,10 @@ export async function newFileFields(options: {
       type: /^[\x20-\x7e]{0,255}$/.test(options.type) ? options.type : '',
       folder: options.folderId,
       uploader: options.signer.memberId,
+      version: 1,
+      content: options.content,
     },
+    pin: options.signer.pin,
     signer: options.signer,
   });
   // The server compares no file names: the legacy fields get random values that mean nothing.
@@ -194,7 +307,16 @@ export async function renamedFileBody(options: {
     ringId: options.ringId,
     fileId: file.id,
     fileKey: read.fileKey,
-    meta: { name: options.name, type: read.type ?? '', folder: options.folderId, uploader },
+    meta: {
+      name: options.name,
+      type: read.type ?? '',
+      folder: options.folderId,
+      uploader,
+      // The next version (readers who saw this one refuse the older one from then on).
+      version: (read.version ?? 0) + 1,
+      content: read.content ?? null,
+    },
+    pin: options.signer.pin,
     signer: options.signer,
   });
   return { id: file.id, new_name: opaqueName(), original_name: opaqueName(), extension: '', meta };
@@ -215,19 +337,25 @@ export async function newFolderBody(options: {
     sealFolderMeta({
       ringId: options.ringId,
       folderId: id,
-      namesKey: options.epochKey.namesKey,
-      meta: { name: options.name, parent: options.parentId },
+      epochKey: options.epochKey,
+      meta: { name: options.name, parent: options.parentId, version: 1 },
+      pin: options.signer.pin,
       signer: options.signer,
     }),
   ]);
   return { parent: options.parentPath, name: tag, id, meta };
 }
 
-/** rename-folder.php's body for a folder renamed (or migrated) to `name` in place. */
+/**
+ * rename-folder.php's body for a folder renamed (or migrated, or re-sealed under a newer epoch) to
+ * `name` in place: sealed under `epochKey`, its segment the name's tag in that epoch.
+ */
 export async function renamedFolderBody(options: {
   ringId: string;
   epochKey: EpochKey;
   folder: TRingFolder;
+  /** What this browser read of it: its signed version (none for a legacy folder). */
+  read?: ReadItem | undefined;
   parentId: string;
   name: string;
   signer: MetaSigner;
@@ -238,8 +366,9 @@ export async function renamedFolderBody(options: {
     sealFolderMeta({
       ringId: options.ringId,
       folderId: folder.id,
-      namesKey: options.epochKey.namesKey,
-      meta: { name: options.name, parent: options.parentId },
+      epochKey: options.epochKey,
+      meta: { name: options.name, parent: options.parentId, version: (options.read?.version ?? 0) + 1 },
+      pin: options.signer.pin,
       signer: options.signer,
     }),
   ]);
@@ -255,25 +384,36 @@ export interface MigrationApi {
 /**
  * Migrates the page's items without metadata whose legacy names this member reads: each gets its
  * sealed metadata signed by this member (its uploader as the server named it), its folder's
- * segment a lookup tag. Only in a folder whose own trail verified. Returns how many changed;
- * failures (another member migrating at the same time) are skipped.
+ * segment a lookup tag. Folders sealed under an epoch older than `epochKey` (a rotation since)
+ * are sealed again under it, with a new tag and the next version. Only in a folder whose own
+ * trail verified. Returns how many changed; failures (another member migrating at the same time)
+ * are skipped.
  */
 export async function migratePage(
   page: TListFilesResponse,
   read: ReadPage,
   options: { ringId: string; epochKey: EpochKey; signer: MetaSigner; api: MigrationApi },
 ): Promise<number> {
-  if (read.trail.some((item) => item.status === 'unverifiable' || item.status === 'misplaced')) return 0;
+  const doubtful: readonly MetaStatus[] = ['unverifiable', 'misplaced', 'replayed'];
+  if (read.trail.some((item) => doubtful.includes(item.status))) return 0;
   let changed = 0;
   for (const folder of page.folders) {
     const item = read.folders.get(folder.id);
-    if (folder.meta !== null || item?.status !== 'legacy' || item.name === undefined) continue;
+    if (item?.name === undefined) continue;
+    const legacy = folder.meta === null && item.status === 'legacy';
+    const rotated =
+      folder.meta !== null &&
+      item.status === 'verified' &&
+      item.epoch !== undefined &&
+      item.epoch < options.epochKey.epoch;
+    if (!legacy && !rotated) continue;
     try {
       await options.api.renameFolder(
         await renamedFolderBody({
           ringId: options.ringId,
           epochKey: options.epochKey,
           folder,
+          read: item,
           parentId: read.folderId,
           name: item.name,
           signer: options.signer,

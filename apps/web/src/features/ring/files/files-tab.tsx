@@ -25,6 +25,7 @@ import {
   readPage,
   renamedFileBody,
   renamedFolderBody,
+  seenVersionsOf,
 } from './files-meta';
 import { ROOT_LABEL, UNREADABLE_NAME, fileKindOf, nameProblem, renameDecision } from './files-policy';
 import { FolderGrid, type FolderTile } from './folder-grid';
@@ -75,6 +76,16 @@ export default function FilesTab() {
   // Another member's change (spec: files_changed {ringId, folder}); after a reconnection, events
   // may have been missed.
   useRingEvent('files_changed', refresh);
+  // A file size limit changed in the customer space reaches this open room (issue 28).
+  useRingEvent('ring_settings_updated', (event) => {
+    if (typeof event.updated.max_file_size === 'number') refresh();
+  });
+  // Touch screens without a mouse have nothing to drag from: no drop zone text there (issue 28).
+  const [touchOnly] = useState(
+    () =>
+      typeof window.matchMedia === 'function' &&
+      window.matchMedia('(hover: none) and (pointer: coarse)').matches,
+  );
   const { joins } = useRingSocket();
   useEffect(() => {
     if (joins > 1) void client.invalidateQueries({ queryKey: FILES_QUERY_KEY });
@@ -89,7 +100,8 @@ export default function FilesTab() {
   useEffect(() => {
     keysRef.current = keys;
   });
-  const migrated = useRef(new WeakSet<object>());
+  // The epoch each listing was last migrated in (a rotation since: its folders are sealed again).
+  const migrated = useRef(new WeakMap<object, number>());
   const hasNamesKey = namesKey !== undefined;
   useEffect(() => {
     const data = list.data;
@@ -100,19 +112,26 @@ export default function FilesTab() {
       ringId,
       namesKey: current.namesKey(),
       epochKey: (epoch) => current.epochKey(epoch),
-      verifyKeysOf: (memberId) => current.verifyKeysOf(memberId),
+      signerKeys: (pin) => current.metaSignerKeys(pin),
+      versions: seenVersionsOf(ringId),
     }).then(async (page) => {
       if (cancelled) return;
       setRead({ data, page });
       const signingKey = current.signingKey;
-      if (current.state !== 'active' || !signingKey || migrated.current.has(data)) return;
-      migrated.current.add(data);
+      if (current.state !== 'active' || !signingKey) return;
       const epochKey = current.currentEpochKey();
-      if (!epochKey) return;
+      if (!epochKey || migrated.current.get(data) === epochKey.epoch) return;
+      migrated.current.set(data, epochKey.epoch);
+      const head = current.logHead();
+      if (!head) return;
       const changed = await migratePage(data, page, {
         ringId,
         epochKey,
-        signer: { memberId: current.memberId, signingPrivateKey: signingKey },
+        signer: {
+          memberId: current.memberId,
+          signingPrivateKey: signingKey,
+          pin: { epoch: epochKey.epoch, ...head },
+        },
         api: { rename: filesApi.rename, renameFolder: filesApi.renameFolder },
       });
       if (changed > 0) void client.invalidateQueries({ queryKey: FILES_QUERY_KEY });
@@ -124,11 +143,12 @@ export default function FilesTab() {
   const page = read && read.data === list.data ? read.page : undefined;
 
   const warningOf = (item: ReadItem | undefined) =>
-    item?.status === 'misplaced'
-      ? META_TEXT.misplaced
-      : item?.status === 'unverifiable'
-        ? META_TEXT.unverifiable
-        : undefined;
+    item?.status === 'misplaced' ||
+    item?.status === 'unverifiable' ||
+    item?.status === 'replayed' ||
+    item?.status === 'altered'
+      ? META_TEXT[item.status]
+      : undefined;
   const tiles: FolderTile[] = (page ? (list.data?.folders ?? []) : [])
     .map((f) => {
       const item = page?.folders.get(f.id);
@@ -161,10 +181,14 @@ export default function FilesTab() {
 
   /** The epoch key to write names with (creating the Ring's first key if there is none). */
   const writableEpochKey = () => keys.currentEpochKey() ?? keys.ensureSendableEpoch();
-  /** This member signs what it writes; locked: the keys are unavailable. */
-  const signer = (): MetaSigner => {
-    if (!keys.signingKey) throw new E2eeError('missing_key', 'locked');
-    return { memberId: keys.memberId, signingPrivateKey: keys.signingKey };
+  /**
+   * This member signs what it writes in `epoch`, at the log head it verified; locked, or no
+   * verified log: the keys are unavailable.
+   */
+  const signer = (epoch: number): MetaSigner => {
+    const head = keys.logHead();
+    if (!keys.signingKey || !head) throw new E2eeError('missing_key', 'locked');
+    return { memberId: keys.memberId, signingPrivateKey: keys.signingKey, pin: { epoch, ...head } };
   };
 
   // ---- uploads --------------------------------------------------------------------------------
@@ -210,6 +234,7 @@ export default function FilesTab() {
       await downloadFile(row.file, row.readable ? row.label : 'fichier', {
         ringId,
         epochKey: (epoch) => keys.epochKey(epoch),
+        content: page?.files.get(row.file.id)?.content ?? null,
       });
     } catch (error) {
       const failure =
@@ -269,17 +294,19 @@ export default function FilesTab() {
     const problem = nameProblem(name);
     if (problem) return setDialogError(problem);
     void run(
-      async () =>
-        filesApi.mkdir(
+      async () => {
+        const epochKey = await writableEpochKey();
+        return filesApi.mkdir(
           await newFolderBody({
             ringId,
-            epochKey: await writableEpochKey(),
+            epochKey,
             parentPath: folder,
             parentId: page?.folderId ?? '',
             name,
-            signer: signer(),
+            signer: signer(epochKey.epoch),
           }),
-        ),
+        );
+      },
       { title: RING_FILES_MESSAGES.folderTitle, fallback: RING_FILES_MESSAGES.mkdirFailed },
     );
   };
@@ -293,6 +320,7 @@ export default function FilesTab() {
       async () => {
         const item = page?.files.get(row.file.id);
         if (!item?.fileKey) throw new E2eeError('missing_key', 'file key');
+        const epochKey = await writableEpochKey();
         const answer = await filesApi.rename(
           await renamedFileBody({
             ringId,
@@ -300,7 +328,7 @@ export default function FilesTab() {
             read: item,
             name: decision.name,
             folderId: page?.folderId ?? '',
-            signer: signer(),
+            signer: signer(epochKey.epoch),
           }),
         );
         return { message: answer.changed ? RING_FILES_MESSAGES.renamed : answer.message };
@@ -317,14 +345,16 @@ export default function FilesTab() {
     if (problem) return setDialogError(problem);
     void run(
       async () => {
+        const epochKey = await writableEpochKey();
         return filesApi.renameFolder(
           await renamedFolderBody({
             ringId,
-            epochKey: await writableEpochKey(),
+            epochKey,
             folder: tile.folder,
+            read: page?.folders.get(tile.folder.id),
             parentId: page?.folderId ?? '',
             name: decision.name,
-            signer: signer(),
+            signer: signer(epochKey.epoch),
           }),
         );
       },
@@ -405,7 +435,15 @@ export default function FilesTab() {
       >
         <div className="flex flex-col items-center gap-3 text-center sm:flex-row sm:text-left">
           <Upload className="size-6 shrink-0 text-primary" aria-hidden />
-          <p className="flex-1 text-sm text-slate-600">{RING_FILES_MESSAGES.dropZone}</p>
+          <div className="flex-1 text-sm text-slate-600">
+            <p>{touchOnly ? 'Choisissez les fichiers à envoyer.' : RING_FILES_MESSAGES.dropZone}</p>
+            {list.data ? (
+              <p data-testid="max-file-size">
+                Taille maximale par fichier&#8239;: {list.data.max_file_size_mb.toLocaleString('fr-FR')}
+                &nbsp;Mo
+              </p>
+            ) : null}
+          </div>
           <div className="flex flex-wrap justify-center gap-2">
             <input
               ref={input}

@@ -1,4 +1,4 @@
-import type { TRingFolder } from '@securering/contract';
+import { RING_FILES_MESSAGES, type TRingFolder } from '@securering/contract';
 import { EllipsisVertical, Folder, FolderOpen, Pencil, ShieldAlert, Trash2 } from 'lucide-react';
 import {
   DropdownMenu,
@@ -16,8 +16,10 @@ export interface FolderTile {
 }
 
 /**
- * The current folder's subfolders as tiles (spec 2 §2): a double click (or Enter) opens one; its
- * menu offers Ouvrir, and Renommer and Supprimer where the member may manage it.
+ * The current folder's subfolders as tiles (spec 2 §2): a click (or Enter) opens one (issue 28: a
+ * single click, as in every file manager on the web); its menu offers Ouvrir, and Renommer and
+ * Supprimer where the member may manage it — Supprimer disabled, with the reason, while the folder
+ * holds anything. A long name is cut with an ellipsis, in full in the tooltip and on focus.
  */
 export function FolderGrid({
   tiles,
@@ -42,16 +44,18 @@ export function FolderGrid({
           <div
             role="button"
             tabIndex={0}
-            title={`Ouvrir ${tile.label} (double clic)`}
-            className="flex min-w-0 flex-1 cursor-default select-none items-center gap-2 rounded px-1 py-1.5 outline-none focus-visible:ring-2 focus-visible:ring-primary/40"
-            onDoubleClick={() => onOpen(tile)}
+            title={tile.label}
+            className="group flex min-w-0 flex-1 cursor-pointer select-none items-center gap-2 rounded px-1 py-1.5 outline-none focus-visible:ring-2 focus-visible:ring-primary/40"
+            onClick={() => onOpen(tile)}
             onKeyDown={(event) => {
               if (event.key === 'Enter') onOpen(tile);
             }}
           >
             <Folder className="size-5 shrink-0 fill-amber-100 text-amber-500" aria-hidden />
             <span className="min-w-0">
-              <span className="block truncate text-sm font-medium">{tile.label}</span>
+              <span className="block truncate text-sm font-medium group-focus-visible:whitespace-normal group-focus-visible:[overflow-wrap:anywhere]">
+                {tile.label}
+              </span>
               {tile.warning ? (
                 <span role="note" className="flex items-start gap-1 text-xs text-red-700">
                   <ShieldAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden />
@@ -76,9 +80,21 @@ export function FolderGrid({
                   <DropdownMenuItem onSelect={() => onRename(tile)}>
                     <Pencil aria-hidden /> Renommer
                   </DropdownMenuItem>
-                  <DropdownMenuItem destructive onSelect={() => onDelete(tile)}>
-                    <Trash2 aria-hidden /> Supprimer
-                  </DropdownMenuItem>
+                  {tile.folder.empty === false ? (
+                    <DropdownMenuItem disabled aria-describedby={`${tile.folder.id}-not-empty`}>
+                      <Trash2 aria-hidden />
+                      <span>
+                        Supprimer
+                        <span id={`${tile.folder.id}-not-empty`} className="block text-xs text-slate-500">
+                          {RING_FILES_MESSAGES.folderNotEmpty}
+                        </span>
+                      </span>
+                    </DropdownMenuItem>
+                  ) : (
+                    <DropdownMenuItem destructive onSelect={() => onDelete(tile)}>
+                      <Trash2 aria-hidden /> Supprimer
+                    </DropdownMenuItem>
+                  )}
                 </>
               ) : null}
             </DropdownMenuContent>

@@ -9,6 +9,9 @@ describe('storage display (spec 2 §2)', () => {
     expect(storageSummary({ allocated: Number.NaN, used: Number.NaN, remaining: Number.NaN })).toBe(
       '— utilisés sur —',
     );
+    expect(storageSummary({ allocated: 5 * 1024 ** 3, used: 26.3 * 1024 ** 2, remaining: 0 })).toBe(
+      '26,3 Mo utilisés sur 5,00 Go',
+    );
   });
 
   it('caps the progress at 100 %', () => {

@@ -1,5 +1,5 @@
 import { HardDrive } from 'lucide-react';
-import { formatGo } from '@/lib/bytes';
+import { formatStorage } from '@/lib/bytes';
 
 /** Used over allocated, capped at 100 %. */
 export function usagePercent(used: number, allocated: number): number {
@@ -13,12 +13,12 @@ export interface StorageBytes {
   remaining: number;
 }
 
-/** The summary line: "1,20 Go utilisés sur 5,00 Go" (or dashes while unknown). */
+/** The summary line: "1,20 Go utilisés sur 5,00 Go", "26,3 Mo utilisés sur 5,00 Go" (or dashes while unknown). */
 export function storageSummary(bytes: StorageBytes): string {
-  return `${formatGo(bytes.used)} utilisés sur ${formatGo(bytes.allocated)}`;
+  return `${formatStorage(bytes.used)} utilisés sur ${formatStorage(bytes.allocated)}`;
 }
 
-/** The file space's storage (spec 2 §2): allocated, used, remaining in Go and a progress bar. */
+/** The file space's storage (spec 2 §2): allocated, used, remaining (Go, or Mo under 1 Go: issue 28) and a progress bar. */
 export function StoragePanel({ bytes }: { bytes: StorageBytes }) {
   const percent = usagePercent(bytes.used, bytes.allocated);
   return (
@@ -33,15 +33,15 @@ export function StoragePanel({ bytes }: { bytes: StorageBytes }) {
       <dl className="grid grid-cols-3 gap-2 text-sm">
         <div>
           <dt className="text-slate-500">Alloué</dt>
-          <dd className="font-medium">{formatGo(bytes.allocated)}</dd>
+          <dd className="font-medium">{formatStorage(bytes.allocated)}</dd>
         </div>
         <div>
           <dt className="text-slate-500">Utilisé</dt>
-          <dd className="font-medium">{formatGo(bytes.used)}</dd>
+          <dd className="font-medium">{formatStorage(bytes.used)}</dd>
         </div>
         <div>
           <dt className="text-slate-500">Restant</dt>
-          <dd className="font-medium">{formatGo(bytes.remaining)}</dd>
+          <dd className="font-medium">{formatStorage(bytes.remaining)}</dd>
         </div>
       </dl>
       <div

@@ -1,8 +1,8 @@
 import { RING_FILES_API_PATHS as PATHS, RING_FILES_MESSAGES } from '@securering/contract';
-import type { EpochKey } from '@securering/e2ee';
+import { type EpochKey, contentBinding } from '@securering/e2ee';
 import { Upload, type DetailedError } from 'tus-js-client';
 import { ApiError } from '@/lib/api-client';
-import { type UploadFields, ringAuthHeader, sessionExpired, uploadMultipart } from './files-api';
+import { type UploadFields, ringAuthHeaders, sessionExpired, uploadMultipart } from './files-api';
 import { EncryptedFile, newFileKey } from './files-crypto';
 import { type MetaSigner, newFileFields } from './files-meta';
 import { TUS_CHUNK_BYTES, checkUploads, percentOf, uploadRouteOf, type UploadBudget } from './files-policy';
@@ -120,7 +120,7 @@ export interface UploadContext {
   /** Its id as its signed trail names it ("" for the root): the files' metadata binds it. */
   folderId: string;
   /** Who signs the files' metadata (this member). */
-  signer: () => MetaSigner;
+  signer: (epoch: number) => MetaSigner;
   budget: UploadBudget;
   /** The epoch key to wrap file keys with (RingKeys.ensureSendableEpoch). */
   ensureSendableEpoch(): Promise<EpochKey>;
@@ -180,6 +180,7 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
   uploadStore.add({ id: jobId, name: file.name, status: 'encrypting', percent: 0 });
   try {
     const { fileId, fileKey, wrapped } = await newFileKey(epochKey, context.ringId);
+    const encrypted = await EncryptedFile.open(file, fileKey);
     const fields: UploadFields = {
       folder: context.folder,
       ...(await newFileFields({
@@ -189,12 +190,13 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
         name: file.name,
         type: file.type,
         folderId: context.folderId,
-        signer: context.signer(),
+        // The metadata names this encryption of the content: its header and stored size.
+        content: contentBinding(encrypted.header, encrypted.size),
+        signer: context.signer(epochKey.epoch),
       })),
       file_id: fileId,
       file_key: wrapped,
     };
-    const encrypted = await EncryptedFile.open(file, fileKey);
     if (uploadRouteOf(file.size) === 'multipart') {
       const controller = new AbortController();
       uploadStore.setControls(jobId, { resume: () => undefined, cancel: () => controller.abort() });
@@ -280,7 +282,7 @@ function uploadWithTus(jobId: string, fields: UploadFields, encrypted: Encrypted
           }),
       },
       onBeforeRequest(request) {
-        request.setHeader('Authorization', ringAuthHeader());
+        for (const [name, value] of Object.entries(ringAuthHeaders())) request.setHeader(name, value);
       },
       onProgress(sent, total) {
         uploadStore.update(jobId, { status: 'uploading', percent: percentOf(sent, total) });

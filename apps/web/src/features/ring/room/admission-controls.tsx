@@ -2,7 +2,7 @@ import type { TRingRoomUser } from '@securering/contract';
 import { UserCheck, UserX } from 'lucide-react';
 import { lazy, Suspense, useState } from 'react';
 import { Button } from '@/components/ui/button';
-import { formatRelative } from '@/lib/dates';
+import { formatRelative } from '@/lib/relative-time';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 

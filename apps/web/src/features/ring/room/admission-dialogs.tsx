@@ -10,6 +10,7 @@ import {
   DialogFooter,
   DialogHeader,
   DialogTitle,
+  type DialogOpenProps,
 } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
 import type { MemberSafety } from '../e2ee/keyring';
@@ -167,15 +168,7 @@ export function AdmitDialog({
   );
 }
 
-export function RefuseDialog({
-  user,
-  open,
-  onOpenChange,
-}: {
-  user: TRingRoomUser;
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
+export function RefuseDialog({ user, open, onOpenChange }: DialogOpenProps & { user: TRingRoomUser }) {
   const keys = useRingKeys();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);

@@ -1,12 +1,28 @@
 import { UserX } from 'lucide-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { whoMayConfirm } from '../e2ee/key-confirmers';
 import { useRingKeys } from '../e2ee/use-ring-keys';
+
+// Shown only to a member deactivated and then reactivated: loaded when needed.
+const Reading = lazy(() =>
+  import('./reactivation-reading').then((m) => ({ default: m.ReadableAfterReactivation })),
+);
+function ReadableAfterReactivation() {
+  return (
+    <Suspense fallback={null}>
+      <Reading />
+    </Suspense>
+  );
+}
 
 /** Warnings about the membership log for the room (any member) and for those who admit. */
 export function MembershipLogNotices() {
   const keys = useRingKeys();
+  // Removed from the log while this page was open, then reactivated (issue 28): say what he reads.
+  const [wasRemoved, setWasRemoved] = useState(false);
+  if (keys.admission === 'removed' && !wasRemoved) setWasRemoved(true);
   return (
     <>
       {keys.logProblem ? (
@@ -23,14 +39,24 @@ export function MembershipLogNotices() {
       ) : null}
       {keys.admission === 'key_pending' ? (
         <Alert variant="info" title="Nouvelles clés à confirmer">
-          Vos nouvelles clés attendent la confirmation du propriétaire ou d’un admin du Ring, après
-          comparaison de votre nouveau numéro de sécurité.
+          <span data-testid="key-confirmers">
+            À confirmer par {whoMayConfirm(keys.confirmers)}
+          </span>
+          &#8239;: donnez-lui votre nouveau numéro de sécurité en personne ou par téléphone
+          pour qu’il le compare avant de confirmer. Dès la confirmation, vous recevez les clés du Ring et vos
+          messages partent.
         </Alert>
       ) : null}
       {keys.admission === 'removed' ? (
         <Alert variant="error" title="Accès retiré">
           Vous n’êtes plus membre de ce Ring d’après son journal des membres. Si votre compte vient d’être
           réactivé, le propriétaire ou un admin du Ring doit aussi vous réactiver ici.
+          <ReadableAfterReactivation />
+        </Alert>
+      ) : null}
+      {keys.admission === 'admitted' && wasRemoved ? (
+        <Alert variant="success" title="Vous êtes de nouveau membre du Ring">
+          <ReadableAfterReactivation />
         </Alert>
       ) : null}
       {keys.mayAdmit && keys.departed.length > 0 ? <DepartedMembers members={keys.departed} /> : null}

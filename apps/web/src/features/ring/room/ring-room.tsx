@@ -1,7 +1,7 @@
 import { ROOM_CONVERSATION_ID } from '@securering/contract';
-import { FolderOpen, MessagesSquare } from 'lucide-react';
+import { FolderOpen, MessagesSquare, Users } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -23,9 +23,11 @@ import { ProtectionLayer } from '../protection/protection-layer';
 import { announceWindowFocus } from '../protection/window-focus';
 import { RingSocketProvider } from '../realtime/ring-socket';
 import { useRingLiveUpdates } from '../realtime/use-ring-live-updates';
+import { useAccessEvents } from './access-events';
 import { DownloadsCard, RingFooter } from './room-aside';
 import { RingUsersPanel } from './ring-users-panel';
 import { RoomHeader } from './room-header';
+import { useWideLayout } from './use-wide-layout';
 
 // The call screen (`/ring?voice=1…`, a call popup) loads only in call popups.
 const CallScreen = lazy(() => import('../calls/call-screen'));
@@ -65,6 +67,7 @@ export function RingRoom() {
   if (callPopup) {
     return (
       <RingSocketProvider ringId={info.data.ring.id}>
+        <AccessEvents info={info.data} />
         <RingKeysProvider info={info.data}>
           <Suspense fallback={<FullPageSpinner />}>
             <CallScreen info={info.data} />
@@ -75,6 +78,7 @@ export function RingRoom() {
   }
   return (
     <RingSocketProvider ringId={info.data.ring.id}>
+      <AccessEvents info={info.data} />
       <RingKeysProvider info={info.data}>
         <ChatProvider
           info={info.data}
@@ -92,6 +96,12 @@ export function RingRoom() {
   );
 }
 
+/** Suspension, session expiry and other members' suspensions, on the page's socket. */
+function AccessEvents({ info }: { info: TRingInfo }) {
+  useAccessEvents(info);
+  return null;
+}
+
 /** Header, the chat and files tabs, the users panel, downloads, footer. */
 function RoomFrame({ info }: { info: TRingInfo }) {
   const notify = useToast();
@@ -103,19 +113,29 @@ function RoomFrame({ info }: { info: TRingInfo }) {
   const { ring } = info;
   const chat = useChat();
   const roomUnread = chat.unreadOf(ROOM_CONVERSATION_ID);
+  const wide = useWideLayout();
+  // « Membres » is a tab on phones only: on a wide window the panel is beside the chat.
+  const [tab, setTab] = useState('room');
+  const shownTab = wide && tab === 'members' ? 'room' : tab;
 
   return (
-    <div className="flex min-h-screen flex-col bg-slate-50">
+    // Phones (below `lg`, issue 28): the room is exactly the screen's height, the conversation fills
+    // what the compact header leaves, its message box stays at the bottom, and the members are a tab.
+    <div
+      className="flex h-dvh flex-col bg-slate-50 lg:h-auto lg:min-h-screen"
+      data-room-layout={wide ? 'wide' : 'phone'}
+    >
       <RoomHeader info={info} />
-      <div className="mx-auto grid w-full max-w-7xl flex-1 gap-6 px-4 py-6 lg:grid-cols-[1fr_20rem]">
+      <div className="mx-auto flex min-h-0 w-full max-w-7xl flex-1 flex-col px-2 pt-2 sm:px-4 lg:grid lg:grid-cols-[1fr_20rem] lg:items-start lg:gap-6 lg:py-6">
         <ProtectionLayer
           settings={ring.screenProtection}
           viewerName={info.user.username}
           memberId={info.user.id}
-          className="min-w-0 self-start"
+          className="flex min-h-0 min-w-0 flex-1 flex-col lg:flex-none"
+          contentClassName="flex min-h-0 flex-1 flex-col"
         >
-          <Tabs defaultValue="room">
-            <TabsList>
+          <Tabs value={shownTab} onValueChange={setTab} className="flex min-h-0 flex-1 flex-col">
+            <TabsList className="self-start max-lg:[&_svg]:hidden max-lg:[&>button]:px-2.5">
               <TabsTrigger value="room">
                 <MessagesSquare aria-hidden /> Salon du ring
                 {roomUnread > 0 ? (
@@ -128,24 +148,44 @@ function RoomFrame({ info }: { info: TRingInfo }) {
               <TabsTrigger value="files">
                 <FolderOpen aria-hidden /> Fichiers du ring
               </TabsTrigger>
+              {wide ? null : (
+                <TabsTrigger value="members">
+                  <Users aria-hidden /> Membres
+                </TabsTrigger>
+              )}
             </TabsList>
-            <TabsContent value="room">
+            <TabsContent value="room" className="mt-2 flex min-h-0 flex-1 flex-col lg:mt-4">
               <ChatPanel
                 conversationId={ROOM_CONVERSATION_ID}
-                className="h-[min(72vh,44rem)] min-h-[26rem]"
+                className="relative min-h-0 flex-1 rounded-b-none border-b-0 lg:h-[min(72vh,44rem)] lg:min-h-[26rem] lg:flex-none lg:rounded-b-xl lg:border-b"
               />
             </TabsContent>
-            <TabsContent value="files">
+            <TabsContent
+              value="files"
+              className="relative mt-2 min-h-0 flex-1 overflow-y-auto pb-4 lg:mt-4 lg:pb-0"
+            >
               <LazyFilesTab />
             </TabsContent>
+            {wide ? null : (
+              <TabsContent
+                value="members"
+                className="relative mt-2 min-h-0 flex-1 space-y-4 overflow-y-auto pb-4"
+              >
+                <RingUsersPanel users={info.users} />
+                <DownloadsCard />
+                <RingFooter />
+              </TabsContent>
+            )}
           </Tabs>
         </ProtectionLayer>
-        <aside className="space-y-6">
-          <RingUsersPanel users={info.users} />
-          <DownloadsCard />
-        </aside>
+        {wide ? (
+          <aside className="space-y-6">
+            <RingUsersPanel users={info.users} />
+            <DownloadsCard />
+          </aside>
+        ) : null}
       </div>
-      <RingFooter />
+      {wide ? <RingFooter /> : null}
       <IncomingCallHost info={info} />
     </div>
   );

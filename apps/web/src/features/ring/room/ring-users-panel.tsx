@@ -1,18 +1,29 @@
 import { dmConversationId, type TRingRoomUser } from '@securering/contract';
-import { AlertTriangle, BadgeCheck, KeyRound, MessageCircle } from 'lucide-react';
+import {
+  AlertTriangle,
+  BadgeCheck,
+  KeyRound,
+  MessageCircle,
+  Phone,
+  QrCode,
+  UserCog,
+  Video,
+} from 'lucide-react';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
-import { formatRelative } from '@/lib/dates';
+import { formatRelative } from '@/lib/relative-time';
 import { cn } from '@/lib/utils';
-import { CallButtons } from '../calls/room-calls';
+import { callTitle } from '../calls/call-policy';
+import { useCallActions } from '../calls/room-calls';
 import { useChat } from '../chat/chat-provider';
 import type { MemberSafety } from '../e2ee/keyring';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { shownPresence, type ShownPresence } from '../realtime/presence-policy';
 import { useRingSocket } from '../realtime/ring-socket';
 import { MembershipLogNotices } from './admission';
+import { MemberMenu, MemberMenuItem } from './member-menu';
 
 // Loaded when first opened.
 const VerifyMemberDialog = lazy(() =>
@@ -41,12 +52,14 @@ const STATUS_TEXT: Record<ShownPresence, string> = {
 };
 
 /**
- * "Utilisateurs du Ring": who is online, the owner badge, last seen, each member's safety number
- * ("Numéro de sécurité") as this browser computed it from the published keys (with a warning when a
- * known member's key changed), and for every other online member "Message privé à …" (the DM popup)
- * with the unread count of that conversation, and the call buttons (calls/room-calls.tsx).
+ * "Utilisateurs du Ring": who is online, the owner badge, last seen, one line per member (issue 28:
+ * avatar, name, status) with a « ⋯ » menu holding the member's safety number ("Numéro de sécurité",
+ * as this browser computed it from the published keys), "Message privé à …" (online members), the
+ * call actions (calls/room-calls.tsx), « Marquer … comme vérifié » and the owner's role changes.
+ * What needs someone's decision (a newcomer to admit, a changed key to confirm, a member to
+ * reactivate) stays visible under the row. The list scrolls within its panel (50 members).
  */
-export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
+export function RingUsersPanel({ users, className }: { users: TRingRoomUser[]; className?: string }) {
   const keys = useRingKeys();
   const chat = useChat();
   const selfId = chat.info.user.id;
@@ -55,7 +68,7 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
   const { realtimeMode } = useRingSocket();
   const outOfLog = (id: string) => keys.waiting.includes(id) || keys.reactivatable.includes(id);
   return (
-    <Card>
+    <Card className={className}>
       <CardHeader>
         <CardTitle>Utilisateurs du Ring</CardTitle>
         <p className="text-sm text-slate-500">
@@ -66,203 +79,272 @@ export function RingUsersPanel({ users }: { users: TRingRoomUser[] }) {
       </CardHeader>
       <CardContent className="space-y-3">
         <MembershipLogNotices />
-        <ul className="space-y-3" aria-label="Membres du Ring">
-          {users.map((user) => {
-            const presence = shownPresence(user, realtimeMode);
-            return (
-              <li key={user.id} className="flex items-start gap-3" aria-label={user.username}>
-                <span
-                  className="relative flex size-9 shrink-0 items-center justify-center rounded-full bg-primary/10 font-semibold uppercase text-primary"
-                  aria-hidden
-                >
-                  {user.username.charAt(0)}
-                  <span
-                    className={cn(
-                      'absolute -bottom-0.5 -right-0.5 size-3 rounded-full border-2 border-white',
-                      DOT[presence],
-                    )}
-                  />
-                </span>
-                <div className="min-w-0 flex-1">
-                  <p className="flex flex-wrap items-center gap-1 truncate text-sm font-medium">
-                    {user.username}
-                    {user.isCurrentUser ? <span className="text-slate-500">(vous)</span> : null}
-                    {user.role === 'owner' ? <Badge variant="neutral">Propriétaire</Badge> : null}
-                    {user.role === 'admin' ? <Badge variant="neutral">Admin</Badge> : null}
-                    {keys.safety.get(user.id)?.verification === 'verified' ? (
-                      <Badge variant="success" data-testid="verified-badge">
-                        <BadgeCheck className="size-3" aria-hidden /> Vérifié
-                      </Badge>
-                    ) : null}
-                  </p>
-                  <p className="text-xs text-slate-500">
-                    <span className="sr-only">{STATUS_TEXT[presence]}. </span>
-                    {presence === 'unknown'
-                      ? STATUS_TEXT.unknown
-                      : user.status === 'in_call'
-                        ? 'En appel'
-                        : user.isOnline
-                          ? 'En ligne'
-                          : user.lastSeen
-                            ? `Vu ${formatRelative(user.lastSeen)}`
-                            : 'Jamais connecté'}
-                  </p>
-                  {user.isCurrentUser || user.id === selfId ? null : outOfLog(user.id) ? null : (
-                    <DirectMessage
-                      user={user}
-                      unread={chat.unreadOf(dmConversationId(selfId, user.id))}
-                      onOpen={() => chat.openDm(user)}
-                    />
-                  )}
-                  {/* Nothing can be encrypted for a member the log does not count in (yet). */}
-                  {outOfLog(user.id) ? null : <CallButtons user={user} />}
-                  {keys.waiting.includes(user.id) && !user.isCurrentUser ? (
-                    <Suspense fallback={null}>
-                      <AdmissionControls user={user} safety={keys.safety.get(user.id)} />
-                    </Suspense>
-                  ) : keys.reactivatable.includes(user.id) && !user.isCurrentUser ? (
-                    <Suspense fallback={null}>
-                      <ReactivationControls user={user} />
-                    </Suspense>
-                  ) : (
-                    <SafetyNumber
-                      user={user}
-                      safety={keys.safety.get(user.id)}
-                      mayConfirm={keys.mayAdmit}
-                      onConfirm={(fingerprint) => keys.confirmKey(user.id, fingerprint)}
-                      onReset={keys.resetKeys}
-                    />
-                  )}
-                  {keys.isLogOwner &&
-                  !user.isCurrentUser &&
-                  user.role !== 'owner' &&
-                  keys.safety.get(user.id)?.trust === 'trusted' ? (
-                    <RoleButton user={user} />
-                  ) : null}
-                </div>
-              </li>
-            );
-          })}
+        <ul
+          className="relative -mx-2 divide-y divide-slate-100 lg:max-h-[min(60vh,36rem)] lg:overflow-y-auto"
+          aria-label="Membres du Ring"
+          data-testid="member-list"
+        >
+          {users.map((user) => (
+            <MemberRow
+              key={user.id}
+              user={user}
+              presence={shownPresence(user, realtimeMode)}
+              self={user.isCurrentUser || user.id === selfId}
+              outOfLog={outOfLog(user.id)}
+            />
+          ))}
         </ul>
       </CardContent>
     </Card>
   );
 }
 
-/**
- * The DM button (online members only, spec 2 §2/§6) and the conversation's unread count (shown even
- * when the member went offline).
- */
-function DirectMessage({
+/** One member: a single line (avatar, name and badges, status, unread count, « ⋯ »). */
+function MemberRow({
   user,
-  unread,
-  onOpen,
+  presence,
+  self,
+  outOfLog,
 }: {
   user: TRingRoomUser;
-  unread: number;
-  onOpen: () => void;
+  presence: ShownPresence;
+  self: boolean;
+  outOfLog: boolean;
 }) {
-  if (!user.isOnline && unread === 0) return null;
+  const keys = useRingKeys();
+  const chat = useChat();
+  const calls = useCallActions(user);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [dialog, setDialog] = useState<'verify' | 'qr' | null>(null);
+  const closeMenu = () => setMenuOpen(false);
+  const safety = keys.safety.get(user.id);
+  const unread = self ? 0 : chat.unreadOf(dmConversationId(chat.info.user.id, user.id));
+  const trusted = safety?.trust === 'trusted' && safety.logFingerprint ? safety.logFingerprint : null;
+  const waiting = keys.waiting.includes(user.id) && !user.isCurrentUser;
+  const reactivatable = keys.reactivatable.includes(user.id) && !user.isCurrentUser;
+
+  const items: ReactNode[] = [];
+  const item = (key: string, icon: ReactNode, label: string, onSelect: () => void) =>
+    items.push(
+      <MemberMenuItem key={key} icon={icon} onSelect={onSelect} onClose={closeMenu}>
+        {label}
+      </MemberMenuItem>,
+    );
+  // Nothing can be encrypted for a member the log does not count in (yet).
+  if (!self && !outOfLog && user.isOnline)
+    item('dm', <MessageCircle aria-hidden />, `Message privé à ${user.username}`, () => chat.openDm(user));
+  if (!outOfLog && calls?.voice)
+    item('voice', <Phone aria-hidden />, callTitle(true, user.username), () => calls.handleCall(true));
+  if (!outOfLog && calls?.video)
+    item('video', <Video aria-hidden />, callTitle(false, user.username), () => calls.handleCall(false));
+  if (!self && trusted && safety?.verification === 'verified')
+    item(
+      'unverify',
+      <BadgeCheck aria-hidden />,
+      `Retirer la vérification de ${user.username}`,
+      () => void keys.unmarkVerified(user.id),
+    );
+  else if (!self && trusted)
+    item('verify', <BadgeCheck aria-hidden />, `Marquer ${user.username} comme vérifié`, () =>
+      setDialog('verify'),
+    );
+  if (keys.isLogOwner && !user.isCurrentUser && user.role !== 'owner' && safety?.trust === 'trusted')
+    item(
+      'role',
+      <UserCog aria-hidden />,
+      user.role === 'admin'
+        ? `Retirer le rôle d’admin à ${user.username}`
+        : `Nommer ${user.username} admin du Ring`,
+      () => void keys.setRole(user.id, user.role === 'admin' ? 'member' : 'admin'),
+    );
+  if (user.isCurrentUser && safety) {
+    item('qr', <QrCode aria-hidden />, 'Afficher mon code QR', () => setDialog('qr'));
+    item('reset', <KeyRound aria-hidden />, 'Réinitialiser mes clés', keys.resetKeys);
+  }
+
   return (
-    <div className="mt-1 flex flex-wrap items-center gap-2">
-      {user.isOnline ? (
-        <Button variant="outline" size="sm" className="h-7 px-2 text-xs" onClick={onOpen}>
-          <MessageCircle aria-hidden /> Message privé à {user.username}
-        </Button>
-      ) : null}
+    <li
+      className="flex flex-wrap items-center gap-x-3 gap-y-1 px-2 py-2"
+      aria-label={user.username}
+      data-member-row
+    >
+      <span
+        className="relative flex size-9 shrink-0 items-center justify-center rounded-full bg-primary/10 font-semibold uppercase text-primary"
+        aria-hidden
+      >
+        {user.username.charAt(0)}
+        <span
+          className={cn(
+            'absolute -bottom-0.5 -right-0.5 size-3 rounded-full border-2 border-white',
+            DOT[presence],
+          )}
+        />
+      </span>
+      <div className="min-w-0 flex-1">
+        <p className="flex min-w-0 items-center gap-1 text-sm font-medium">
+          <span className="truncate">{user.username}</span>
+          {user.isCurrentUser ? <span className="shrink-0 text-slate-500">(vous)</span> : null}
+        </p>
+        {/* The status, then the role and « Vérifié »: the name keeps the first line to itself. */}
+        <div className="flex min-w-0 items-center gap-1.5">
+          <p className="truncate text-xs text-slate-500">
+            <span className="sr-only">{STATUS_TEXT[presence]}. </span>
+            {presence === 'unknown'
+              ? STATUS_TEXT.unknown
+              : user.status === 'in_call'
+                ? 'En appel'
+                : user.isOnline
+                  ? 'En ligne'
+                  : user.lastSeen
+                    ? `Vu ${formatRelative(user.lastSeen)}`
+                    : 'Jamais connecté'}
+          </p>
+          {user.role === 'owner' ? (
+            <Badge variant="neutral" className="shrink-0 px-1.5 py-0 text-[11px]">
+              Propriétaire
+            </Badge>
+          ) : null}
+          {user.role === 'admin' ? (
+            <Badge variant="neutral" className="shrink-0 px-1.5 py-0 text-[11px]">
+              Admin
+            </Badge>
+          ) : null}
+          {safety?.verification === 'verified' ? (
+            <Badge
+              variant="success"
+              className="shrink-0 px-1.5 py-0 text-[11px]"
+              data-testid="verified-badge"
+            >
+              <BadgeCheck className="size-3" aria-hidden /> Vérifié
+            </Badge>
+          ) : null}
+        </div>
+      </div>
       {unread > 0 ? (
-        <Badge variant="solid" data-testid="dm-unread">
+        <Badge variant="solid" className="shrink-0" data-testid="dm-unread">
           {unread} non lu{unread > 1 ? 's' : ''}
         </Badge>
       ) : null}
-    </div>
+      <MemberMenu
+        username={user.username}
+        open={menuOpen}
+        onOpenChange={setMenuOpen}
+        header={
+          safety ? (
+            <p>
+              <KeyRound className="mr-1 inline size-3" aria-hidden />
+              Numéro de sécurité&#8239;:
+              <span className="block font-mono tracking-tight text-slate-700" data-testid="safety-number">
+                {safety.fingerprint}
+              </span>
+            </p>
+          ) : (
+            <p className="text-slate-400">Clés de chiffrement pas encore créées</p>
+          )
+        }
+      >
+        {items.length > 0 ? items : <p className="px-2 py-1.5 text-xs text-slate-400">Aucune action</p>}
+      </MemberMenu>
+      {waiting ||
+      reactivatable ||
+      (safety && (safety.trust === 'changed' || safety.verification === 'changed')) ? (
+        <div className="ml-12 basis-full">
+          {waiting ? (
+            <Suspense fallback={null}>
+              <AdmissionControls user={user} safety={safety} />
+            </Suspense>
+          ) : reactivatable ? (
+            <Suspense fallback={null}>
+              <ReactivationControls user={user} />
+            </Suspense>
+          ) : safety ? (
+            <KeyAttention user={user} safety={safety} onCompare={() => setDialog('verify')} />
+          ) : null}
+        </div>
+      ) : null}
+      <Suspense fallback={null}>
+        {dialog === 'verify' && trusted ? (
+          <VerifyMemberDialog
+            user={user}
+            fingerprint={trusted}
+            open
+            onOpenChange={(open) => setDialog(open ? 'verify' : null)}
+          />
+        ) : null}
+        {dialog === 'qr' && safety ? (
+          <MyQrDialog
+            fingerprint={safety.fingerprint}
+            open
+            onOpenChange={(open) => setDialog(open ? 'qr' : null)}
+          />
+        ) : null}
+      </Suspense>
+    </li>
   );
 }
 
 /**
- * A member's safety number, or the warning that it changed: the owner and Ring admins confirm the
- * new key (signed in the membership log, bound to the number shown), others wait for them.
+ * What a changed key asks of this person, under the member's row: the owner and Ring admins confirm
+ * a new key (signed in the membership log, bound to the number shown), others wait for them; a key
+ * this person had verified that changed since is compared again.
  */
-function SafetyNumber({
+function KeyAttention({
   user,
   safety,
-  mayConfirm,
-  onConfirm,
-  onReset,
+  onCompare,
 }: {
   user: TRingRoomUser;
-  safety: MemberSafety | undefined;
-  mayConfirm: boolean;
-  onConfirm: (fingerprint: string) => Promise<boolean>;
-  onReset: () => void;
+  safety: MemberSafety;
+  onCompare: () => void;
 }) {
+  const keys = useRingKeys();
   const [confirming, setConfirming] = useState(false);
-  const [showQr, setShowQr] = useState(false);
-  if (!safety) {
-    return <p className="mt-1 text-xs text-slate-400">Clés de chiffrement pas encore créées</p>;
-  }
-  return (
-    <div className="mt-1 space-y-1">
-      <p className="text-xs text-slate-500">
-        <KeyRound className="mr-1 inline size-3" aria-hidden />
-        Numéro de sécurité&#8239;:
-        <span className="block font-mono tracking-tight text-slate-700" data-testid="safety-number">
-          {safety.fingerprint}
-        </span>
-      </p>
-      {safety.trust === 'changed' ? (
-        <KeyWarning
-          title={
-            user.isCurrentUser
-              ? 'Vos nouvelles clés attendent d’être confirmées dans le journal des membres.'
-              : `Le numéro de sécurité de ${user.username} a changé`
-          }
-        >
-          {user.isCurrentUser ? null : mayConfirm ? (
-            <>
-              <p>
-                Vérifiez-le avec {user.username} par un autre moyen avant de confirmer&#8239;: rien ne lui est
-                partagé d’ici là.
-              </p>
-              <Button
-                size="sm"
-                variant="outline"
-                className="h-auto whitespace-normal py-1.5 text-left"
-                disabled={confirming}
-                onClick={() => {
-                  setConfirming(true);
-                  void onConfirm(safety.fingerprint).finally(() => setConfirming(false));
-                }}
-              >
-                Confirmer la nouvelle clé de {user.username}
-              </Button>
-            </>
-          ) : (
+  if (safety.trust === 'changed') {
+    return (
+      <KeyWarning
+        title={
+          user.isCurrentUser
+            ? 'Vos nouvelles clés attendent d’être confirmées dans le journal des membres.'
+            : `Le numéro de sécurité de ${user.username} a changé`
+        }
+      >
+        {user.isCurrentUser ? null : keys.mayAdmit ? (
+          <>
             <p>
-              Le propriétaire ou un admin du Ring doit confirmer sa nouvelle clé&#8239;: rien ne lui est
+              Vérifiez-le avec {user.username} par un autre moyen avant de confirmer&#8239;: rien ne lui est
               partagé d’ici là.
             </p>
-          )}
-        </KeyWarning>
-      ) : null}
-      {user.isCurrentUser ? (
-        <div className="flex flex-wrap gap-x-3">
-          <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={() => setShowQr(true)}>
-            Afficher mon code QR
-          </Button>
-          <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onReset}>
-            Réinitialiser mes clés
-          </Button>
-          <Suspense fallback={null}>
-            {showQr ? (
-              <MyQrDialog fingerprint={safety.fingerprint} open={showQr} onOpenChange={setShowQr} />
-            ) : null}
-          </Suspense>
-        </div>
-      ) : safety.trust === 'trusted' && safety.logFingerprint ? (
-        <Verification user={user} safety={safety} fingerprint={safety.logFingerprint} />
-      ) : null}
-    </div>
+            <p className="font-mono tracking-tight">{safety.fingerprint}</p>
+            <Button
+              size="sm"
+              variant="outline"
+              className="h-auto whitespace-normal py-1.5 text-left"
+              disabled={confirming}
+              onClick={() => {
+                setConfirming(true);
+                void keys.confirmKey(user.id, safety.fingerprint).finally(() => setConfirming(false));
+              }}
+            >
+              Confirmer la nouvelle clé de {user.username}
+            </Button>
+          </>
+        ) : (
+          <p>
+            Le propriétaire ou un admin du Ring doit confirmer sa nouvelle clé&#8239;: rien ne lui est partagé
+            d’ici là.
+          </p>
+        )}
+      </KeyWarning>
+    );
+  }
+  if (user.isCurrentUser || safety.verification !== 'changed' || !safety.logFingerprint) return null;
+  return (
+    <KeyWarning title={`Le numéro de sécurité de ${user.username}, que vous aviez vérifié, a changé.`}>
+      <p>Vos messages ne partent plus tant que vous ne l’avez pas comparé de nouveau avec lui.</p>
+      <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={onCompare}>
+        Marquer {user.username} comme vérifié
+      </Button>
+    </KeyWarning>
   );
 }
 
@@ -279,79 +361,5 @@ function KeyWarning({ title, children }: { title: string; children: ReactNode })
       </p>
       {children}
     </div>
-  );
-}
-
-/**
- * « Vérifié » (issue 24): this person compares a member's safety number with the member and marks
- * it; if the log later names other keys for the member, sending stops until compared again.
- */
-function Verification({
-  user,
-  safety,
-  fingerprint,
-}: {
-  user: TRingRoomUser;
-  safety: MemberSafety;
-  fingerprint: string;
-}) {
-  const keys = useRingKeys();
-  const [open, setOpen] = useState(false);
-  const mark = (
-    <Button size="sm" variant="link" className="h-auto px-0 text-xs" onClick={() => setOpen(true)}>
-      Marquer {user.username} comme vérifié
-    </Button>
-  );
-  return (
-    <>
-      {safety.verification === 'changed' ? (
-        <KeyWarning title={`Le numéro de sécurité de ${user.username}, que vous aviez vérifié, a changé.`}>
-          <p>Vos messages ne partent plus tant que vous ne l’avez pas comparé de nouveau avec lui.</p>
-          {mark}
-        </KeyWarning>
-      ) : safety.verification === 'verified' ? (
-        <Button
-          size="sm"
-          variant="link"
-          className="h-auto px-0 text-xs text-slate-500"
-          onClick={() => void keys.unmarkVerified(user.id)}
-        >
-          Retirer la vérification de {user.username}
-        </Button>
-      ) : (
-        mark
-      )}
-      <Suspense fallback={null}>
-        {open ? (
-          <VerifyMemberDialog user={user} fingerprint={fingerprint} open={open} onOpenChange={setOpen} />
-        ) : null}
-      </Suspense>
-    </>
-  );
-}
-
-/**
- * The owner names a member Ring admin (who may then admit newcomers and confirm key changes) or
- * takes the role back: a link of the Ring's signed membership log.
- */
-function RoleButton({ user }: { user: TRingRoomUser }) {
-  const keys = useRingKeys();
-  const [busy, setBusy] = useState(false);
-  const next = user.role === 'admin' ? 'member' : 'admin';
-  return (
-    <Button
-      size="sm"
-      variant="link"
-      className="h-auto px-0 text-xs"
-      disabled={busy}
-      onClick={() => {
-        setBusy(true);
-        void keys.setRole(user.id, next).finally(() => setBusy(false));
-      }}
-    >
-      {next === 'admin'
-        ? `Nommer ${user.username} admin du Ring`
-        : `Retirer le rôle d’admin à ${user.username}`}
-    </Button>
   );
 }

@@ -1,15 +1,7 @@
 import { Apple, Download, Info, Smartphone } from 'lucide-react';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogHeader,
-  DialogTitle,
-  DialogTrigger,
-} from '@/components/ui/dialog';
 import { useGeneralSettings } from '@/lib/site-settings';
 
 /** "Téléchargements": the app links from settings, or "À venir" when none is set. */
@@ -49,28 +41,38 @@ export function DownloadsCard() {
   );
 }
 
-// The explanations load when the dialog first opens: most visits never open it.
-const SecurityPoints = lazy(() => import('./security-points').then((m) => ({ default: m.SecurityPoints })));
+// The dialog and its explanations load when first opened: most visits never open it.
+const SecurityDialog = lazy(() => import('./security-dialog').then((m) => ({ default: m.SecurityDialog })));
 
-/** "À propos de la sécurité". */
-export function SecurityDialog() {
+/** "À propos de la sécurité": the button, and the dialog once clicked. */
+export function SecurityDialogButton() {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   return (
-    <Dialog>
-      <DialogTrigger asChild>
-        <Button variant="ghost" size="sm">
-          <Info aria-hidden /> À propos de la sécurité
-        </Button>
-      </DialogTrigger>
-      <DialogContent>
-        <DialogHeader>
-          <DialogTitle>À propos de la sécurité</DialogTitle>
-          <DialogDescription>Comment votre Ring protège vos échanges.</DialogDescription>
-        </DialogHeader>
-        <Suspense fallback={<p className="text-sm text-slate-500">Chargement…</p>}>
-          <SecurityPoints />
+    <>
+      <Button
+        ref={button}
+        variant="ghost"
+        size="sm"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={() => setOpen(true)}
+      >
+        <Info aria-hidden /> À propos de la sécurité
+      </Button>
+      {open ? (
+        <Suspense fallback={null}>
+          <SecurityDialog
+            open
+            onOpenChange={(next) => {
+              setOpen(next);
+              // No Radix trigger here: focus goes back to the button by hand.
+              if (!next) button.current?.focus();
+            }}
+          />
         </Suspense>
-      </DialogContent>
-    </Dialog>
+      ) : null}
+    </>
   );
 }
 

@@ -20,7 +20,7 @@ const POINTS = [
   {
     icon: KeyRound,
     title: 'Une phrase secrète personnelle',
-    text: 'Chaque membre choisit sa propre phrase secrète. Elle protège ses clés et ne quitte jamais son navigateur\u202f: personne ne peut la récupérer, pas même SecureRing. En cas d’oubli, «\u202fRéinitialiser mes clés\u202f» en crée de nouvelles\u202f; l’historique ne revient que si un membre vous le partage à nouveau.',
+    text: 'Chaque membre choisit sa propre phrase secrète. Elle protège ses clés et ne quitte jamais son navigateur\u202f: personne ne peut la récupérer, pas même SecureRing. En cas d’oubli, «\u202fRéinitialiser mes clés\u202f» en crée de nouvelles\u202f; une fois confirmées par le propriétaire ou un admin du Ring, l’historique depuis votre admission vous est repartagé automatiquement.',
   },
   {
     icon: UserCheck,

@@ -10,7 +10,9 @@ import {
   DialogFooter,
   DialogHeader,
   DialogTitle,
+  type DialogOpenProps,
 } from '@/components/ui/dialog';
+import { whoMayConfirm } from '../e2ee/key-confirmers';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { qrModules, scanOutcome, verificationPayload } from '../e2ee/verification-qr';
 
@@ -192,15 +194,7 @@ function QrScanner({
  * « Afficher mon code QR »: this member's safety number as a QR code, for another member to scan
  * in « Vérifier … » (the same number as shown under its name).
  */
-export function MyQrDialog({
-  fingerprint,
-  open,
-  onOpenChange,
-}: {
-  fingerprint: string;
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
+export function MyQrDialog({ fingerprint, open, onOpenChange }: DialogOpenProps & { fingerprint: string }) {
   const keys = useRingKeys();
   const payload = verificationPayload(keys.ringId, keys.memberId, fingerprint);
   const modules = useMemo(() => qrModules(payload), [payload]);
@@ -236,6 +230,75 @@ export function MyQrDialog({
           <Button variant="outline" onClick={() => onOpenChange(false)}>
             Fermer
           </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/**
+ * « comparer » from a key change in the timeline (loaded on first use). Once the membership log
+ * names the new keys: the usual verification (« Vérifier … », mark as verified). While the change
+ * waits: the new safety number to compare, and for the owner or a Ring admin « Confirmer la
+ * nouvelle clé de … » — bound to the number shown, as in the users panel.
+ */
+export function KeyChangeDialog({ user, open, onOpenChange }: DialogOpenProps & { user: TRingRoomUser }) {
+  const keys = useRingKeys();
+  const safety = keys.safety.get(user.id);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (safety && safety.trust !== 'changed' && safety.logFingerprint)
+    return (
+      <VerifyMemberDialog
+        user={user}
+        fingerprint={safety.logFingerprint}
+        open={open}
+        onOpenChange={onOpenChange}
+      />
+    );
+  const confirm = () => {
+    if (!safety) return;
+    setBusy(true);
+    setError(null);
+    void keys
+      .confirmKey(user.id, safety.fingerprint)
+      .then((done) =>
+        done
+          ? onOpenChange(false)
+          : setError('Confirmation impossible\u202f: ses clés ont changé entre-temps. Comparez le nouveau numéro.'),
+      )
+      .finally(() => setBusy(false));
+  };
+  return (
+    <Dialog open={open} onOpenChange={(next) => !busy && onOpenChange(next)}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Vérifier {user.username}</DialogTitle>
+          <DialogDescription>
+            {user.username} a de nouvelles clés, pas encore confirmées dans le journal des membres. Comparez ce
+            numéro de sécurité avec celui que {user.username} voit chez lui, en personne ou par téléphone&#8239;:
+            rien ne lui est partagé avant la confirmation.
+          </DialogDescription>
+        </DialogHeader>
+        <p
+          className="rounded-md bg-slate-100 p-3 text-center font-mono text-base tracking-tight"
+          data-testid="verify-safety-number"
+        >
+          {safety?.fingerprint ?? '—'}
+        </p>
+        {keys.mayAdmit ? null : (
+          <p className="text-sm text-slate-600">À confirmer par {whoMayConfirm(keys.confirmers)}.</p>
+        )}
+        {error ? <Alert variant="error">{error}</Alert> : null}
+        <DialogFooter>
+          <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
+            Fermer
+          </Button>
+          {keys.mayAdmit && safety ? (
+            <Button disabled={busy} onClick={confirm}>
+              Confirmer la nouvelle clé de {user.username}
+            </Button>
+          ) : null}
         </DialogFooter>
       </DialogContent>
     </Dialog>
