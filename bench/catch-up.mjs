@@ -62,7 +62,7 @@ async function run(kind, e2ee) {
     const server = await startServer({
       dataDir,
       databaseUrl,
-      env: { RATE_LIMIT_PUBLIC_PER_MIN: '0' },
+      env: { RATE_LIMIT_PUBLIC_PER_MIN: '0', RATE_LIMIT_KEY_WRITES_PER_MIN: '0' },
       // BENCH_SERVER_MAIN: a copy of the built server to measure (default apps/server/dist/main.js).
       ...(process.env.BENCH_SERVER_MAIN ? { main: process.env.BENCH_SERVER_MAIN } : {}),
     });

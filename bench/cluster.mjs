@@ -437,7 +437,7 @@ if (!isMainThread) {
     dispose: process.env.BENCH_KEEP_DATABASE !== '1',
     admin: BENCH_ADMIN,
     // One client IP creates hundreds of members; request logs would cost CPU the figures should not.
-    env: { RATE_LIMIT_PUBLIC_PER_MIN: '0', LOG_LEVEL: 'warn' },
+    env: { RATE_LIMIT_PUBLIC_PER_MIN: '0', RATE_LIMIT_KEY_WRITES_PER_MIN: '0', LOG_LEVEL: 'warn' },
   });
   const out = [];
   try {

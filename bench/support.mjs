@@ -40,6 +40,7 @@ export async function startServer({
       ADMIN_USERNAME: BENCH_ADMIN.username,
       ADMIN_PASSWORD: BENCH_ADMIN.password,
       RATE_LIMIT_PUBLIC_PER_MIN: '0',
+      RATE_LIMIT_KEY_WRITES_PER_MIN: '0',
       LOG_LEVEL: 'warn',
       ...env,
     },

@@ -11,6 +11,8 @@ export interface RateLimitConfig {
   loginWindowMs: number;
   /** Calls per IP per minute on each public form or authentication endpoint. */
   publicPerMinute: number;
+  /** Key writes (publish, rotate, share, membership-log links) one Ring member may make per minute. */
+  keyWritesPerMinute: number;
 }
 
 export interface AppConfig {
@@ -237,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       loginFailures: intFrom(env.RATE_LIMIT_LOGIN_FAILURES, 10, 'RATE_LIMIT_LOGIN_FAILURES'),
       loginWindowMs: intFrom(env.RATE_LIMIT_LOGIN_WINDOW_MIN, 15, 'RATE_LIMIT_LOGIN_WINDOW_MIN') * 60_000,
       publicPerMinute: intFrom(env.RATE_LIMIT_PUBLIC_PER_MIN, 60, 'RATE_LIMIT_PUBLIC_PER_MIN'),
+      keyWritesPerMinute: intFrom(env.RATE_LIMIT_KEY_WRITES_PER_MIN, 60, 'RATE_LIMIT_KEY_WRITES_PER_MIN'),
     },
     backupEncryptionKey: backupKeyFrom(env.BACKUP_ENCRYPTION_KEY),
     turn: turnConfigFrom(env),

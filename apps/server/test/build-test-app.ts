@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app';
 import type { AppContext } from '../src/app-context';
-import { loadConfig, type AppConfig } from '../src/config';
+import { loadConfig, type AppConfig, type RateLimitConfig } from '../src/config';
 import type { DatabaseHandle } from '../src/db/database';
 import { systemClock, type Clock } from '../src/lib/clock';
 import { createRedisClient } from '../src/lib/redis-client';
@@ -19,7 +19,7 @@ export const TEST_ADMIN = {
 
 export interface TestAppOptions {
   clock?: Clock;
-  config?: Partial<AppConfig>;
+  config?: TestConfigOverrides;
   mailTransportFor?: (settings: SmtpSettings) => MailTransport;
   /** Reuse a database (a second instance); otherwise a fresh one is created and dropped on close. */
   database?: TestDatabase;
@@ -44,7 +44,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+/** Config fields a test sets; rate limits it leaves out keep their defaults. */
+export type TestConfigOverrides = Partial<Omit<AppConfig, 'rateLimits'>> & {
+  rateLimits?: Partial<RateLimitConfig>;
+};
+
+export function testConfig(overrides: TestConfigOverrides = {}): AppConfig {
   const base = loadConfig({
     NODE_ENV: 'test',
     PUBLIC_URL: 'http://127.0.0.1:9999',
@@ -53,7 +58,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     ADMIN_EMAIL: TEST_ADMIN.email,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
-  return { ...base, ...overrides };
+  return { ...base, ...overrides, rateLimits: { ...base.rateLimits, ...overrides.rateLimits } };
 }
 
 /** The real app on a real, fresh, migrated and seeded database. */

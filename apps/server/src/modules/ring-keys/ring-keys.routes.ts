@@ -14,14 +14,17 @@ import { BODY_LIMITS } from '../../plugins/body-limits';
 import { requireRingMember } from '../rings/ring.guard';
 import { RingKeysService } from './ring-keys.service';
 
-/** Key writes (publish, rotate, share) one member may make per minute. */
-export const KEY_WRITES_PER_MINUTE = 60;
-
-/** The pre-handler that counts a member's key writes (publish, rotate, share, log appends). */
+/**
+ * The pre-handler that counts a member's key writes (publish, rotate, share, log appends) against
+ * `RATE_LIMIT_KEY_WRITES_PER_MIN` (60 by default; 0 turns it off, as benchmarks that admit hundreds
+ * of members do).
+ */
 export function limitKeyWrites(ctx: AppContext) {
   return async function limitWrites(request: FastifyRequest): Promise<void> {
+    const perMinute = ctx.config.rateLimits.keyWritesPerMinute;
+    if (perMinute <= 0) return;
     const { member } = ringCaller(request);
-    const budget = await ctx.rateLimiter.hit(`key-writes:${member.id}`, KEY_WRITES_PER_MINUTE, MINUTE_MS);
+    const budget = await ctx.rateLimiter.hit(`key-writes:${member.id}`, perMinute, MINUTE_MS);
     if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
   };
 }
