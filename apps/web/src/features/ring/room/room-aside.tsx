@@ -1,7 +1,7 @@
 import { Apple, Download, Info, Smartphone } from 'lucide-react';
-import { lazy, Suspense, useRef, useState } from 'react';
-import { Button } from '@/components/ui/button';
+import { lazy } from 'react';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
+import { LazyDialogButton } from '@/components/ui/lazy-dialog-button';
 import { useGeneralSettings } from '@/lib/site-settings';
 
 /** "Téléchargements": the app links from settings, or "À venir" when none is set. */
@@ -46,33 +46,10 @@ const SecurityDialog = lazy(() => import('./security-dialog').then((m) => ({ def
 
 /** "À propos de la sécurité": the button, and the dialog once clicked. */
 export function SecurityDialogButton() {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
   return (
-    <>
-      <Button
-        ref={button}
-        variant="ghost"
-        size="sm"
-        aria-haspopup="dialog"
-        aria-expanded={open}
-        onClick={() => setOpen(true)}
-      >
-        <Info aria-hidden /> À propos de la sécurité
-      </Button>
-      {open ? (
-        <Suspense fallback={null}>
-          <SecurityDialog
-            open
-            onOpenChange={(next) => {
-              setOpen(next);
-              // No Radix trigger here: focus goes back to the button by hand.
-              if (!next) button.current?.focus();
-            }}
-          />
-        </Suspense>
-      ) : null}
-    </>
+    <LazyDialogButton variant="ghost" size="sm" dialog={SecurityDialog} dialogProps={{}}>
+      <Info aria-hidden /> À propos de la sécurité
+    </LazyDialogButton>
   );
 }
 

@@ -1,8 +1,9 @@
 import { formatSeconds, type TRingInfo } from '@securering/contract';
 import { ChevronDown, Copy, Info, Lock, LogOut, Settings, Timer } from 'lucide-react';
-import { lazy, Suspense, useId, useRef, useState } from 'react';
+import { lazy, useId, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { LazyDialogButton } from '@/components/ui/lazy-dialog-button';
 import { useCopyToClipboard } from '@/components/ui/use-copy-to-clipboard';
 import { setRingLoginNotice } from '@/lib/auth/ring-login-notice';
 import { announceRingLogout } from '@/lib/auth/ring-logout-channel';
@@ -29,14 +30,12 @@ export function RoomHeader({ info }: { info: TRingInfo }) {
   const { realtime } = useChat();
   const copyCode = useCopyToClipboard({ title: 'Code copié', duration: 2000 }, { title: 'Copie impossible' });
   const canManage = user.role === 'owner' || user.role === 'admin';
-  const [settingsOpen, setSettingsOpen] = useState(false);
   // Phones: the Ring id, the statuses in full and the actions behind « Détails » (issue 28).
   const [detailsOpen, setDetailsOpen] = useState(false);
   const detailsId = useId();
   const summary = `Temps réel\u202f: ${realtimeText(realtime, null)}, messages éphémères\u202f: ${
     ring.ephemeral ? 'activés' : 'désactivés'
   }, protection anti-capture\u202f: ${PROTECTION_LABELS[ring.screenProtection.level].toLowerCase()}`;
-  const settingsButton = useRef<HTMLButtonElement>(null);
   // « Déconnexion » closes this browser's DM and call popups too, with their keys (issue 28).
   const handleLogout = () => {
     setRingLoginNotice({ kind: 'logged_out', email: user.email ?? null });
@@ -93,31 +92,9 @@ export function RoomHeader({ info }: { info: TRingInfo }) {
           </span>
           <SecurityDialogButton />
           {canManage ? (
-            <>
-              <Button
-                ref={settingsButton}
-                variant="outline"
-                size="sm"
-                aria-haspopup="dialog"
-                aria-expanded={settingsOpen}
-                onClick={() => setSettingsOpen(true)}
-              >
-                <Settings aria-hidden /> Paramètres
-              </Button>
-              {settingsOpen ? (
-                <Suspense fallback={null}>
-                  <RingSettingsDialog
-                    info={info}
-                    open
-                    onOpenChange={(open) => {
-                      setSettingsOpen(open);
-                      // No Radix trigger here: focus goes back to « Paramètres » by hand.
-                      if (!open) settingsButton.current?.focus();
-                    }}
-                  />
-                </Suspense>
-              ) : null}
-            </>
+            <LazyDialogButton variant="outline" size="sm" dialog={RingSettingsDialog} dialogProps={{ info }}>
+              <Settings aria-hidden /> Paramètres
+            </LazyDialogButton>
           ) : null}
         </div>
         <Button variant="outline" size="sm" className="order-2 lg:order-3" onClick={handleLogout}>
