@@ -54,7 +54,7 @@ export const AREAS = [
     // passphrase strength estimator (zxcvbn's word lists) and Argon2id (hash-wasm) are node_modules
     // chunks, never counted here.
     excludeLazy:
-      /\/(?:calls?|files?)[-/.]|\/(?:admission-dialogs|admission-controls|verify-member-dialog|key-change-dialog|security-points|security-dialog|ring-settings-dialog|passphrase-dialog|recovery-key-dialog|notification-preferences-dialog|ring-password-forms|accept-invite-page|ring-access-page)\./i,
+      /\/(?:calls?|files?)[-/.]|\/(?:admission-dialogs|admission-controls|verify-member-dialog|key-change-dialog|security-points|security-dialog|ring-settings-dialog|passphrase-dialog|recovery-key-dialog|notification-preferences-dialog|ring-password-forms|accept-invite-page|ring-access-page|attachment-card|attachment-uploads|attachment-send|web-push|search-panel|reading-signals|message-action-menu|message-action-encoding|mention-suggestions|unverifiable-body)\./i,
     budget: 250 * KB,
   },
   // Not budgeted, shown for information: the subscription page and the back office.

@@ -1,36 +1,20 @@
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
-import { screenshot, trackPageErrors } from '../support/browser';
-import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
-import { admitInRoom, openUnlockedRoom } from '../support/room';
+import { apiJson as api } from '../support/api';
+import { screenshot } from '../support/browser';
+import { recordSent } from '../support/canary';
+import { ownerAndMember } from '../support/ring-setup';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
 const OWNER = 'tina.texte@example.com';
 const OWNER_NAME = 'Claire Fontaine';
 const RING = 'Atelier Texte';
-const MEMBER_PASSWORD = 'Membre-Pass-123';
 const PHRASES = { owner: 'les mots longs passent à la ligne', bob: 'bob lit tout sur son téléphone' };
 /** In every message: it must never leave a browser in clear. */
 const CANARY = `canari${Math.random().toString(36).slice(2, 10)}x`;
 const LONG_LINK = `https://exemple.fr/dossier/${CANARY}/${'a1b2c3d4e5'.repeat(15)}`.slice(0, 184);
 const PHONE_LINK = `https://www.exemple.org/chemin/${'x'.repeat(44)}`.slice(0, 75);
-
-/** Request bodies, URLs and socket frames a context sent. */
-function record(context: BrowserContext): string[] {
-  const sent: string[] = [];
-  const watch = (page: Page) =>
-    page.on('websocket', (ws) => ws.on('framesent', (frame) => sent.push(String(frame.payload))));
-  context.pages().forEach(watch);
-  context.on('page', watch);
-  context.on('request', (request) => {
-    sent.push(request.url());
-    const body = request.postData();
-    if (body) sent.push(body);
-  });
-  return sent;
-}
 
 const roomChat = (page: Page) => page.getByRole('region', { name: `Salon • ${RING}` });
 const article = (page: Page, text: string) =>
@@ -96,35 +80,29 @@ describe('[CHAT] text and toasts', () => {
       customerToken,
     );
 
-  async function openRoom(login: RingLogin, phrase: string, width: number, height: number) {
-    const page = await suite.page(width, height);
-    errors.push(trackPageErrors(page));
-    await page
-      .context()
-      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.server.url });
-    // Outside sites answer locally (the sandbox has no network); any request to them is recorded.
-    await page
-      .context()
-      .route(/exemple\.(fr|org)/, (route) =>
-        route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Exemple</title>' }),
-      );
-    await openUnlockedRoom(page, suite.server.url, login, phrase);
-    return page;
-  }
-
   beforeAll(async () => {
-    ({ customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING));
-    const ownerLogin = await api<RingLogin>(suite.server.url, 'POST', '/api/rings/login.php', {
+    const pair = await ownerAndMember(suite, {
       email: OWNER,
-      password: CUSTOMER_PASSWORD,
+      ring: RING,
+      member: 'bob',
+      phrases: { owner: PHRASES.owner, member: PHRASES.bob },
+      memberViewport: { width: 390, height: 844 },
+      errors,
+      prepare: async (page, who) => {
+        sent[who === 'owner' ? 'owner' : 'bob'] = recordSent(page.context());
+        await page
+          .context()
+          .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.server.url });
+        // Outside sites answer locally (the sandbox has no network); any request to them is recorded.
+        await page
+          .context()
+          .route(/exemple\.(fr|org)/, (route) =>
+            route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Exemple</title>' }),
+          );
+      },
     });
-    const bobLogin = await invitedMember(suite.server.url, customerToken, ringId, 'bob', MEMBER_PASSWORD);
-    owner = await openRoom(ownerLogin, PHRASES.owner, 1280, 800);
-    bob = await openRoom(bobLogin, PHRASES.bob, 390, 844);
-    sent.owner = record(owner.context());
-    sent.bob = record(bob.context());
-    await admitInRoom(owner, 'bob');
-    await bob.locator('[data-e2ee-state="active"]').first().waitFor({ timeout: 30_000 });
+    ({ owner, member: bob } = pair);
+    ({ customerToken, ringId } = pair.logins);
   }, 240_000);
 
   it('[CHAT] long links wrap inside their bubble and open after a warning naming the domain', async () => {

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   admitInRoom,
@@ -17,6 +16,14 @@ import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
+import {
+  filesUnder,
+  holds,
+  newCanary,
+  recordTraffic as record,
+  unzip,
+  type Traffic,
+} from '../support/canary';
 
 const OWNER = 'claire.chat@example.com';
 const OWNER_NAME = 'Claire Fontaine';
@@ -26,42 +33,7 @@ const BOB_PHRASE = 'bob garde ses secrets au chaud';
 const CAROL_PHRASE = 'carol choisit une phrase solide';
 const MEMBER_PASSWORD = 'Membre-Pass-123';
 /** Typed into every message: it must never leave a browser in clear nor land anywhere on the server. */
-const CANARY = `canari${Math.random().toString(36).slice(2, 10)}x`;
-
-interface Traffic {
-  /** Request bodies and websocket frames the browser sent. */
-  sent: string[];
-  /** Websocket frames and API answers the browser received. */
-  received: string[];
-  requests: string[];
-}
-
-/** Records every request body, API answer and websocket frame of a context (popups included). */
-function record(context: BrowserContext): Traffic {
-  const traffic: Traffic = { sent: [], received: [], requests: [] };
-  const watch = (page: Page) => {
-    page.on('websocket', (ws) => {
-      ws.on('framesent', (frame) => traffic.sent.push(String(frame.payload)));
-      ws.on('framereceived', (frame) => traffic.received.push(String(frame.payload)));
-    });
-  };
-  context.pages().forEach(watch);
-  context.on('page', watch);
-  context.on('request', (request) => {
-    traffic.requests.push(request.url());
-    const body = request.postData();
-    if (body) traffic.sent.push(body);
-    traffic.sent.push(request.url());
-  });
-  context.on('response', (response) => {
-    if (!response.url().includes('/api/')) return;
-    void response
-      .text()
-      .then((text) => traffic.received.push(text))
-      .catch(() => undefined);
-  });
-  return traffic;
-}
+const CANARY = newCanary();
 
 async function api(
   server: { url: string },
@@ -152,42 +124,6 @@ function appearance(page: Page, text: string, timeout = 15_000): Promise<number>
     { text, timeout },
   );
 }
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : entry.isFile() ? [full] : [];
-  });
-}
-
-/** The uncompressed entries of a zip (stored or deflated), read through its central directory. */
-function unzip(zip: Buffer): Map<string, Buffer> {
-  const entries = new Map<string, Buffer>();
-  let eocd = zip.length - 22;
-  while (eocd >= 0 && zip.readUInt32LE(eocd) !== 0x06054b50) eocd--;
-  if (eocd < 0) throw new Error('not a zip');
-  const count = zip.readUInt16LE(eocd + 10);
-  let offset = zip.readUInt32LE(eocd + 16);
-  for (let i = 0; i < count; i++) {
-    if (zip.readUInt32LE(offset) !== 0x02014b50) throw new Error('bad central directory');
-    const method = zip.readUInt16LE(offset + 10);
-    const compressedSize = zip.readUInt32LE(offset + 20);
-    const nameLength = zip.readUInt16LE(offset + 28);
-    const extraLength = zip.readUInt16LE(offset + 30);
-    const commentLength = zip.readUInt16LE(offset + 32);
-    const local = zip.readUInt32LE(offset + 42);
-    const name = zip.subarray(offset + 46, offset + 46 + nameLength).toString();
-    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(dataStart, dataStart + compressedSize);
-    if (!name.endsWith('/')) entries.set(name, method === 8 ? zlib.inflateRawSync(data) : Buffer.from(data));
-    offset += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
-
-const holds = (bytes: Buffer, text: string) =>
-  bytes.includes(Buffer.from(text, 'utf8')) || bytes.includes(Buffer.from(text, 'utf16le'));
 
 describe('[CHAT] the Ring chat: room, private conversations, reliable delivery, ephemeral messages, protection', () => {
   const suite = useSuite({ mailbox: true, env: PAYMENT_TEST_MODE_ENV });

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { RING_FILES_MESSAGES } from '@securering/contract';
@@ -11,6 +10,7 @@ import { type TestFile, downloadOf, fileRow, filesTab, openFilesTab, upload } fr
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerSignIn, subscribedCustomer } from '../support/customer';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
+import { rgbPng } from '../support/png';
 import { useSuite } from '../support/suite';
 
 const OWNER = 'helene.fichiers@example.com';
@@ -31,43 +31,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 /** A small valid PNG (8×8, RGB) carrying the content canary in a tEXt chunk. */
 function pngWithCanary(): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (data: Buffer) => {
-    let c = 0xffffffff;
-    for (const byte of data) c = crcTable[(c ^ byte) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(8, 0);
-  header.writeUInt32BE(8, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.concat(
-    Array.from({ length: 8 }, (_, y) =>
-      Buffer.concat([
-        Buffer.from([0]),
-        Buffer.from(Array.from({ length: 24 }, (_, i) => (i * 31 + y * 17) & 0xff)),
-      ]),
-    ),
-  );
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('tEXt', Buffer.from(`Comment\0${CONTENT_CANARY}`, 'latin1')),
-    chunk('IDAT', zlib.deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return rgbPng(8, 8, (x, y, c) => ((x * 3 + c) * 31 + y * 17) & 0xff, CONTENT_CANARY);
 }
 
 const TEXT: TestFile = {
@@ -303,7 +267,9 @@ describe('[FILES] the encrypted Ring file space', () => {
     });
 
     // The limit is said before a file is picked (issue 28).
-    await filesTab(owner).getByText('Taille maximale par fichier\u202f: 20\u00a0Mo', { exact: true }).waitFor();
+    await filesTab(owner)
+      .getByText('Taille maximale par fichier\u202f: 20\u00a0Mo', { exact: true })
+      .waitFor();
     await upload(owner, [TEXT, IMAGE, LARGE]);
     const progress = filesTab(owner).getByRole('list', { name: 'Envois en cours' }).getByRole('listitem', {
       name: LARGE.name,
@@ -384,7 +350,9 @@ describe('[FILES] the encrypted Ring file space', () => {
     await upload(owner, [inside]);
     await fileRow(owner, inside.name).waitFor();
     // Under 1 Ko a size reads in octets (issue 28), not « 0,0 Ko ».
-    await fileRow(owner, inside.name).getByText(/^\d+\u00a0octets$/).waitFor();
+    await fileRow(owner, inside.name)
+      .getByText(/^\d+\u00a0octets$/)
+      .waitFor();
     await screenshot(owner, 'files-folder-open');
 
     // Bob opens it from the menu and sees the file.
@@ -655,6 +623,74 @@ describe('[FILES] the encrypted Ring file space', () => {
       .first()
       .waitFor();
     await screenshot(bob, 'files-replayed-download-refused');
+  });
+
+  it('[FILES] « Déplacer » moves a file into a folder by its menu and by drag and drop; the other member sees it there, verified (issue 28)', async () => {
+    const crumbs = (page: Page) => filesTab(page).getByRole('navigation', { name: 'Fil d’Ariane' });
+    const toRoot = async (page: Page) => {
+      const root = crumbs(page).getByRole('button', { name: '🏠 Racine' });
+      if ((await root.count()) > 0) await root.click();
+      await crumbs(page).getByText('🏠 Racine').waitFor();
+    };
+    await toRoot(owner);
+    await toRoot(bob);
+    await filesTab(owner).getByRole('button', { name: 'Nouveau dossier' }).click();
+    const mkdir = owner.getByRole('dialog', { name: 'Nouveau dossier' });
+    await mkdir.getByRole('textbox', { name: 'Nom du dossier' }).fill('Classement');
+    await mkdir.getByRole('button', { name: 'Créer' }).click();
+    await folderTile(owner, 'Classement').waitFor();
+    const pdf = (name: string): TestFile => ({
+      name,
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(`%PDF-1.4 ${name}`),
+    });
+    const byMenu = pdf('facture_par_menu.pdf');
+    const byDrag = pdf('facture_glissée.pdf');
+    await upload(owner, [byMenu, byDrag]);
+    await fileRow(owner, byMenu.name).waitFor();
+    await fileRow(owner, byDrag.name).waitFor();
+    await fileRow(bob, byMenu.name).waitFor({ timeout: 15_000 });
+    // Bob neither uploaded them nor manages the Ring: nothing to move for him.
+    expect(await fileRow(bob, byMenu.name).getByRole('button', { name: 'Déplacer' }).count()).toBe(0);
+
+    // By the menu: the dialog lists the root and the Ring's folders.
+    await fileRow(owner, byMenu.name).getByRole('button', { name: 'Déplacer' }).click();
+    const dialog = owner.getByRole('dialog', { name: RING_FILES_MESSAGES.moveTitle });
+    await dialog.getByRole('radio', { name: 'Classement' }).check();
+    expect(await dialog.getByRole('radio', { name: /Racine/ }).isDisabled()).toBe(true);
+    await screenshot(owner, 'files-move-dialog');
+    await dialog.getByRole('button', { name: 'Déplacer' }).click();
+    await toast(owner, RING_FILES_MESSAGES.moved).waitFor();
+    await expect.poll(() => fileRow(owner, byMenu.name).count(), { timeout: 15_000 }).toBe(0);
+
+    // By drag and drop of the row onto the folder's tile (desktop), with the mouse.
+    const moves: string[] = [];
+    owner.on('request', (request) => {
+      if (request.url().endsWith('/files/move.php')) moves.push(request.url());
+    });
+    await fileRow(owner, byDrag.name).getByText(byDrag.name).hover();
+    await owner.mouse.down();
+    await folderTile(owner, 'Classement').hover();
+    await folderTile(owner, 'Classement').hover();
+    await owner.mouse.up();
+    await expect.poll(() => fileRow(owner, byDrag.name).count(), { timeout: 15_000 }).toBe(0);
+    expect(moves).toHaveLength(1);
+
+    // Bob sees both in the folder, their signed metadata naming it (no warning).
+    await expect.poll(() => fileRow(bob, byMenu.name).count(), { timeout: 15_000 }).toBe(0);
+    await folderMenu(bob, 'Classement', 'Ouvrir');
+    for (const file of [byMenu, byDrag]) {
+      await fileRow(bob, file.name).waitFor({ timeout: 15_000 });
+      expect(await fileRow(bob, file.name).getByRole('note').count()).toBe(0);
+    }
+    await screenshot(bob, 'files-moved-seen-by-member');
+    const db = database();
+    const versions = db
+      .prepare('SELECT meta_version FROM ring_files WHERE ring_id = ? AND meta_version IS NOT NULL')
+      .all(ringId) as Array<{ meta_version: number }>;
+    db.close();
+    expect(versions.map((v) => v.meta_version)).toEqual([2, 2]);
+    await toRoot(bob);
   });
 
   it('[FILES] no canary name or content in DATA_DIR, the database, the server log or what the browsers sent', async () => {

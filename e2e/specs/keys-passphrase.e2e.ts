@@ -1,10 +1,18 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
 import { screenshot, trackPageErrors } from '../support/browser';
 import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
-import { admitInRoom, enterRoomWithSession, openUnlockedRoom, ownSafetyNumber, saveRecoveryKey } from '../support/room';
-import { PAYMENT_TEST_MODE_ENV } from '../support/server';
+import {
+  admitInRoom,
+  enterRoomWithSession,
+  openUnlockedRoom,
+  ownSafetyNumber,
+  saveRecoveryKey,
+} from '../support/room';
+import { PAYMENT_TEST_MODE_ENV, ROOT } from '../support/server';
 import { useSuite } from '../support/suite';
 
 const OWNER = 'claire.cles@example.com';
@@ -17,6 +25,14 @@ const PHRASES = {
   marc: 'marc oublie rarement ses affaires',
   nina: 'nina choisit sa toute première phrase',
 };
+
+/** Screenshots of the passphrase and reset flows kept with the docs (issue 28: looked at, not just taken). */
+const DOCS_DIR = path.join(ROOT, 'docs/screenshots/reset');
+async function docShot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(DOCS_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(DOCS_DIR, `${name}.png`), fullPage: false });
+  await screenshot(page, `keys-${name}`);
+}
 
 const roomChat = (page: Page) => page.getByRole('region', { name: `Salon • ${RING}` });
 const messages = (page: Page) => roomChat(page).getByRole('log', { name: 'Messages' });
@@ -72,13 +88,17 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
     const dialog = nina.getByRole('dialog', { name: 'Phrase secrète' });
     await dialog.waitFor();
     // Before anything is typed: the rule, the meter and what is required.
-    await dialog.getByText('Au moins 12 caractères. Plusieurs mots inattendus valent mieux qu’un mot compliqué.').waitFor();
+    await dialog
+      .getByText('Au moins 12 caractères. Plusieurs mots inattendus valent mieux qu’un mot compliqué.')
+      .waitFor();
     await dialog.getByText('Robustesse\u202f: aucune saisie (très forte exigée)').waitFor();
     expect(await dialog.getByRole('button', { name: 'Déverrouiller' }).count()).toBe(0);
     const remember = dialog.getByRole('checkbox', { name: 'Se souvenir sur cet appareil' });
     expect(await remember.isChecked()).toBe(false);
-    await dialog.getByText(/non exportables.*effacées à la déconnexion\. Jamais sur un ordinateur partagé/).waitFor();
-    await screenshot(nina, 'keys-create-passphrase');
+    await dialog
+      .getByText(/non exportables.*effacées à la déconnexion\. Jamais sur un ordinateur partagé/)
+      .waitFor();
+    await docShot(nina, 'create-passphrase');
 
     await dialog.getByLabel('Phrase secrète', { exact: true }).fill(PHRASES.nina);
     await dialog.getByLabel('Confirmer la phrase secrète').fill(PHRASES.nina);
@@ -99,7 +119,7 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
     await alert.getByText('Vérifiez votre phrase secrète').waitFor({ timeout: 30_000 });
     expect(await field.inputValue()).toBe('la propriétaire range ses clefs');
     await waitForState(owner, 'failed');
-    await screenshot(owner, 'keys-wrong-passphrase');
+    await docShot(owner, 'wrong-passphrase');
 
     // Corrected in place: the last word only.
     await field.press('End');
@@ -218,12 +238,17 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
     await waitForState(lea, 'waiting_keys');
 
     // She is told exactly who must confirm: the owner (the log's names), not « a member online ».
-    await lea.getByTestId('key-confirmers').getByText('À confirmer par Claire Fontaine').waitFor({ timeout: 20_000 });
+    await lea
+      .getByTestId('key-confirmers')
+      .getByText('À confirmer par Claire Fontaine')
+      .waitFor({ timeout: 20_000 });
     await roomChat(lea)
       .getByTestId('chat-footer-note')
-      .getByText('Envoi impossible pour l’instant\u202f: vos nouvelles clés attendent la confirmation de Claire Fontaine.')
+      .getByText(
+        'Envoi impossible pour l’instant\u202f: vos nouvelles clés attendent la confirmation de Claire Fontaine.',
+      )
       .waitFor();
-    await screenshot(lea, 'keys-reset-waiting-confirmation');
+    await docShot(lea, 'reset-waiting-confirmation');
 
     // Everyone's timeline: « La clé de Léa a changé — comparer ».
     for (const page of [owner, marc]) {
@@ -232,9 +257,18 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
         .filter({ hasText: 'La clé de Léa a changé — comparer' })
         .waitFor({ timeout: 20_000 });
     }
-    await screenshot(marc, 'keys-reset-timeline-member');
+    // Before anyone confirms: her earlier message still reads for the others, nothing shows as a
+    // forgery (a message signed with her unconfirmed key would read « En attente de confirmation de
+    // la nouvelle clé de Léa », chat/unverifiable-body.tsx).
+    for (const page of [owner, marc]) {
+      await messages(page).getByText('Avant la réinitialisation').waitFor();
+      expect(await messages(page).getByText('Message non vérifiable').count()).toBe(0);
+    }
+    await docShot(marc, 'reset-timeline-member');
     // marc may not confirm: « comparer » shows the number and who confirms.
-    await messages(marc).getByRole('button', { name: /^comparer/ }).click();
+    await messages(marc)
+      .getByRole('button', { name: /^comparer/ })
+      .click();
     const marcDialog = marc.getByRole('dialog', { name: 'Vérifier Léa' });
     await marcDialog.getByText('À confirmer par Claire Fontaine.').waitFor();
     expect(await marcDialog.getByRole('button', { name: /Confirmer la nouvelle clé/ }).count()).toBe(0);
@@ -242,11 +276,13 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
     await marcDialog.waitFor({ state: 'detached' });
 
     // The owner compares from the timeline and confirms there.
-    await messages(owner).getByRole('button', { name: /^comparer/ }).click();
+    await messages(owner)
+      .getByRole('button', { name: /^comparer/ })
+      .click();
     const compare = owner.getByRole('dialog', { name: 'Vérifier Léa' });
     const shown = (await compare.getByTestId('verify-safety-number').textContent())!.trim();
     expect(shown).toBe(await ownSafetyNumber(lea, 'Léa'));
-    await screenshot(owner, 'keys-reset-compare');
+    await docShot(owner, 'reset-compare');
     await compare.getByRole('button', { name: 'Confirmer la nouvelle clé de Léa' }).click();
     await compare.waitFor({ state: 'detached', timeout: 20_000 });
     await waitForState(lea, 'active', 30_000);
@@ -262,7 +298,7 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
       .getByTestId('key-change-notice')
       .filter({ hasText: 'La clé de Léa a changé — comparer' })
       .waitFor();
-    await screenshot(owner, 'keys-reset-confirmed-owner');
+    await docShot(owner, 'reset-confirmed-owner');
 
     // Her older message reads again on her computer, and on her phone once it opens the new keys.
     await messages(lea).getByText('Avant la réinitialisation').waitFor({ timeout: 30_000 });
@@ -270,16 +306,18 @@ describe('[E2EE] keys and passphrase in the hard moments (issue 28)', () => {
     // Her phone still held the replaced keys: it says so and asks for the new passphrase, no reload.
     const unlock = phone.getByRole('dialog', { name: 'Phrase secrète' });
     await unlock
-      .getByText('Vos clés ont été réinitialisées sur un autre appareil\u202f: saisissez votre nouvelle phrase secrète.')
+      .getByText(
+        'Vos clés ont été réinitialisées sur un autre appareil\u202f: saisissez votre nouvelle phrase secrète.',
+      )
       .waitFor({ timeout: 30_000 });
-    await screenshot(phone, 'keys-reset-phone-new-passphrase');
+    await docShot(phone, 'reset-phone-new-passphrase');
     await unlock.getByLabel('Phrase secrète', { exact: true }).fill(PHRASES.leaNew);
     await unlock.getByRole('button', { name: 'Déverrouiller' }).click();
     await waitForState(phone, 'active', 30_000);
     await messages(phone).getByText('Avant la réinitialisation').waitFor({ timeout: 30_000 });
     await messages(phone).getByText('Après la réinitialisation').waitFor({ timeout: 30_000 });
     expect(await messages(phone).getByText('Message non vérifiable').count()).toBe(0);
-    await screenshot(phone, 'keys-reset-phone-history');
+    await docShot(phone, 'reset-phone-history');
     // And after a reload, with the new passphrase only.
     await phone.reload();
     await unlock.getByLabel('Phrase secrète', { exact: true }).fill(PHRASES.leaNew);

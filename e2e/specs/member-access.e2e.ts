@@ -66,7 +66,13 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
   const errors: string[][] = [];
 
   const setStatus = (status: 'active' | 'inactive') =>
-    apiJson(suite.server.url, 'PATCH', '/api/customer/ring-users.php', { user_id: marcId, status }, customerToken);
+    apiJson(
+      suite.server.url,
+      'PATCH',
+      '/api/customer/ring-users.php',
+      { user_id: marcId, status },
+      customerToken,
+    );
 
   beforeAll(async () => {
     ({ customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING));
@@ -131,6 +137,16 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
     await departure.waitFor({ timeout: 15_000 });
     await departure.click();
     await departure.waitFor({ state: 'detached', timeout: 15_000 });
+
+    // After a reload the line is still there: the signed log says so, not a live event.
+    await owner.reload();
+    await roomTitle(owner).waitFor();
+    await unlock(owner, OWNER_PHRASE);
+    await waitForState(owner, 'active');
+    const reloaded = owner.getByRole('log', { name: 'Messages' });
+    await reloaded.getByText(`${MARC} a été retiré du Ring`).waitFor({ timeout: 15_000 });
+    expect(await reloaded.getByText(`${MARC} a été retiré du Ring`).count()).toBe(1);
+    await docShot(owner, '3b-owner-timeline-after-reload');
   });
 
   it('[ACCESS] at login, a deactivated member reads the same reason, but only with its right password', async () => {
@@ -157,7 +173,10 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
 
   it('[ACCESS] reactivated, the member is told what it can read and gets its keys without anyone posting', async () => {
     await setStatus('active');
-    await owner.getByRole('log', { name: 'Messages' }).getByText(`${MARC} a été réactivé dans le Ring`).waitFor();
+    await owner
+      .getByRole('log', { name: 'Messages' })
+      .getByText(`${MARC} a été réactivé dans le Ring`)
+      .waitFor();
 
     await marc.getByRole('button', { name: 'Se connecter' }).click();
     await roomTitle(marc).waitFor();
@@ -175,7 +194,9 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
 
     // His keys arrive with the reactivation: nobody posted anything.
     await waitForState(marc, 'active', 30_000);
-    expect(await owner.getByRole('log', { name: 'Messages' }).locator('article').count()).toBe(messagesBefore);
+    expect(await owner.getByRole('log', { name: 'Messages' }).locator('article').count()).toBe(
+      messagesBefore,
+    );
     const back = marc.getByRole('status').filter({ hasText: 'Vous êtes de nouveau membre du Ring' });
     await back.getByTestId('reactivation-reading').waitFor();
     await docShot(marc, '6-member-back-explained');
@@ -207,8 +228,8 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
     expect(await marc.getByText('Non authentifié').count()).toBe(0);
     await screenshot(marc, 'access-session-expired');
     // Kept in memory only: nothing of it in this browser's storage.
-    const stored = await marc.evaluate(() =>
-      JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+    const stored = await marc.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
     );
     expect(stored).not.toContain('avant l’expiration');
     expect(await owner.getByText('Message écrit avant l’expiration').count()).toBe(0);
@@ -228,11 +249,18 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
     await page.getByRole('button', { name: 'Mot de passe oublié\u202f?' }).click();
     await page.getByLabel('Email').fill(MARC_EMAIL);
     await page.getByRole('button', { name: 'Envoyer le lien' }).click();
-    await page.getByText('Si un compte existe pour cette adresse, un email de réinitialisation a été envoyé.').waitFor();
-    await page.getByTestId('keys-unchanged').getByText(/Vos clés de chiffrement ne changent pas/).waitFor();
+    await page
+      .getByText('Si un compte existe pour cette adresse, un email de réinitialisation a été envoyé.')
+      .waitFor();
+    await page
+      .getByTestId('keys-unchanged')
+      .getByText(/Vos clés de chiffrement ne changent pas/)
+      .waitFor();
     await screenshot(page, 'access-forgot-password');
 
-    const mail = await suite.mailbox.waitFor((m) => m.to.includes(MARC_EMAIL) && m.subject.includes('Réinitialisation'));
+    const mail = await suite.mailbox.waitFor(
+      (m) => m.to.includes(MARC_EMAIL) && m.subject.includes('Réinitialisation'),
+    );
     await page.goto(linkIn(mail.text, '/ring-access?reset='));
     await page.getByLabel('Nouveau mot de passe').fill(MARC_NEW_PASSWORD);
     await page.getByLabel('Confirmer le mot de passe').fill(MARC_NEW_PASSWORD);
@@ -251,7 +279,6 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
     await unlock(page, MARC_PHRASE);
     await waitForState(page, 'active');
     await page.getByText('Bon retour Marc').waitFor({ timeout: 15_000 });
-
   });
 
   it('[ACCESS] « Déconnexion » closes the private-message popup with its keys and offers the owner to leave the customer space too', async () => {

@@ -2,16 +2,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiJson as api, invitedMember, type RingLogin } from '../support/api';
-import { screenshot, trackPageErrors } from '../support/browser';
-import { CUSTOMER_PASSWORD, customerWithRing } from '../support/customer';
-import { admitInRoom, openUnlockedRoom } from '../support/room';
+import type { RingLogin } from '../support/api';
+import { screenshot } from '../support/browser';
+import { openRoomPage, ownerAndMember } from '../support/ring-setup';
 import { PAYMENT_TEST_MODE_ENV } from '../support/server';
 import { useSuite } from '../support/suite';
 
 const OWNER = 'sacha.sequence@example.com';
 const RING = 'Salon Séquence';
-const MEMBER_PASSWORD = 'Membre-Pass-123';
 const PHRASES = { owner: 'la suite des messages est signée', bob: 'bob compte chaque message reçu' };
 
 const log = (page: Page) =>
@@ -40,21 +38,16 @@ describe('[CHAT] signed message sequence', () => {
   const errors: string[][] = [];
 
   beforeAll(async () => {
-    const { customerToken, ringId } = await customerWithRing(suite.server, suite.mailbox, OWNER, RING);
-    const ownerLogin = await api<RingLogin>(suite.server.url, 'POST', '/api/rings/login.php', {
+    const pair = await ownerAndMember(suite, {
       email: OWNER,
-      password: CUSTOMER_PASSWORD,
+      ring: RING,
+      member: 'bob',
+      phrases: { owner: PHRASES.owner, member: PHRASES.bob },
+      errors,
     });
-    bobLogin = await invitedMember(suite.server.url, customerToken, ringId, 'bob', MEMBER_PASSWORD);
-    owner = await suite.page();
-    errors.push(trackPageErrors(owner));
-    await openUnlockedRoom(owner, suite.server.url, ownerLogin, PHRASES.owner);
-    const bob = await suite.page();
-    errors.push(trackPageErrors(bob));
-    await openUnlockedRoom(bob, suite.server.url, bobLogin, PHRASES.bob);
-    await admitInRoom(owner, 'bob');
-    await bob.locator('[data-e2ee-state="active"]').first().waitFor({ timeout: 30_000 });
-    await bob.context().close();
+    owner = pair.owner;
+    bobLogin = pair.logins.members[0]!;
+    await pair.member.context().close();
   }, 240_000);
 
   it('[CHAT] a message the server dropped shows as « Message manquant », and times are the signed ones', async () => {
@@ -74,9 +67,7 @@ describe('[CHAT] signed message sequence', () => {
         .run('2020-01-01T08:00:00.000Z', rows[0]!.id);
       await send(owner, 'Troisième message');
 
-      const bob = await suite.page();
-      errors.push(trackPageErrors(bob));
-      await openUnlockedRoom(bob, suite.server.url, bobLogin, PHRASES.bob);
+      const bob = await openRoomPage(suite, bobLogin, PHRASES.bob, { errors });
       const messages = log(bob);
       await messages.getByText('Troisième message').waitFor({ timeout: 20_000 });
       await messages.getByText('Premier message').waitFor();

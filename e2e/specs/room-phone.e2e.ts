@@ -121,6 +121,23 @@ describe('[ROOM] the room on a 390 px phone and on a desktop, with 50 members (i
         .evaluate((b) => b === document.activeElement),
     ).toBe(true);
     await screenshot(page, 'room-phone-members');
+
+    // The room's tabs (owned, components/ui/tabs.tsx) follow the ARIA tabs pattern: the selected
+    // tab alone is in the Tab order, Home / ← / → select a sibling (wrapping) and show its panel.
+    const tablist = page.getByRole('tablist');
+    const membersTab = tablist.getByRole('tab', { name: 'Membres', exact: true });
+    expect(await tablist.locator('[role="tab"][tabindex="0"]').count()).toBe(1);
+    expect(await membersTab.getAttribute('tabindex')).toBe('0');
+    await membersTab.focus();
+    await page.keyboard.press('Home');
+    const chatsTab = tablist.getByRole('tab', { name: /Discussions/ });
+    await expect.poll(() => chatsTab.getAttribute('aria-selected')).toBe('true');
+    expect(await chatsTab.evaluate((tab) => tab === document.activeElement)).toBe(true);
+    await page.getByRole('region', { name: `Salon • ${RING}` }).waitFor();
+    expect(await page.getByRole('list', { name: 'Membres du Ring' }).count()).toBe(0);
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => membersTab.getAttribute('aria-selected')).toBe('true');
+    await page.getByRole('list', { name: 'Membres du Ring' }).waitFor();
     expect(errors.flat()).toEqual([]);
   }, 120_000);
 

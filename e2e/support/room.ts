@@ -158,6 +158,9 @@ export async function openUnlockedRoom(
   await dialog.getByRole('button', { name: chosen ? 'Créer ma phrase secrète' : 'Déverrouiller' }).click();
   if (chosen) await saveRecoveryKey(page);
   await page.locator('[data-e2ee-state="active"], [data-e2ee-state="waiting_keys"]').first().waitFor();
+  // A phone opens on its conversations (issue 29); the tests that follow read the room's chat.
+  const list = page.locator('[data-room-layout="phone"]').getByRole('list', { name: 'Conversations' });
+  if (await list.isVisible()) await list.getByRole('button', { name: /Salon du ring/ }).click();
 }
 
 /**

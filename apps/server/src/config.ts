@@ -71,6 +71,8 @@ export interface AppConfig {
   storage: StorageConfig;
   /** Several instances: how this one is named and how it stops and holds its sockets. */
   cluster: ClusterConfig;
+  /** Web Push (issue 29): who the push services may contact, and which endpoints are accepted. */
+  webPush: WebPushConfig;
   /** Where runtime version info is read from (package version). */
   version: string;
   /** API base URLs of the payment providers; set in tests to point at local stubs. */
@@ -98,6 +100,19 @@ export interface ClusterConfig {
    * it is closed (a stalled client); it reconnects and catches up from the database.
    */
   socketBufferLimitBytes: number;
+}
+
+export interface WebPushConfig {
+  /**
+   * The VAPID `sub` claim the push services may write to: `mailto:` ADMIN_EMAIL when set,
+   * otherwise PUBLIC_URL when it is https, otherwise `mailto:` the default admin address.
+   */
+  subject: string;
+  /**
+   * WEB_PUSH_ALLOW_HTTP=1 (tests only): subscriptions may also name http://127.0.0.1 or
+   * http://localhost endpoints (a local stand-in for the push service). Off by default.
+   */
+  allowLocalHttp: boolean;
 }
 
 export interface TurnConfig {
@@ -207,6 +222,14 @@ function metricsTokenFrom(value: string | undefined): string | undefined {
   return value;
 }
 
+/** WEB_PUSH_ALLOW_HTTP: tests only — refused with NODE_ENV=production (the server would POST to loopback). */
+function webPushAllowHttpFrom(env: NodeJS.ProcessEnv): boolean {
+  const allowed = flagFrom(env.WEB_PUSH_ALLOW_HTTP, 'WEB_PUSH_ALLOW_HTTP');
+  if (allowed && env.NODE_ENV === 'production')
+    throw new Error('WEB_PUSH_ALLOW_HTTP is for tests only and cannot be set with NODE_ENV=production');
+  return allowed;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = intFrom(env.PORT, 8080, 'PORT');
   const host = env.HOST || '127.0.0.1';
@@ -253,6 +276,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       shutdownDrainMs: intFrom(env.SHUTDOWN_DRAIN_MS, 0, 'SHUTDOWN_DRAIN_MS'),
       socketBufferLimitBytes:
         Math.max(64, intFrom(env.SOCKET_BUFFER_LIMIT_KB, 4096, 'SOCKET_BUFFER_LIMIT_KB')) * 1024,
+    },
+    webPush: {
+      subject: env.ADMIN_EMAIL
+        ? `mailto:${env.ADMIN_EMAIL}`
+        : publicUrl.startsWith('https://')
+          ? publicUrl
+          : 'mailto:admin@securering.fr',
+      allowLocalHttp: webPushAllowHttpFrom(env),
     },
     version: env.APP_VERSION || '1.0.0',
     providerBases: {

@@ -44,6 +44,26 @@ export async function ringWithMembers(
   return { customerId: customer.id, ringId: ring.id, owner, members };
 }
 
+/**
+ * A Ring of {@link ringWithMembers} ready to chat: everyone published keys, the owner created
+ * epoch 1 and every member holds it.
+ */
+export async function keyedRing(
+  t: TestApp,
+  count: number,
+  ringOverrides: Partial<RingsTable> = {},
+): ReturnType<typeof ringWithMembers> {
+  const ring = await ringWithMembers(t, count, ringOverrides);
+  for (const member of [ring.owner, ...ring.members]) {
+    const published = await member.publish();
+    if (published.statusCode !== 200) throw new Error(`publish: ${published.statusCode} ${published.body}`);
+  }
+  const rotated = await ring.owner.rotate();
+  if (rotated.statusCode !== 200) throw new Error(`epoch 1: ${rotated.statusCode} ${rotated.body}`);
+  for (const member of ring.members) await member.loadKeys();
+  return ring;
+}
+
 /** A socket of the member that joined its Ring's room, recording the events it receives. */
 export async function joinedSocket(
   t: TestApp,

@@ -1,8 +1,10 @@
-/* global self */
+/* global self, indexedDB */
 // SecureRing download worker (issue 12): streams a file the page decrypts to the browser's
 // download manager, so a large file is never held whole in memory. Registered by
 // apps/web/src/features/ring/files/stream-download.ts with the scope /__securering/download/ only:
 // it answers nothing but the download URLs a page of this origin announced to it, each once.
+// It also receives Web Push notices (issue 29, at the end of this file): pushes reach a worker
+// whatever its scope, so no page needs to be controlled for them.
 //
 // Protocol: the page posts { type: 'securering-download', id, disposition, size } with a
 // MessagePort; the worker answers 'ready' on the port, the page opens /__securering/download/<id>
@@ -87,4 +89,78 @@ self.addEventListener('fetch', (event) => {
   });
   if (Number.isSafeInteger(entry.size) && entry.size >= 0) headers.set('Content-Length', String(entry.size));
   event.respondWith(new Response(stream, { headers }));
+});
+
+// Web Push (issue 29): the server asks the push service to wake this browser when a message is
+// stored for one of the member's conversations while no tab of the Ring is connected. The payload,
+// encrypted to this browser, says only { t: 'msg', r: <Ring id> }: no sender, no text. The
+// notification names the Ring if the room stored its name here (IndexedDB 'securering-push',
+// written by apps/web/src/features/ring/chat/web-push.ts), or stays generic.
+const PUSH_DB = 'securering-push';
+const PUSH_STORE = 'rings';
+const RING_PATH = '/ring';
+
+function ringNameOf(ringId) {
+  return new Promise((resolve) => {
+    let request;
+    try {
+      request = indexedDB.open(PUSH_DB, 1);
+    } catch {
+      resolve(null);
+      return;
+    }
+    request.onupgradeneeded = () => request.result.createObjectStore(PUSH_STORE);
+    request.onerror = () => resolve(null);
+    request.onsuccess = () => {
+      const db = request.result;
+      try {
+        const get = db.transaction(PUSH_STORE, 'readonly').objectStore(PUSH_STORE).get(ringId);
+        get.onsuccess = () => {
+          db.close();
+          resolve(typeof get.result === 'string' ? get.result : null);
+        };
+        get.onerror = () => {
+          db.close();
+          resolve(null);
+        };
+      } catch {
+        db.close();
+        resolve(null);
+      }
+    };
+  });
+}
+
+self.addEventListener('push', (event) => {
+  let ringId = null;
+  try {
+    const data = event.data ? event.data.json() : null;
+    if (data && data.t === 'msg' && typeof data.r === 'string' && data.r.length <= 64) ringId = data.r;
+  } catch {
+    // Not ours or unreadable: the generic notice.
+  }
+  event.waitUntil(
+    (ringId ? ringNameOf(ringId) : Promise.resolve(null)).then((name) =>
+      self.registration.showNotification(
+        name ? `Nouveau message dans ${name}` : 'Nouveau message sur SecureRing',
+        {
+          body: 'Ouvrez le Ring pour le lire.',
+          tag: ringId ? `securering-message-${ringId}` : 'securering-message',
+          icon: '/favicon.svg',
+          data: { ringId },
+        },
+      ),
+    ),
+  );
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      const room = windows.find((client) => new URL(client.url).pathname === RING_PATH);
+      if (room) return room.focus();
+      return self.clients.openWindow(RING_PATH);
+    }),
+  );
 });

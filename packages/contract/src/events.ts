@@ -8,6 +8,12 @@ import {
   type TConversationSummary,
   type TJoinMissed,
 } from './messages/messages';
+import { type TSendMessageAck, type TSendMessageEvent } from './messages/send-message-event';
+import {
+  type TReadingSignal,
+  type TReadingSignalAck,
+  type TReadingSignalEvent,
+} from './messages/reading-signal';
 
 /**
  * Socket.io events on `/socket.io` (spec 2 §7). Payload schemas validate what clients send;
@@ -300,6 +306,8 @@ export interface ServerToClientEvents {
   realtime_mode: (e: TRealtimeMode) => void;
   messages_deleted: (e: TMessagesDeleted) => void;
   message_first_read: (e: TMessageFirstRead) => void;
+  /** Typing indicator or read receipt, encrypted (messages/reading-signal.ts). */
+  reading_signal: (e: TReadingSignalEvent) => void;
   keys_changed: (e: TKeysChanged) => void;
   call_invite: (e: TIncomingCall & TCallEvent) => void;
   call_cancel: (e: TCallEvent) => void;
@@ -328,6 +336,10 @@ export interface ClientToServerEvents {
   ) => void;
   /** Ephemeral messages this member displayed for the first time (their countdowns started). */
   message_read: (payload: TMessageRead, ack?: (result: TMessageReadAck) => void) => void;
+  /** send.php over the joined socket (messages/send-message-event.ts). */
+  send_message: (payload: TSendMessageEvent, ack?: (result: TSendMessageAck) => void) => void;
+  /** An encrypted typing indicator or read receipt to relay (messages/reading-signal.ts). */
+  reading_signal: (payload: TReadingSignal, ack?: (result: TReadingSignalAck) => void) => void;
   /** A spare stream token for the next (re)connection, so it needs no HTTP call first. */
   renew_stream_token: (payload: TRenewStreamToken, ack: (result: TRenewStreamTokenAck) => void) => void;
   call_invite: (payload: TCallInvite, ack?: (result: TCallInviteAck) => void) => void;

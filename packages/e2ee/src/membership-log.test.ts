@@ -177,6 +177,36 @@ describe('the signed membership log (issue 24)', () => {
       await expectCode(verifyAll([...log.links, forged]), 'unverifiable');
     });
 
+    it('typing indicators and read receipts (issue 29): off by default, switched only by the owner', async () => {
+      const { owner, alice, log } = await ringWithAliceAndBob();
+      expect(log.state.reading).toEqual({ typing: false, receipts: false });
+      // A Ring admin, or the server signing with a key of its own, cannot switch them on.
+      await expect(
+        log.append({ type: 'reading', body: { typing: true, receipts: true } }, alice),
+      ).rejects.toMatchObject({ code: 'unverifiable' });
+      const server = await person('server');
+      const forged = await createLink(
+        {
+          ...log.state,
+          members: new Map([
+            ...log.state.members,
+            ['owner', { ...log.state.members.get('owner')!, keys: server.keys }],
+          ]),
+        },
+        { type: 'reading', body: { typing: true, receipts: true } },
+        { ...server.signer, memberId: 'owner' },
+      );
+      await expectCode(verifyAll([...log.links, forged]), 'unverifiable');
+      // A body with an extra field (e.g. a hidden flag) does not parse.
+      const extra = { ...forged, body: { typing: true, receipts: true, hidden: true } };
+      await expectCode(verifyAll([...log.links, extra]), 'invalid_format');
+      await log.append({ type: 'reading', body: { typing: true, receipts: false } }, owner);
+      expect((await verifyAll(log.links)).reading).toEqual({ typing: true, receipts: false });
+      await expect(
+        log.append({ type: 'reading', body: { typing: true, receipts: false } }, owner),
+      ).rejects.toMatchObject({ code: 'unverifiable' });
+    });
+
     it('a ghost admitted by a plain member, and an admin admitted by an admin', async () => {
       const { alice, bob, log } = await ringWithAliceAndBob();
       const ghost = await person('ghost');

@@ -54,6 +54,7 @@ export const MEMBERSHIP_LINK_TYPES = [
   'role',
   'key_change',
   'level',
+  'reading',
 ] as const;
 export type MembershipLinkType = (typeof MEMBERSHIP_LINK_TYPES)[number];
 
@@ -85,7 +86,20 @@ export type MembershipChange =
   | { type: 'reactivate'; body: { memberId: string } }
   | { type: 'role'; body: { memberId: string; role: 'admin' | 'member' } }
   | { type: 'key_change'; body: { memberId: string; keys: PublicIdentity } }
-  | { type: 'level'; body: { level: SecurityLevel } };
+  | { type: 'level'; body: { level: SecurityLevel } }
+  | { type: 'reading'; body: ReadingSettings };
+
+/**
+ * Typing indicators and read receipts of a Ring (issue 29): off until the owner signs them on (a
+ * `reading` link). Browsers emit typing and receipt events only when the verified log says so,
+ * so a server flipping a flag cannot make them reveal when their members type or read.
+ */
+export interface ReadingSettings {
+  typing: boolean;
+  receipts: boolean;
+}
+/** What a log without a `reading` link says: both off. */
+export const READING_OFF: Readonly<ReadingSettings> = Object.freeze({ typing: false, receipts: false });
 
 /** A link as stored and served. */
 export type MembershipLink = {
@@ -132,6 +146,8 @@ export interface LogMember {
 export interface MembershipState {
   ringId: string;
   level: SecurityLevel;
+  /** Typing indicators and read receipts as the owner last signed them (absent: both off). */
+  reading?: ReadingSettings;
   /** Seq and hash of the last verified link. */
   head: { seq: number; hash: string };
   genesisHash: string;
@@ -268,6 +284,11 @@ function checkBody(type: MembershipLinkType, body: unknown): void {
       assertExactKeys(body, ['level'], 'level');
       checkLevel(body.level, 'level');
       return;
+    case 'reading':
+      assertExactKeys(body, ['typing', 'receipts'], 'reading');
+      checkBoolean(body.typing, 'reading.typing');
+      checkBoolean(body.receipts, 'reading.receipts');
+      return;
   }
 }
 
@@ -303,6 +324,7 @@ export function parseMembershipLink(value: unknown): MembershipLink {
 interface MutableState {
   ringId: string;
   level: SecurityLevel;
+  reading: ReadingSettings;
   head: { seq: number; hash: string };
   genesisHash: string;
   hashes: string[];
@@ -321,6 +343,7 @@ function copyState(state: MembershipState): MutableState {
   return {
     ringId: state.ringId,
     level: state.level,
+    reading: { ...(state.reading ?? READING_OFF) },
     head: { ...state.head },
     genesisHash: state.genesisHash,
     hashes: [...state.hashes],
@@ -446,6 +469,15 @@ function applyRules(state: MutableState, link: MembershipLink, hash: string): vo
       state.level = link.body.level;
       break;
     }
+    case 'reading': {
+      if (author.role !== 'owner')
+        throw invalid(seq, 'only the owner changes typing indicators and read receipts');
+      const { typing, receipts } = link.body;
+      if (typing === state.reading.typing && receipts === state.reading.receipts)
+        throw invalid(seq, 'same reading settings');
+      state.reading = { typing, receipts };
+      break;
+    }
   }
   state.head = { seq, hash };
   state.hashes.push(hash);
@@ -461,6 +493,7 @@ function genesisState(link: MembershipLink, hash: string, ringId: string): Mutab
   return {
     ringId,
     level,
+    reading: { ...READING_OFF },
     head: { seq: 0, hash },
     genesisHash: hash,
     hashes: [hash],

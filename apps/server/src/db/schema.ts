@@ -467,6 +467,8 @@ export interface RingFilesTable {
   key_epoch: number | null;
   /** Sealed name, type, folder and uploader (browser blob, issue 27); null until migrated. */
   meta: string | null;
+  /** The metadata version claimed by the last move (issue 28); null: never moved. */
+  meta_version: number | null;
 }
 
 /** A file key wrapped again under a later epoch key (existing files given to a newcomer). */
@@ -574,6 +576,27 @@ export interface ContactMessagesTable {
   handled_at: string | null;
 }
 
+export interface WebPushKeysTable {
+  /** Always 'vapid': the one key pair of the deployment. */
+  id: string;
+  /** base64url of the uncompressed P-256 public key (the applicationServerKey browsers get). */
+  public_key: string;
+  /** base64url of the private scalar: signs the VAPID JWTs; never served, never exported. */
+  private_key: string;
+  created_at: string;
+}
+
+export interface PushSubscriptionsTable {
+  id: string;
+  member_id: string;
+  /** The push service's URL for one browser (a capability: whoever holds it may wake the device). */
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: string;
+  last_error_at: string | null;
+}
+
 export interface DB {
   customers: CustomersTable;
   customer_tokens: CustomerTokensTable;
@@ -610,4 +633,6 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   system_logs: SystemLogsTable;
   contact_messages: ContactMessagesTable;
+  web_push_keys: WebPushKeysTable;
+  push_subscriptions: PushSubscriptionsTable;
 }

@@ -30,9 +30,12 @@ import { planRoutes } from './plans/plans.routes';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes';
 import { webhookRoutes } from './subscriptions/webhooks.routes';
 import { messagesRoutes } from './messages/messages.routes';
+import { messageDeletionRoutes } from './messages/message-deletion.routes';
+import { webPushRoutes } from './web-push/web-push.routes';
 import { membershipLogRoutes } from './membership-log/membership-log.routes';
 import { ringKeysRoutes } from './ring-keys/ring-keys.routes';
 import { messagesSocketFeature } from './messages/messages.socket';
+import { readingSignalsSocketFeature } from './messages/reading-signals.socket';
 import { ringKeysSocketFeature } from './ring-keys/ring-keys.socket';
 import { ringStreamSocketFeature } from './rings/ring-stream.socket';
 import { customerRingsRoutes } from './rings/customer-rings.routes';
@@ -76,6 +79,8 @@ export const ROUTE_MODULES: RouteModule[] = [
   ringKeysRoutes,
   membershipLogRoutes,
   messagesRoutes,
+  messageDeletionRoutes,
+  webPushRoutes,
   callsRoutes,
 ];
 
@@ -94,5 +99,6 @@ export function buildSocketFeatures(ctx: AppContext): SocketFeature[] {
     ringKeysSocketFeature(ctx, bind),
     ringStreamSocketFeature(ctx, bind),
     messagesSocketFeature(ctx, bind),
+    readingSignalsSocketFeature(ctx, bind),
   ];
 }

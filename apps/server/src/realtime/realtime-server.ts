@@ -95,8 +95,16 @@ export interface SocketFeature {
   /**
    * What the feature adds to a join_ring answer (the chat: the messages missed), read after the
    * socket entered the Ring's room and the join was checked. A failure only leaves it out.
+   * `answered` settles once every reply carrying this answer has been encoded into the socket's
+   * packets: the feature may then empty what it put in it (big pages would otherwise stay reachable
+   * from the join's old frames until a full collection: MessagesService.deliverCatchUp).
    */
-  joinAnswer?(request: TJoinRing, access: RingAccess, socket?: TypedSocket): Promise<JoinAnswerPart>;
+  joinAnswer?(
+    request: TJoinRing,
+    access: RingAccess,
+    socket?: TypedSocket,
+    answered?: Promise<void>,
+  ): Promise<JoinAnswerPart>;
   /** The socket is gone (it has already left its rooms). */
   onDisconnect?(socket: TypedSocket, io: TypedServer): void | Promise<void>;
   /** The server is closing, its sockets gone and their hooks done: finish pending work. */
@@ -340,16 +348,21 @@ export function createRealtimeServer(
           ? [ringRoom(access.ring.id), ringReadersRoom(access.ring.id)]
           : ringRoom(access.ring.id),
       );
+      let markAnswered: () => void = () => undefined;
+      const answered = new Promise<void>((resolve) => (markAnswered = resolve));
       const parts = await Promise.all(
         features.map((feature) =>
           feature.joinAnswer
-            ? feature.joinAnswer(request, access, socket).catch((error: unknown) => {
+            ? feature.joinAnswer(request, access, socket, answered).catch((error: unknown) => {
                 ctx.logger.error({ err: error }, 'socket join answer failed');
                 return {};
               })
             : {},
         ),
       );
+      // Every join_ring waiting for this outcome replies in the microtasks that follow its return
+      // (the ack is encoded at once), so before the next macrotask.
+      setImmediate(markAnswered);
       return {
         kind: 'joined',
         ringId: access.ring.id,

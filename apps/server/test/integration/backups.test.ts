@@ -651,12 +651,22 @@ describe('backups (/api/admin/backup.php)', () => {
     expect(atBackup.customer_tokens!.length).toBeGreaterThan(0);
     expect(archivedData.sessions).toEqual([]);
     expect(archivedData.customer_tokens).toEqual([]);
+    // The VAPID key pair (made at first start) is a credential too: never archived.
+    expect(atBackup.web_push_keys!.length).toBe(1);
+    expect(archivedData.web_push_keys).toEqual([]);
     const sentMail = archivedData
       .email_outbox!.map((line) => JSON.parse(line))
       .find((m) => m.status === 'sent');
     expect(sentMail).toMatchObject({ subject: 'Bienvenue', body_html: '', body_text: '' });
     const withoutCredentials = (data: Record<string, string[]>) => {
-      const { sessions: _s, customer_tokens: _c, email_outbox: _o, ...rest } = data;
+      const {
+        sessions: _s,
+        customer_tokens: _c,
+        email_outbox: _o,
+        web_push_keys: _k,
+        push_subscriptions: _p,
+        ...rest
+      } = data;
       return rest;
     };
     expect(withoutCredentials(archivedData)).toEqual(withoutCredentials(atBackup));

@@ -13,7 +13,7 @@ import { purgeExpiredMessages } from '../../src/modules/messages/ephemeral-purge
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import type { E2eeMember } from '../e2ee-member';
-import { joinedSocket, ringWithMembers } from '../ring-fixture';
+import { joinedSocket, keyedRing, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
 
 const ROOM = 'room:general';
@@ -41,12 +41,7 @@ describe('Ring chat: ephemeral messages count down from each reader’s first di
 
   /** A Ring with ephemeral messages of `delay` seconds whose members all hold epoch 1. */
   async function ephemeralRing(count: number, delay = 300) {
-    const ring = await ringWithMembers(t, count, { ephemeral_messages: 1, auto_destroy_delay: delay });
-    const all = [ring.owner, ...ring.members];
-    for (const member of all) expect((await member.publish()).statusCode).toBe(200);
-    expect((await ring.owner.rotate()).statusCode).toBe(200);
-    for (const member of ring.members) await member.loadKeys();
-    return ring;
+    return keyedRing(t, count, { ephemeral_messages: 1, auto_destroy_delay: delay });
   }
 
   async function page(member: E2eeMember, conversationId = ROOM) {

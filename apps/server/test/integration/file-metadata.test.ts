@@ -3,6 +3,8 @@ import {
   RING_FILES_API_PATHS as PATHS,
   RING_FILES_MESSAGES as M,
   ZListFilesResponse,
+  ZListFoldersResponse,
+  ZMoveFileResponse,
   ZUploadFileResponse,
 } from '@securering/contract';
 import {
@@ -330,5 +332,104 @@ describe('sealed file and folder metadata (issue 27, M3)', () => {
     const res = await r.alice.call('POST', PATHS.rename, { id: file.file.id, new_name: opaqueName() });
     expect(res.statusCode).toBe(200);
     expect((await list(r.alice)).files[0]?.meta).toBeNull();
+  });
+
+  it('moves a file with metadata signed again by its uploader or a Ring admin, only to a newer version (issue 28)', async () => {
+    const r = await ring();
+    const root = { path: '', id: '' };
+    const projets = await mkdir(r, r.alice, 'Projets', root);
+    const inside = { path: projets.tag, id: projets.id };
+    const sub = await mkdir(r, r.zoe, 'Devis', inside);
+    expect(sub.res.statusCode, sub.res.body).toBe(200);
+    const subPath = `${projets.tag}/${sub.tag}`;
+    const file = await upload(r, r.alice, 'plan.pdf', root);
+    const resealed = async (who: E2eeMember, folder: string, version: number) => {
+      const by = await signer(who);
+      return sealFileMeta({
+        ringId: r.ringId,
+        fileId: file.file.id,
+        fileKey: file.fileKey,
+        meta: {
+          name: 'plan.pdf',
+          type: 'application/pdf',
+          folder,
+          uploader: r.alice.memberId,
+          version,
+          content: null,
+        },
+        pin: by.pin,
+        signer: by,
+      });
+    };
+    const move = (who: E2eeMember, body: object) =>
+      who.call('POST', PATHS.move, { id: file.file.id, ...body });
+
+    // Every folder of the Ring, nested ones too, for the dialog.
+    const all = await r.zoe.call('GET', PATHS.folders);
+    expect(all.statusCode).toBe(200);
+    expect(
+      ZListFoldersResponse.parse(all.json())
+        .folders.map((f) => f.id)
+        .sort(),
+    ).toEqual([projets.id, sub.id].sort());
+
+    // Zoe neither uploaded it nor manages the Ring.
+    const refused = await move(r.zoe, {
+      folder: projets.tag,
+      meta: await resealed(r.zoe, projets.id, 2),
+      meta_version: 2,
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toBe(M.ownFilesMoveOnly);
+    // Bad input: a version 1 claim, a missing blob, a folder that does not exist.
+    const v2 = await resealed(r.alice, projets.id, 2);
+    expect((await move(r.alice, { folder: projets.tag, meta: v2, meta_version: 1 })).json().error).toBe(
+      M.invalidMetaVersion,
+    );
+    expect((await move(r.alice, { folder: projets.tag, meta_version: 2 })).statusCode).toBe(400);
+    const gone = await move(r.alice, { folder: opaqueName(), meta: v2, meta_version: 2 });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error).toBe(M.destinationGone);
+    expect((await list(r.alice)).files.map((f) => f.meta)).toEqual([file.meta]);
+
+    // The uploader moves it: the other member finds it there, its metadata naming the folder.
+    const moved = await move(r.alice, { folder: projets.tag, meta: v2, meta_version: 2 });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(ZMoveFileResponse.parse(moved.json())).toMatchObject({ changed: true, message: M.moved });
+    expect((await list(r.zoe)).files).toEqual([]);
+    const [there] = (await list(r.zoe, projets.tag)).files;
+    expect(there).toMatchObject({ id: file.file.id, meta: v2, folder: projets.tag });
+    const opened = await openFileMeta({
+      ringId: r.ringId,
+      fileId: file.file.id,
+      fileKey: file.fileKey,
+      sealed: there!.meta!,
+      signerKeys: signerKeysOf(r.zoe),
+    });
+    expect(opened).toMatchObject({ signer: r.alice.memberId, meta: { folder: projets.id, version: 2 } });
+
+    // The same version again (a replay, or a concurrent move) is refused, nothing changes.
+    const stale = await move(r.alice, { folder: '', meta: await resealed(r.alice, '', 2), meta_version: 2 });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().error).toBe(M.staleMetaVersion);
+    expect((await list(r.zoe, projets.tag)).files.map((f) => f.meta)).toEqual([v2]);
+
+    // The owner (a Ring manager) moves it further down, signing it himself.
+    const v3 = await resealed(r.owner, sub.id, 3);
+    const byOwner = await move(r.owner, { folder: subPath, meta: v3, meta_version: 3 });
+    expect(byOwner.statusCode, byOwner.body).toBe(200);
+    expect((await list(r.alice, subPath)).files.map((f) => f.meta)).toEqual([v3]);
+
+    // A file from before the metadata is migrated first.
+    const legacy = await upload(r, r.alice, 'ancien.pdf', root);
+    await t.ctx.db.updateTable('ring_files').set({ meta: null }).where('id', '=', legacy.file.id).execute();
+    const early = await r.alice.call('POST', PATHS.move, {
+      id: legacy.file.id,
+      folder: projets.tag,
+      meta: legacy.meta,
+      meta_version: 2,
+    });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error).toBe(M.moveNeedsMeta);
   });
 });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { type E2eeMember } from '../e2ee-member';
 import { bearer, buildCustomer, buildRing, buildRingMember, customerToken, ringToken } from '../factories';
-import { joinedSocket, ringWithMembers } from '../ring-fixture';
+import { joinedSocket, keyedRing } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
 
 const USERS = '/api/customer/ring-users.php';
@@ -58,17 +58,14 @@ describe('member deactivation and the next epoch', () => {
   const memberRow = (id: string) =>
     t.ctx.db.selectFrom('ring_members').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-  async function keyedRing(count: number) {
-    const ring = await ringWithMembers(t, count);
-    for (const member of [ring.owner, ...ring.members]) expect((await member.publish()).statusCode).toBe(200);
-    expect((await ring.owner.rotate()).statusCode).toBe(200);
-    for (const member of ring.members) await member.loadKeys();
+  async function ringWithCustomer(count: number) {
+    const ring = await keyedRing(t, count);
     const owner = bearer(await customerToken(t.ctx, ring.customerId));
     return { ...ring, customer: owner };
   }
 
   it('deactivates a member: access ends at once, old-epoch messages are refused until a new epoch', async () => {
-    const { ringId, owner, members, customer } = await keyedRing(2);
+    const { ringId, owner, members, customer } = await ringWithCustomer(2);
     const [alice, carol] = members as [E2eeMember, E2eeMember];
     const aliceSocket = await joinedSocket(t, baseUrl, alice);
     const carolSocket = await joinedSocket(t, baseUrl, carol);
@@ -201,7 +198,7 @@ describe('member deactivation and the next epoch', () => {
   });
 
   it('refuses to deactivate the owner, an unused invitation, or another customer’s member', async () => {
-    const { ringId, owner, members, customer } = await keyedRing(1);
+    const { ringId, owner, members, customer } = await ringWithCustomer(1);
     const ownerRes = await patch(customer, { user_id: owner.memberId, status: 'inactive' });
     expect(ownerRes.statusCode).toBe(403);
     expect(ownerRes.json().error).toBe(RING_MESSAGES.cannotDeactivateOwner);
@@ -236,7 +233,7 @@ describe('member deactivation and the next epoch', () => {
   });
 
   it('reactivates within the plan’s user limit; the member reads from the next epoch on', async () => {
-    const { ringId, customerId, owner, members, customer } = await keyedRing(2);
+    const { ringId, customerId, owner, members, customer } = await ringWithCustomer(2);
     const [alice, bob] = members as [E2eeMember, E2eeMember];
     expect((await alice.send('pendant l’absence de Bob ?')).statusCode).toBe(200);
     expect((await patch(customer, { user_id: bob.memberId, status: 'inactive' })).statusCode).toBe(200);

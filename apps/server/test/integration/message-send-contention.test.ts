@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database';
 import { messagesPerEpoch } from '../../src/modules/messages/messages.policy';
 import { buildTestApp, type TestApp } from '../build-test-app';
-import { ringWithMembers } from '../ring-fixture';
+import { keyedRing } from '../ring-fixture';
 import { TEST_DB_KIND, createTestDatabase, type TestDatabase } from '../test-database';
 
 const onPostgres = TEST_DB_KIND === 'postgres';
@@ -40,15 +40,6 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
     await database.handle.close();
     await database.drop();
   });
-
-  /** A Ring whose owner created epoch 1 and whose members all hold it. */
-  async function keyedRing(count: number) {
-    const ring = await ringWithMembers(t, count);
-    for (const member of [ring.owner, ...ring.members]) expect((await member.publish()).statusCode).toBe(200);
-    expect((await ring.owner.rotate()).statusCode).toBe(200);
-    for (const member of ring.members) await member.loadKeys();
-    return ring;
-  }
 
   const ringRow = (ringId: string) =>
     t.ctx.db
@@ -87,7 +78,7 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
   });
 
   it('stops an epoch at its message limit when the last sends arrive together, and takes the others after a rotation', async () => {
-    const { ringId, owner, members } = await keyedRing(2);
+    const { ringId, owner, members } = await keyedRing(t, 2);
     const limit = messagesPerEpoch('standard');
     // Three messages left under epoch 1.
     await t.ctx.db
@@ -123,7 +114,7 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
   it.runIf(onPostgres)(
     'stores a send on PostgreSQL in one statement: the count, the sequence number and the message together',
     async () => {
-      const { ringId, members } = await keyedRing(1);
+      const { ringId, members } = await keyedRing(t, 1);
       expect((await members[0]!.send('échauffement')).statusCode).toBe(200);
       statements.length = 0;
       expect((await members[0]!.send('une seule instruction')).statusCode).toBe(200);
@@ -212,7 +203,7 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
     }
 
     it('answers /readyz while every pooled connection waits on the Ring; the sends then go through, numbered without a gap', async () => {
-      const { ringId, members } = await keyedRing(2);
+      const { ringId, members } = await keyedRing(t, 2);
       const answers = await withRingLocked(ringId, {
         change: {},
         sends: () => range(1, 8).map((i) => members[i % 2]!.send(`en attente ${i}`)),
@@ -230,7 +221,7 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
     });
 
     it('refuses with rotation_required the sends that waited while a membership change made a rotation due', async () => {
-      const { ringId, members } = await keyedRing(2);
+      const { ringId, members } = await keyedRing(t, 2);
       expect((await members[0]!.send('avant')).statusCode).toBe(200);
       const answers = await withRingLocked(ringId, {
         change: { rotation_due: 1 },

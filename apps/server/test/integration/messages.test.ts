@@ -546,16 +546,21 @@ describe('Ring chat: messages and conversations', () => {
     const list = async (member: E2eeMember) =>
       ZConversationsResponse.parse((await member.call('GET', CHAT_API_PATHS.list)).json()).conversations;
     expect(await list(bob)).toEqual([
-      { id: ROOM, kind: 'room', peer: null, lastSeq: 0, lastReadSeq: 0, unread: 0 },
+      { id: ROOM, kind: 'room', peer: null, lastSeq: 0, lastReadSeq: 0, unread: 0, lastActivityAt: null },
     ]);
 
     const dm = (await alice.call('POST', CHAT_API_PATHS.createDm, { peer_user_id: bob.memberId })).json()
       .conversation_id as string;
     for (let i = 0; i < 3; i++) await alice.send(`salon ${i}`);
+    clock.advance(1000);
+    const dmAt = clock.now().toISOString();
     await alice.send('privé', { conversationId: dm });
+    clock.advance(1000);
+    const roomAt = clock.now().toISOString();
     await bob.send('ma réponse');
+    // Last activity (issue 29): when the latest message was stored, per conversation.
     expect(await list(bob)).toEqual([
-      { id: ROOM, kind: 'room', peer: null, lastSeq: 4, lastReadSeq: 0, unread: 3 },
+      { id: ROOM, kind: 'room', peer: null, lastSeq: 4, lastReadSeq: 0, unread: 3, lastActivityAt: roomAt },
       {
         id: dm,
         kind: 'dm',
@@ -563,6 +568,7 @@ describe('Ring chat: messages and conversations', () => {
         lastSeq: 1,
         lastReadSeq: 0,
         unread: 1,
+        lastActivityAt: dmAt,
       },
     ]);
     expect((await list(alice)).map((c) => c.unread)).toEqual([1, 0]);
@@ -600,8 +606,14 @@ describe('Ring chat: messages and conversations', () => {
       .set({ first_readable_epoch: 2 })
       .where('id', '=', carol.memberId)
       .execute();
-    expect((await list(carol))[0]).toMatchObject({ id: ROOM, lastSeq: 2, unread: 0 });
-    expect((await list(bob))[0]).toMatchObject({ id: ROOM, lastSeq: 2, unread: 2 });
+    // Nor does its last activity count a message she may not read.
+    expect((await list(carol))[0]).toMatchObject({ id: ROOM, lastSeq: 2, unread: 0, lastActivityAt: null });
+    expect((await list(bob))[0]).toMatchObject({
+      id: ROOM,
+      lastSeq: 2,
+      unread: 2,
+      lastActivityAt: clock.now().toISOString(),
+    });
 
     const dmWith = async (from: E2eeMember, peer: E2eeMember) => {
       clock.advance(1);

@@ -747,6 +747,8 @@ describe.each(['local', 's3'] as const)('the Ring file space on %s storage (issu
       inject('POST', PATHS.mkdir, r.owner.headers, { parent: '', name: r.name('c') }),
       inject('POST', PATHS.renameFolder, r.owner.headers, { old_path: r.name('c'), new_path: r.name('d') }),
       inject('POST', PATHS.rmdir, r.owner.headers, { folder: r.name('c') }),
+      inject('POST', PATHS.move, r.owner.headers, { id, folder: '', meta: 'x', meta_version: 2 }),
+      inject('GET', PATHS.folders, r.owner.headers),
       t.app.inject({
         method: 'POST',
         url: PATHS.tus,

@@ -180,6 +180,11 @@ export const ZConversationSummary = z.object({
   lastSeq: z.number().int().nonnegative(),
   lastReadSeq: z.number().int().nonnegative(),
   unread: z.number().int().nonnegative(),
+  /**
+   * When the latest message the caller may read was stored (UTC ISO, the server's clock), null
+   * when there is none: the list's « last activity » (issue 29), a time the server already held.
+   */
+  lastActivityAt: z.string().nullable(),
 });
 export type TConversationSummary = z.infer<typeof ZConversationSummary>;
 export const ZConversationsResponse = successOf({ conversations: z.array(ZConversationSummary) });

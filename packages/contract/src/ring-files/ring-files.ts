@@ -19,6 +19,10 @@ export const RING_FILES_API_PATHS = {
   mkdir: '/api/rings/files/mkdir.php',
   renameFolder: '/api/rings/files/rename-folder.php',
   rmdir: '/api/rings/files/rmdir.php',
+  /** Moves a file into another folder with its metadata signed again (issue 28 « Déplacer »). */
+  move: '/api/rings/files/move.php',
+  /** Every folder of the Ring (the « Déplacer » dialog lists the destinations). */
+  folders: '/api/rings/files/folders.php',
   /**
    * Existing files' keys given to a newcomer (« Donner accès aux fichiers existants », issue 24):
    * GET lists every file's wrapped keys, POST adds wraps under a later epoch key.
@@ -80,6 +84,16 @@ export const RING_FILES_MESSAGES = {
   keysEpochNotHeld: 'Clé du Ring inconnue pour ce partage de fichiers',
   tooManyKeys: (max: number) => `${max} clés de fichier au plus par envoi`,
   invalidMeta: 'Métadonnées chiffrées invalides',
+  // « Déplacer » (issue 28).
+  moved: 'Fichier déplacé',
+  moveFailed: 'Déplacement échoué',
+  moveTitle: 'Déplacer le fichier',
+  ownFilesMoveOnly:
+    'Seuls le propriétaire, les administrateurs du Ring et la personne qui a envoyé ce fichier peuvent le déplacer',
+  moveNeedsMeta: 'Ce fichier n’a pas encore de métadonnées signées\u202f: rouvrez son dossier puis réessayez',
+  staleMetaVersion:
+    'Ce fichier a été modifié entre-temps par un autre membre\u202f: la liste a été rechargée, réessayez',
+  invalidMetaVersion: 'Version de métadonnées invalide',
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -391,6 +405,35 @@ export const ZRenameFileResponse = successOf({
   file: ZRingFile,
   message: z.string(),
 });
+
+/**
+ * POST move.php — moves a file into `folder` ("" = the root) with its metadata sealed again (the
+ * new folder id, the next version) and signed by the mover: the uploader, the owner or a Ring
+ * admin. `meta_version` is the version the mover signed, in clear: the server cannot read the
+ * sealed one, and accepts only a claim above the last move's (a concurrent move is refused);
+ * readers check the signed version and folder themselves.
+ */
+export const ZMoveFileRequest = z.object({
+  id: zFileId,
+  folder: zFolderPath,
+  meta: zSealedMeta,
+  meta_version: z
+    .number({ message: RING_FILES_MESSAGES.invalidMetaVersion })
+    .int(RING_FILES_MESSAGES.invalidMetaVersion)
+    .min(2, RING_FILES_MESSAGES.invalidMetaVersion)
+    .max(0x7fff_ffff, RING_FILES_MESSAGES.invalidMetaVersion),
+});
+export type TMoveFileRequest = z.input<typeof ZMoveFileRequest>;
+export const ZMoveFileResponse = successOf({
+  changed: z.boolean(),
+  file: ZRingFile,
+  message: z.string(),
+});
+export type TMoveFileResponse = z.infer<typeof ZMoveFileResponse>;
+
+/** GET folders.php — every folder of the Ring (paths, ids, sealed metadata), for « Déplacer ». */
+export const ZListFoldersResponse = successOf({ folders: z.array(ZRingFolder) });
+export type TListFoldersResponse = z.infer<typeof ZListFoldersResponse>;
 
 /** POST delete.php */
 export const ZDeleteFileRequest = z.object({ id: zFileId });

@@ -21,6 +21,8 @@ import * as memberKeyArgon2id from './20261129-080-member-key-argon2id';
 import * as fileMetadata from './20261129-100-file-metadata';
 import * as ringMemberTokens from './20261130-070-ring-member-tokens';
 import * as frenchPlanFeatures from './20261130-090-french-plan-features';
+import * as fileMetaVersion from './20261201-020-file-meta-version';
+import * as webPush from './20261201-070-web-push';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   '20261129-100-file-metadata': fileMetadata,
   '20261130-070-ring-member-tokens': ringMemberTokens,
   '20261130-090-french-plan-features': frenchPlanFeatures,
+  '20261201-020-file-meta-version': fileMetaVersion,
+  '20261201-070-web-push': webPush,
 };

@@ -20,8 +20,18 @@ export const BACKUP_LIMITS = {
   maxUncompressedBytes: 64 * 1024 ** 3,
 } as const;
 
-/** Tables of live credentials: never exported, and a restore never brings rows back into them. */
-export const CREDENTIAL_TABLES = ['sessions', 'customer_tokens', 'ring_member_tokens'] as const;
+/**
+ * Tables of live credentials: never exported, and a restore never brings rows back into them. The
+ * VAPID key pair and the push subscriptions (Web Push) are among them: after a restore the server
+ * makes a new pair and the members' devices subscribe again when they open the room.
+ */
+export const CREDENTIAL_TABLES = [
+  'sessions',
+  'customer_tokens',
+  'ring_member_tokens',
+  'web_push_keys',
+  'push_subscriptions',
+] as const;
 
 /** Outbox statuses of mails already handled: their bodies (links included) are not kept. */
 export const FINISHED_MAIL_STATUSES = ['sent', 'logged', 'failed'] as const;

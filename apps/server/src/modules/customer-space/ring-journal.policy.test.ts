@@ -34,6 +34,9 @@ describe('ring journal wording', () => {
     expect(describeLink({ ...link('level', {}), link: 'not json' }, names)).toBe(
       'Niveau de sécurité changé (par alice)',
     );
+    expect(describeLink(link('reading', { typing: true, receipts: false }), names)).toBe(
+      'Indicateurs de saisie activés, accusés de lecture désactivés (par alice)',
+    );
   });
 
   it('names the server’s records and the settings once each', () => {

@@ -100,6 +100,10 @@ export function describeLink(row: JournalLinkRow, names: Names): string {
         ? `Niveau de sécurité changé\u202f: ${level} (par ${author})`
         : `Niveau de sécurité changé (par ${author})`;
     }
+    case 'reading': {
+      const on = (value: unknown) => (value === true ? 'activés' : 'désactivés');
+      return `Indicateurs de saisie ${on(body.typing)}, accusés de lecture ${on(body.receipts)} (par ${author})`;
+    }
     default:
       return `Changement du journal signé par ${author}`;
   }

@@ -82,6 +82,9 @@ export function checkLinkAgainstRing(
       return sameKeys(target.keys, link.body.keys) ? undefined : mismatch;
     case 'level':
       return link.body.level === ring.encryption_level ? undefined : mismatch;
+    case 'reading':
+      // The owner's own decision, signed in its room: nothing on the server to match.
+      return undefined;
   }
 }
 
@@ -92,6 +95,7 @@ export function linkTarget(link: MembershipLink): string | undefined {
     case 'admit':
       return link.body.member.id;
     case 'level':
+    case 'reading':
       return undefined;
     default:
       return link.body.memberId;

@@ -184,6 +184,7 @@ export class MembershipLogService {
           });
           break;
         case 'level':
+        case 'reading':
           break;
       }
     });
@@ -225,4 +226,5 @@ const LOG_LINES: Record<MembershipLink['type'], string> = {
   role: 'Rôle changé dans le Ring',
   key_change: 'Nouvelle clé d’un membre confirmée',
   level: 'Niveau de chiffrement signé',
+  reading: 'Indicateurs de saisie et accusés de lecture signés',
 };

@@ -59,6 +59,8 @@ export interface ConversationSummaryRow {
   last_read_seq: number | null;
   /** A count: a string on PostgreSQL (bigint), never null. */
   unread: number | string | null;
+  /** When the latest message the member may read was stored; null: none. */
+  last_activity_at: string | null;
 }
 
 /** Messages a member may be served: not expired, and of an epoch it may read. */
@@ -68,6 +70,22 @@ function visible(nowIso: string, minEpoch: number) {
       eb.or([eb('messages.expires_at', 'is', null), eb('messages.expires_at', '>', nowIso)]),
       eb('messages.epoch', '>=', minEpoch),
     ]);
+}
+
+/**
+ * The ids of the members who may read a new message of the Ring's room under `epoch` (admitted by
+ * the log, active, holding that epoch), but its sender: one rule for ephemeral reads and Web Push.
+ */
+export function roomReaderIds(db: QueryCreator<DB>, ringId: string, epoch: number, senderId: string) {
+  return db
+    .selectFrom('ring_members')
+    .select('id')
+    .where('ring_id', '=', ringId)
+    .where('status', '=', 'active')
+    .where('admitted_seq', 'is not', null)
+    .where('log_deactivated', '=', 0)
+    .where('first_readable_epoch', '<=', epoch)
+    .where('id', '!=', senderId);
 }
 
 /** countUnderEpoch's compare-and-set, for a transaction or a statement's CTE. */
@@ -179,6 +197,16 @@ const summariesOf = precompiledQuery(
         )
         .where(visible(nowIso, minEpoch))
         .as('unread');
+    // The latest message it may read (the unique (conversation_id, seq) index, read backwards).
+    const lastActivity = (eb: ExpressionBuilder<WithReadMark, 'conversations' | 'r'>) =>
+      eb
+        .selectFrom('messages')
+        .select('messages.created_at')
+        .whereRef('messages.conversation_id', '=', 'conversations.id')
+        .where(visible(nowIso, minEpoch))
+        .orderBy('messages.seq', 'desc')
+        .limit(1)
+        .as('last_activity_at');
     // The member's read mark in each conversation, if it has one.
     const readMark = (join: JoinBuilder<WithReadMark, 'conversations' | 'r'>) =>
       join.onRef('r.conversation_id', '=', 'conversations.id').on('r.member_id', '=', memberId);
@@ -190,6 +218,7 @@ const summariesOf = precompiledQuery(
         sql<string | null>`null`.as('peer_id'),
         sql<string | null>`null`.as('peer_username'),
         unread,
+        lastActivity,
       ])
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.conversation_key', '=', roomKey);
@@ -199,7 +228,13 @@ const summariesOf = precompiledQuery(
       .innerJoin('conversation_participants as theirs', 'theirs.conversation_id', 'conversations.id')
       .innerJoin('ring_members as peer', 'peer.id', 'theirs.member_id')
       .leftJoin('conversation_reads as r', readMark)
-      .select([...SUMMARY_COLUMNS, 'peer.id as peer_id', 'peer.username as peer_username', unread])
+      .select([
+        ...SUMMARY_COLUMNS,
+        'peer.id as peer_id',
+        'peer.username as peer_username',
+        unread,
+        lastActivity,
+      ])
       .where('mine.member_id', '=', memberId)
       .where('conversations.ring_id', '=', ringId)
       .where('conversations.kind', '=', 'dm')
@@ -572,20 +607,11 @@ export class MessagesRepository {
   }
 
   /**
-   * The members who may read a new message of the Ring's room under `epoch` (admitted by the log,
-   * active, holding that epoch), but its sender: whose reads decide when an ephemeral one goes.
+   * The members who may read a new message of the Ring's room under `epoch` (see
+   * {@link roomReaderIds}): whose reads decide when an ephemeral one goes.
    */
   async roomReaders(ringId: string, epoch: number, senderId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('ring_members')
-      .select('id')
-      .where('ring_id', '=', ringId)
-      .where('status', '=', 'active')
-      .where('admitted_seq', 'is not', null)
-      .where('log_deactivated', '=', 0)
-      .where('first_readable_epoch', '<=', epoch)
-      .where('id', '!=', senderId)
-      .execute();
+    const rows = await roomReaderIds(this.db, ringId, epoch, senderId).execute();
     return rows.map((row) => row.id);
   }
 

@@ -21,17 +21,30 @@ export async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const service = new MessagesService(ctx);
   const preHandler = requireRingMember(ctx);
 
-  app.post(CHAT_API_PATHS.send, { preHandler, bodyLimit: SEND_BODY_LIMIT }, async (request) => {
+  app.post(CHAT_API_PATHS.send, { preHandler, bodyLimit: SEND_BODY_LIMIT }, async (request, reply) => {
     const input = parseInput(ZSendMessageRequest, request.body);
-    return { success: true, message: await service.send(ringCaller(request), input) };
+    return { success: true, message: await service.send(ringCaller(request), input, reply) };
   });
 
   app.get(CHAT_API_PATHS.get, { preHandler }, async (request, reply) => {
     const query = parseInput(ZGetMessagesQuery, request.query);
-    // Written out (or the client gone): a catch-up page gives back its place (catch-up-budget.ts).
+    const { since } = query;
+    if (since === undefined) return { success: true, ...(await service.get(ringCaller(request), query)) };
+    // A catch-up page: serialised and written from inside the catch-up gate, as bytes, and nothing
+    // of it comes back here (MessagesService.deliverCatchUp); written out (or the client gone), it
+    // gives back its place (catch-up-budget.ts).
+    sendUncompressed(reply);
     const written = new Promise((resolve) => reply.raw.once('close', resolve));
-    if (query.since !== undefined) sendUncompressed(reply);
-    return { success: true, ...(await service.get(ringCaller(request), query, written)) };
+    await service.deliverCatchUp(
+      ringCaller(request),
+      { ...query, since },
+      (page) => {
+        const body = Buffer.from(JSON.stringify({ success: true, ...page }));
+        void reply.type('application/json; charset=utf-8').send(body);
+      },
+      written,
+    );
+    return reply;
   });
 
   app.post(CHAT_API_PATHS.createDm, { preHandler, bodyLimit: BODY_LIMITS.form }, async (request) => {

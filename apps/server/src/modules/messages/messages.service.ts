@@ -14,6 +14,7 @@ import {
   type ZSendMessageRequest,
 } from '@securering/contract';
 import { parseEnvelope, type ParsedEnvelope } from '@securering/e2ee';
+import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import type { AppContext } from '../../app-context';
 import { isUniqueViolation } from '../../db/database';
@@ -24,6 +25,7 @@ import { firstReadableEpoch } from '../ring-keys/ring-keys.policy';
 import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RingMembership } from '../rings/ring.guard';
 import { RingRepository } from '../rings/ring.repository';
+import { WebPushService } from '../web-push/web-push.service';
 import { CATCH_UP_MAX_BYTES, catchUpGate } from './catch-up-budget';
 import { toMessage, toNewMessageEvent } from './messages.mappers';
 import {
@@ -76,8 +78,10 @@ export class MessagesService {
   private readonly messages: MessagesRepository;
   private readonly rings: RingRepository;
   private readonly keys: RingKeysService;
+  private readonly webPush: WebPushService;
 
   constructor(private readonly ctx: AppContext) {
+    this.webPush = new WebPushService(ctx);
     this.messages = new MessagesRepository(ctx.db, ctx.database.dialect);
     this.rings = new RingRepository(ctx.db);
     this.keys = new RingKeysService(ctx);
@@ -101,7 +105,12 @@ export class MessagesService {
    * POST send.php. The content must be an envelope whose header names this Ring, this conversation
    * and the caller, under the Ring's current epoch; the server reads nothing else of it.
    */
-  async send(caller: RingMembership, input: SendInput): Promise<TMessage> {
+  async send(
+    caller: RingMembership,
+    input: SendInput,
+    /** The answer being made: Web Push starts once it is written. */
+    reply?: FastifyReply,
+  ): Promise<TMessage> {
     const { ctx } = this;
     const acceptedAt = performance.now();
     const { member, ring } = caller;
@@ -123,18 +132,28 @@ export class MessagesService {
     });
     if (mismatch) throw refusal(mismatch);
 
-    // A retry of a stored message answers it again, whatever happened to the epoch since.
-    if (target.row) {
-      const stored = await this.messages.findByClientId(target.row.id, member.id, header.clientMessageId);
-      if (stored) return toMessage(stored, target, member.id);
-    }
+    // A retry of a stored message answers it again, whatever happened to the epoch since. It is
+    // looked up only when this send would be refused or meets the unique index of its client id
+    // (issue 30: one query less for every new message).
+    const answerIfStored = async (conversationRowId: string | undefined): Promise<TMessage | undefined> => {
+      if (!conversationRowId) return undefined;
+      const stored = await this.messages.findByClientId(conversationRowId, member.id, header.clientMessageId);
+      return stored ? toMessage(stored, target, member.id) : undefined;
+    };
 
     const now = ctx.clock.now();
     const lifetime = ephemeralFor(ring, input.isEphemeral, header.ephemeralSec);
-    if (!lifetime.ok) throw refusal(lifetime.refusal);
-    const { rotationDue } = await this.keys.e2eeSummary(ring);
-    const stale = checkSendEpoch(header.epoch, ring, rotationDue);
-    if (stale) throw refusal(stale);
+    if (!lifetime.ok) {
+      const stored = await answerIfStored(target.row?.id);
+      if (stored) return stored;
+      throw refusal(lifetime.refusal);
+    }
+    const stale = await this.sendEpochRefusal(caller.ring, header.epoch);
+    if (stale) {
+      const stored = await answerIfStored(target.row?.id);
+      if (stored) return stored;
+      throw refusal(stale);
+    }
 
     const nowIso = now.toISOString();
     const conversation =
@@ -185,15 +204,19 @@ export class MessagesService {
       );
     } catch (error) {
       if (isUniqueViolation(error)) {
-        // The same message, sent twice at once: the other request stored it.
-        const stored = await this.messages.findByClientId(conversation.id, member.id, header.clientMessageId);
-        if (stored) return toMessage(stored, target, member.id);
+        // The same message sent again (a retry), or twice at once: answer the stored one.
+        const stored = await answerIfStored(conversation.id);
+        if (stored) return stored;
       }
       throw error;
     }
     // A concurrent rotation or deactivation took the epoch the send was checked against, or
-    // concurrent sends used up its last messages.
-    if (seq === undefined) throw await this.epochRefusal(ring.id, header.epoch);
+    // concurrent sends used up its last messages (unless this is a retry of a stored message).
+    if (seq === undefined) {
+      const stored = await answerIfStored(conversation.id);
+      if (stored) return stored;
+      throw await this.epochRefusal(ring.id, header.epoch);
+    }
     await this.messages.addRecipients(id, recipients);
 
     const message = toMessage(
@@ -220,7 +243,34 @@ export class MessagesService {
       for (const participant of target.participants)
         ctx.realtime.emitToMember(participant, 'new_message', event);
     ctx.operatorMetrics.messagePushDelay.observe((performance.now() - acceptedAt) / 1000);
+    // Web Push to the members without a connected socket, after this answer (web-push.service.ts).
+    this.webPush.messageStored(
+      {
+        ringId: ring.id,
+        conversationRowId: conversation.id,
+        kind: target.kind,
+        senderId: member.id,
+        epoch: header.epoch,
+        participants: target.participants,
+      },
+      reply,
+    );
     return message;
+  }
+
+  /**
+   * Why a message of `epoch` may not be sent now, or null. The caller's Ring row may be up to a
+   * second old (a socket re-reads its membership at most once a second): a refusal is checked
+   * again against the current row, so a send under the epoch that just began is not refused in
+   * the name of the one before it.
+   */
+  private async sendEpochRefusal(ring: RingMembership['ring'], epoch: number) {
+    const { rotationDue } = await this.keys.e2eeSummary(ring);
+    if (!checkSendEpoch(epoch, ring, rotationDue)) return null;
+    const fresh = await this.rings.findRingById(ring.id);
+    if (!fresh) return checkSendEpoch(epoch, ring, rotationDue);
+    const current = await this.keys.e2eeSummary(fresh);
+    return checkSendEpoch(epoch, fresh, current.rotationDue);
   }
 
   /** The refusal to answer when the epoch moved while a send was being stored. */
@@ -251,17 +301,46 @@ export class MessagesService {
     const { since } = query;
     if (since === undefined) return this.page(caller, query);
     // A catch-up page: read to a byte budget, and one of few read at once (catch-up-budget.ts).
-    return catchUpGate.run(async () => {
-      const target = await this.resolve(caller, query.conversation_id);
-      if (!target.row) return { messages: [], hasMore: false, lastSeq: 0 };
-      const row = target.row;
-      const { messages, hasMore } = await this.catchUpPage(caller, target, { id: row.id }, since, {
-        limit: query.limit,
-        maxBytes: CATCH_UP_MAX_BYTES,
-        atLeastOne: true,
-      });
-      return { messages, hasMore, lastSeq: row.last_seq };
+    return catchUpGate.run(() => this.readCatchUp(caller, query, since), written);
+  }
+
+  /**
+   * get.php after `since` as its route serves it: the page is read inside the catch-up gate and
+   * handed there to `deliver` (which serialises and writes it at once), then its messages are
+   * dropped, so only `undefined` goes back up the frames that waited for the gate. A request that
+   * waited its turn for seconds has its frames and promises in the old generation; a page they are
+   * resumed or resolved with stays reachable from them, dead as they are, until the next full
+   * collection, so on PostgreSQL every page was promoted and the heap grew by 150 MiB during a
+   * catch-up of 50 pages (docs/BENCHMARKS.md, « Catch-up after a long stall »).
+   */
+  async deliverCatchUp(
+    caller: RingMembership,
+    query: GetQuery & { since: number },
+    deliver: (page: Omit<TGetMessagesResponse, 'success'>) => void,
+    written?: Promise<unknown>,
+  ): Promise<void> {
+    await catchUpGate.run(async () => {
+      const page = await this.readCatchUp(caller, query, query.since);
+      deliver(page);
+      page.messages.length = 0;
     }, written);
+  }
+
+  /** get.php's page after `since`, read to CATCH_UP_MAX_BYTES (the caller holds a catch-up place). */
+  private async readCatchUp(
+    caller: RingMembership,
+    query: GetQuery,
+    since: number,
+  ): Promise<Omit<TGetMessagesResponse, 'success'>> {
+    const target = await this.resolve(caller, query.conversation_id);
+    if (!target.row) return { messages: [], hasMore: false, lastSeq: 0 };
+    const row = target.row;
+    const { messages, hasMore } = await this.catchUpPage(caller, target, { id: row.id }, since, {
+      limit: query.limit,
+      maxBytes: CATCH_UP_MAX_BYTES,
+      atLeastOne: true,
+    });
+    return { messages, hasMore, lastSeq: row.last_seq };
   }
 
   /** A catch-up page of one conversation, sized to `maxBytes` before it is read (findCatchUpPage). */
@@ -279,7 +358,11 @@ export class MessagesService {
       minEpoch: firstReadableEpoch(caller.member),
     });
     const reads = await this.readsIn(rows, caller.member.id);
-    return { messages: rows.map((row) => toMessage(row, target, caller.member.id, reads)), hasMore, bytes };
+    const messages = rows.map((row) => toMessage(row, target, caller.member.id, reads));
+    // The driver's array goes empty: frames of the database layer that waited for a connection
+    // may be old, and would keep these envelopes until a full collection (see deliverCatchUp).
+    rows.length = 0;
+    return { messages, hasMore, bytes };
   }
 
   private async page(
@@ -459,6 +542,7 @@ export class MessagesService {
       lastSeq: row?.last_seq ?? 0,
       lastReadSeq: row?.last_read_seq ?? 0,
       unread: Number(row?.unread ?? 0),
+      lastActivityAt: row?.last_activity_at ?? null,
     });
     const dms = rows
       .filter((row) => row.kind === 'dm' && row.peer_id !== null)

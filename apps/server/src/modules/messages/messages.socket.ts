@@ -1,9 +1,34 @@
-import { CHAT_MESSAGES, ZMessageRead } from '@securering/contract';
+import { CHAT_MESSAGES, ZMessageRead, ZSendMessageEvent, type TSendMessageAck } from '@securering/contract';
 import type { AppContext } from '../../app-context';
 import type { SocketFeature, TypedSocket } from '../../realtime/realtime-server';
 import type { SocketEventBinder } from '../../realtime/socket-events';
-import { AppError } from '../../lib/app-error';
-import { MessagesService } from './messages.service';
+import { AppError, parseInput } from '../../lib/app-error';
+import { MessagesService, SENDS_PER_MINUTE } from './messages.service';
+
+/**
+ * What `send_message` checks before the handler: the Ring named (the binder refuses another one);
+ * the whole body is then parsed with the contract, so that a bad one gets send.php's French error.
+ */
+const ZSendMessageEnvelope = ZSendMessageEvent.pick({ ringId: true }).passthrough();
+
+/** A refusal of the messages service, as send.php would have answered it, for the socket's ack. */
+function refusedAck(error: AppError): TSendMessageAck {
+  const { code, currentEpoch, ephemeralSec, retryAfterSec } = error.extra as {
+    code?: string;
+    currentEpoch?: number;
+    ephemeralSec?: number | null;
+    retryAfterSec?: number;
+  };
+  return {
+    ok: false,
+    error: error.message,
+    status: error.statusCode,
+    ...(code !== undefined ? { code } : {}),
+    ...(currentEpoch !== undefined ? { currentEpoch } : {}),
+    ...(ephemeralSec !== undefined ? { ephemeralSec } : {}),
+    ...(retryAfterSec !== undefined ? { retryAfterSec } : {}),
+  };
+}
 
 /** `message_read` events one member may send per minute (a page sends one per batch it shows). */
 export const READ_RECEIPTS_PER_MINUTE = 120;
@@ -44,6 +69,22 @@ export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder):
   const service = new MessagesService(ctx);
   return {
     onConnection(socket) {
+      // send.php over the socket (issue 30): the binder checked the Ring, the room joined, the rate
+      // and the membership (re-read at most a second old); the service checks the rest, as for HTTP.
+      bind(
+        socket,
+        'send_message',
+        { schema: ZSendMessageEnvelope, perMinute: SENDS_PER_MINUTE },
+        async (raw, { membership }, ack) => {
+          try {
+            const input = parseInput(ZSendMessageEvent, raw);
+            ack({ ok: true, message: await service.send(membership, input) });
+          } catch (error) {
+            if (error instanceof AppError) ack(refusedAck(error));
+            else throw error;
+          }
+        },
+      );
       bind(
         socket,
         'message_read',
@@ -60,13 +101,18 @@ export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder):
         },
       );
     },
-    async joinAnswer(request, access, socket) {
+    async joinAnswer(request, access, socket, answered) {
       const [missed, conversations] = await Promise.all([
         request.catchUp?.length
           ? service.missedSince(access, request.catchUp, socket ? nextPacketWritten(socket) : undefined)
           : undefined,
         request.conversations ? service.list(access) : undefined,
       ]);
+      // Once the answer is encoded, its envelopes are dropped (MessagesService.deliverCatchUp).
+      if (missed && answered)
+        void answered.then(() => {
+          for (const conversation of missed) conversation.messages.length = 0;
+        });
       return { ...(missed ? { missed } : {}), ...(conversations ? { conversations } : {}) };
     },
   };

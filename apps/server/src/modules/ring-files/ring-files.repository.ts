@@ -79,6 +79,38 @@ export class RingFilesRepository {
       .execute();
   }
 
+  /**
+   * Moves a file into `folder` with new sealed metadata, under the Ring's lock (a concurrent rmdir
+   * of the destination waits): only while the destination exists and the last claimed metadata
+   * version is below `metaVersion` (null: never moved, version 1 or unknown). 'moved', 'no_folder'
+   * or 'stale' (the file changed meanwhile, or is gone).
+   */
+  async moveFile(
+    ringId: string,
+    id: string,
+    move: { folder: string; meta: string; metaVersion: number; updatedAt: string },
+  ): Promise<'moved' | 'no_folder' | 'stale'> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.lockRing(ringId, trx);
+      if (move.folder !== '' && !(await this.findFolder(ringId, move.folder, trx))) return 'no_folder';
+      const result = await trx
+        .updateTable('ring_files')
+        .set({
+          folder_path: move.folder,
+          meta: move.meta,
+          meta_version: move.metaVersion,
+          updated_at: move.updatedAt,
+        })
+        .where('ring_id', '=', ringId)
+        .where('id', '=', id)
+        .where('meta', 'is not', null)
+        // Never moved: version 1 or unknown (the request's version is at least 2).
+        .where((eb) => eb.or([eb('meta_version', 'is', null), eb('meta_version', '<', move.metaVersion)]))
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n ? 'moved' : 'stale';
+    });
+  }
+
   /** Deletes a file's row: true when it was there. */
   async deleteFile(ringId: string, id: string): Promise<boolean> {
     const result = await this.db

@@ -8,6 +8,7 @@ import {
   ZDownloadQuery,
   ZListFilesQuery,
   ZMkdirRequest,
+  ZMoveFileRequest,
   ZRenameFileRequest,
   ZRenameFolderRequest,
   ZRmdirRequest,
@@ -138,6 +139,22 @@ export async function ringFilesRoutes(app: FastifyInstance, ctx: AppContext): Pr
       message: changed ? RING_FILES_MESSAGES.renamed : RING_FILES_MESSAGES.unchanged,
     };
   });
+
+  app.post(PATHS.move, { preHandler }, async (request) => {
+    const input = parseInput(ZMoveFileRequest, request.body);
+    const { changed, file } = await service.move(ringCaller(request), input);
+    return {
+      success: true,
+      changed,
+      file,
+      message: changed ? RING_FILES_MESSAGES.moved : RING_FILES_MESSAGES.unchanged,
+    };
+  });
+
+  app.get(PATHS.folders, { preHandler }, async (request) => ({
+    success: true,
+    folders: await service.listFolders(ringCaller(request)),
+  }));
 
   app.post(PATHS.delete, { preHandler }, async (request) => {
     const { id } = parseInput(ZDeleteFileRequest, request.body);

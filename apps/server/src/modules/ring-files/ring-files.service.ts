@@ -9,7 +9,9 @@ import {
   plainFileSize,
   type TListFilesResponse,
   type TRingFile,
+  type TRingFolder,
   type ZMkdirRequest,
+  type ZMoveFileRequest,
   type ZRenameFileRequest,
   type ZRenameFolderRequest,
 } from '@securering/contract';
@@ -275,6 +277,7 @@ export class RingFilesService {
       file_key: JSON.stringify(fields.file_key),
       key_epoch: fields.file_key.epoch,
       meta: fields.meta ?? null,
+      meta_version: null,
     };
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
@@ -330,6 +333,49 @@ export class RingFilesService {
     await this.repo.updateFile(caller.ring.id, file.id, changes);
     this.announce(caller.ring.id, file.folder_path);
     return { changed: true, file: await this.viewOf(caller, { ...file, ...changes }) };
+  }
+
+  /**
+   * Moves a file into another folder (issue 28 « Déplacer »): the uploader, the owner or a Ring
+   * admin, with the file's metadata sealed again naming the destination and signed by the mover.
+   * The server cannot read the blob: it checks the caller's rights, that the destination exists,
+   * and that the claimed version is above the last move's; readers check the signature, the
+   * folder and the version (a move the server makes by itself shows « Emplacement non vérifié »).
+   */
+  async move(
+    caller: RingCaller,
+    input: z.output<typeof ZMoveFileRequest>,
+  ): Promise<{ changed: boolean; file: TRingFile }> {
+    this.assertFileSharing(caller);
+    const file = await this.requireFile(caller, input.id);
+    if (!mayManageFile(caller.member, file)) throw forbidden(RING_FILES_MESSAGES.ownFilesMoveOnly);
+    // A file from before the metadata is migrated first (by whoever opens its folder).
+    if (file.meta === null) throw conflict(RING_FILES_MESSAGES.moveNeedsMeta);
+    if (input.folder === file.folder_path) return { changed: false, file: await this.viewOf(caller, file) };
+    await this.assertFolderExists(caller.ring.id, input.folder, RING_FILES_MESSAGES.destinationGone);
+    const changes = {
+      folder_path: input.folder,
+      meta: input.meta,
+      meta_version: input.meta_version,
+      updated_at: this.nowIso(),
+    };
+    const outcome = await this.repo.moveFile(caller.ring.id, file.id, {
+      folder: input.folder,
+      meta: input.meta,
+      metaVersion: input.meta_version,
+      updatedAt: changes.updated_at,
+    });
+    if (outcome === 'no_folder') throw notFound(RING_FILES_MESSAGES.destinationGone);
+    if (outcome === 'stale') throw conflict(RING_FILES_MESSAGES.staleMetaVersion);
+    this.announce(caller.ring.id, file.folder_path, input.folder);
+    return { changed: true, file: await this.viewOf(caller, { ...file, ...changes }) };
+  }
+
+  /** Every folder of the Ring (the « Déplacer » dialog's destinations), by creation. */
+  async listFolders(caller: RingCaller): Promise<TRingFolder[]> {
+    this.assertFileSharing(caller);
+    const folders = await this.repo.findFoldersBelow(caller.ring.id, '');
+    return folders.map((f) => toRingFolder(f, caller.member));
   }
 
   async deleteFile(caller: RingCaller, id: string): Promise<void> {

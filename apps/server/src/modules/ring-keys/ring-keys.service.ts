@@ -36,6 +36,14 @@ type ShareInput = z.output<typeof ZShareEpochKeysRequest>;
 /** Online key holders nudged for one member who lacks keys. */
 export const NUDGED_HOLDERS = 2;
 
+/**
+ * Levels of epochs already read, by Ring, epoch number and the epoch's creation time: an epoch's
+ * row is never updated once written (an epoch created again, after a restore, has another creation
+ * time), so every send of an epoch reads it once instead of once per message (issue 30). Bounded.
+ */
+const epochLevels = new Map<string, RingRow['encryption_level'] | undefined>();
+const EPOCH_LEVELS_MAX = 10_000;
+
 function ruleError(error: KeyRuleError, extra: Record<string, unknown> = {}): AppError {
   return new AppError(error.status, error.error, error.code ? { code: error.code, ...extra } : {});
 }
@@ -184,7 +192,13 @@ export class RingKeysService {
   /** Level of the Ring's current epoch (undefined before epoch 1). */
   private async currentEpochLevel(ring: RingRow): Promise<RingRow['encryption_level'] | undefined> {
     if (ring.current_epoch === 0) return undefined;
-    return (await this.keys.findEpoch(ring.id, ring.current_epoch))?.level;
+    const key = `${ring.id}:${ring.current_epoch}:${ring.epoch_created_at ?? ''}`;
+    if (epochLevels.has(key)) return epochLevels.get(key);
+    const level = (await this.keys.findEpoch(ring.id, ring.current_epoch))?.level;
+    if (level === undefined) return undefined;
+    if (epochLevels.size >= EPOCH_LEVELS_MAX) epochLevels.clear();
+    epochLevels.set(key, level);
+    return level;
   }
 
   /** The Ring's key state as rings/info.php shows it. */

@@ -44,6 +44,15 @@ export default function ToastViewport({
                 {t.description}
               </ToastPrimitive.Description>
             ) : null}
+            {t.action ? (
+              <ToastPrimitive.Action
+                altText={t.action.altText}
+                className="mt-1 inline-flex h-8 items-center rounded-md border border-slate-200 px-3 text-sm font-medium text-primary hover:bg-slate-50 pointer-coarse:h-11"
+                onClick={t.action.onSelect}
+              >
+                {t.action.label}
+              </ToastPrimitive.Action>
+            ) : null}
           </div>
           <ToastPrimitive.Close
             className="absolute right-0.5 top-0.5 inline-flex size-11 items-center justify-center rounded-md text-slate-400 hover:text-slate-700"

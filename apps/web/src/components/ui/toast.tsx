@@ -18,6 +18,14 @@ export interface ToastItem {
   duration: number;
   /** Toasts sharing a group replace each other instead of stacking (e.g. one per conversation). */
   group?: string | undefined;
+  /** A button on the toast (« Ouvrir » a conversation); the toast closes when it is pressed. */
+  action?: ToastAction | undefined;
+}
+export interface ToastAction {
+  label: string;
+  /** What a screen reader says the button does (Radix's altText). */
+  altText: string;
+  onSelect: () => void;
 }
 
 type Notify = (toast: {
@@ -26,6 +34,7 @@ type Notify = (toast: {
   variant?: ToastVariant;
   duration?: number;
   group?: string;
+  action?: ToastAction;
 }) => void;
 const ToastContext = createContext<Notify | null>(null);
 
@@ -38,12 +47,15 @@ let nextId = 1;
 
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ToastItem[]>([]);
-  const notify = useCallback<Notify>(({ title, description, variant = 'info', duration = 4000, group }) => {
-    setToasts((current) => [
-      ...current.filter((t) => group === undefined || t.group !== group).slice(-(MAX_VISIBLE_TOASTS - 1)),
-      { id: nextId++, title, description, variant, duration, group },
-    ]);
-  }, []);
+  const notify = useCallback<Notify>(
+    ({ title, description, variant = 'info', duration = 4000, group, action }) => {
+      setToasts((current) => [
+        ...current.filter((t) => group === undefined || t.group !== group).slice(-(MAX_VISIBLE_TOASTS - 1)),
+        { id: nextId++, title, description, variant, duration, group, action },
+      ]);
+    },
+    [],
+  );
   const close = useCallback((id: number) => {
     setToasts((current) => current.filter((x) => x.id !== id));
   }, []);

@@ -7,6 +7,9 @@
  * from typed text) and a small JSON body, read back by {@link parseCallNotice}.
  */
 
+import { clean, parseAction, plainTextOf } from '../chat/message-actions';
+import { attachmentSummary } from '../chat/attachment-prefix';
+
 /** The first characters of a call entry's plaintext. */
 export const CALL_NOTICE_PREFIX = '\u0001call\u0001';
 
@@ -73,9 +76,12 @@ export function parseCallNotice(text: string): CallNotice | null {
   };
 }
 
-/** Typed text never passes for a call entry: its reserved leading control character is dropped. */
+/**
+ * Typed text never passes for a call entry nor a message action (issue 29): its reserved leading
+ * control characters are dropped.
+ */
 export function neutralizeTypedText(text: string): string {
-  return text.startsWith(CALL_NOTICE_PREFIX) ? text.slice(1) : text;
+  return clean(text);
 }
 
 /** « 42 s », « 3 min », « 1 h 05 » — a call's length in the timeline. */
@@ -107,10 +113,18 @@ export function callNoticeText(notice: CallNotice, ctx: { own: boolean; senderNa
   }
 }
 
-/** What a notice or preview shows for a decrypted text: the call line, or the text itself. */
+/**
+ * What a notice or preview shows for a decrypted text: the call line, a message action's text
+ * (message-actions.ts; a reaction shows as « Réaction … »), or the text itself.
+ */
 export function displayTextOf(text: string, ctx: { own: boolean; senderName: string }): string {
   const notice = parseCallNotice(text);
-  return notice ? callNoticeText(notice, ctx) : text;
+  if (notice) return callNoticeText(notice, ctx);
+  const attachment = attachmentSummary(text);
+  if (attachment) return attachment;
+  const action = parseAction(text);
+  if (action?.kind === 'react') return `Réaction ${action.emoji}`;
+  return plainTextOf(text) ?? text;
 }
 
 /** How a call the caller's room followed ended (pure; `call-timeline.ts` drives it). */

@@ -1,8 +1,20 @@
 import { MUTE_PRESETS_MINUTES, formatSeconds } from '@securering/contract';
-import { ArrowLeft, Bell, BellOff, BellRing, Lock, Radio, Settings2, ShieldCheck, Timer } from 'lucide-react';
+import {
+  ArrowLeft,
+  Bell,
+  BellOff,
+  BellRing,
+  Lock,
+  Radio,
+  Search,
+  Settings2,
+  ShieldCheck,
+  Timer,
+} from 'lucide-react';
 import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { LazyDialogButton } from '@/components/ui/lazy-dialog-button';
 import { useToast } from '@/components/ui/toast';
 import { CIPHER_LABELS, ENCRYPTION_LABELS, PROTECTION_LABELS } from '@/lib/ring-labels';
 import { cn } from '@/lib/utils';
@@ -14,6 +26,9 @@ import type { RealtimeMode } from './use-realtime-fallback';
 const NotificationPreferencesDialog = lazy(() =>
   import('./notification-preferences-dialog').then((m) => ({ default: m.NotificationPreferencesDialog })),
 );
+
+/** « Rechercher » (issue 29): loaded on first use. */
+const SearchPanel = lazy(() => import('./search-panel').then((m) => ({ default: m.SearchPanel })));
 
 const presetLabel = (minutes: number) => (minutes < 60 ? `${minutes} min` : `${minutes / 60} h`);
 
@@ -35,11 +50,13 @@ export function realtimeText(mode: RealtimeMode, now: number | null): string {
  * right above the chat, instead.
  */
 export function ChatHeader({
+  conversationId,
   title,
   popup,
   onBack,
   debugNotifications,
 }: {
+  conversationId: string;
   title: string;
   popup: boolean;
   onBack?: () => void;
@@ -51,7 +68,7 @@ export function ChatHeader({
   return (
     <div className="space-y-2 border-b border-slate-100 px-3 py-3 sm:px-4">
       <div className="flex flex-wrap items-center gap-2">
-        {popup ? (
+        {popup || onBack ? (
           <Button variant="ghost" size="icon" className="size-8" aria-label="Retour" onClick={onBack}>
             <ArrowLeft aria-hidden />
           </Button>
@@ -66,6 +83,15 @@ export function ChatHeader({
             <Lock className="size-3" aria-hidden /> {CIPHER_LABELS[ring.encryptionLevel]}
           </Badge>
         ) : null}
+        <LazyDialogButton
+          dialog={SearchPanel}
+          dialogProps={{ conversationId }}
+          variant="outline"
+          size="sm"
+          title="Rechercher dans la conversation"
+        >
+          <Search aria-hidden /> <span className="max-sm:sr-only">Rechercher</span>
+        </LazyDialogButton>
         <MuteMenu notifications={chat.notifications} />
         {debugNotifications ? <TestNotificationButton /> : null}
       </div>

@@ -1,5 +1,5 @@
 import { CHAT_MESSAGES, ROOM_CONVERSATION_ID } from '@securering/contract';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { cn } from '@/lib/utils';
 import { keyPendingNote } from '../e2ee/key-confirmers';
 import { sendBlockedBy } from '../e2ee/keyring-policy';
@@ -9,8 +9,18 @@ import { useChat, useConversationFeed, useDocumentVisible } from './chat-provide
 import { Composer } from './composer';
 import { KeyChangeNotice } from './key-change-notice';
 import { MembershipNoticeLine, useMembershipNotices } from './membership-notices';
+import { membershipTimeline } from './membership-timeline';
 import { MessageList, type TimelineNotice } from './message-list';
 import { usePendingDraft } from './use-pending-draft';
+import { MessageActionsContext, useMessageActions } from './use-message-actions';
+import { LazyAttachmentUploads, attachmentsUsed } from './lazy-attachments';
+import { TypingLine, useReadingSignals } from './reading-state';
+
+/** Who reads what is attached (issue 29; docs/SECURITY.md « Pièces jointes »). */
+const ATTACH_NOTE = {
+  room: 'Joindre un fichier (chiffré, rangé aussi dans «\u202fPièces jointes\u202f» des fichiers du Ring)',
+  dm: 'Les pièces jointes sont rangées dans «\u202fPièces jointes\u202f» des fichiers du Ring\u202f: tous ses membres peuvent les lire, pas seulement votre correspondant.',
+} as const;
 
 /**
  * The chat screen of one conversation: header, messages, message box. Shown in the room's
@@ -34,19 +44,41 @@ export function ChatPanel({
   const visible = useDocumentVisible();
   const { showing, markRead, titleOf, info } = chat;
   const title = titleOf(conversationId);
+  // Typing indicators and read receipts (issue 29), when the owner signed them on.
+  const reading = useReadingSignals();
+  const nameOf = useCallback((id: string) => info.users.find((u) => u.id === id)?.username, [info.users]);
 
   useEffect(() => {
     void feed.load();
   }, [feed]);
   useEffect(() => showing(conversationId), [showing, conversationId]);
 
+  // The read position when the conversation opened (issue 29): « Nouveaux messages » goes after it.
+  // Reading waits for it, so that the line is placed before this screen moves it.
+  const knownMark = chat.readMarkOf(conversationId);
+  const [openedMark, setOpenedMark] = useState<number | null | undefined>(knownMark);
+  if (openedMark === undefined && knownMark !== undefined) setOpenedMark(knownMark);
+  // …and the latest message it then held: those arriving while it is on screen are read as they come.
+  const [openedTop, setOpenedTop] = useState<number | null>(null);
+  if (openedTop === null && openedMark !== undefined && !snapshot.loading) setOpenedTop(snapshot.highestSeq);
+  const unreadRange = useMemo(
+    () =>
+      openedMark === undefined || openedMark === null || openedTop === null
+        ? null
+        : { after: openedMark, upTo: openedTop },
+    [openedMark, openedTop],
+  );
+
   // Read while on screen.
   const { highestSeq, loading } = snapshot;
   useEffect(() => {
-    if (!visible || loading || highestSeq === 0) return;
-    const timer = setTimeout(() => markRead(conversationId, highestSeq), 300);
+    if (!visible || loading || highestSeq === 0 || openedMark === undefined) return;
+    const timer = setTimeout(() => {
+      markRead(conversationId, highestSeq);
+      reading?.read(conversationId, highestSeq);
+    }, 300);
     return () => clearTimeout(timer);
-  }, [visible, loading, highestSeq, conversationId, markRead]);
+  }, [visible, loading, highestSeq, conversationId, markRead, openedMark, reading]);
 
   // Ephemeral messages on screen for the first time start this reader's countdown (issue 25).
   useEffect(() => {
@@ -73,7 +105,8 @@ export function ChatPanel({
 
   // Members' key changes in the timeline (issue 28): all of them in the room, the peer's in a DM.
   const notices = useMemo<TimelineNotice[]>(() => {
-    const peerId = conversationId === ROOM_CONVERSATION_ID ? null : info.users.find((u) => u.username === peerName)?.id;
+    const peerId =
+      conversationId === ROOM_CONVERSATION_ID ? null : info.users.find((u) => u.username === peerName)?.id;
     return keys.keyChanges.flatMap((change) => {
       const user = info.users.find((u) => u.id === change.memberId);
       if (!user || (peerId !== null && change.memberId !== peerId)) return [];
@@ -87,8 +120,13 @@ export function ChatPanel({
     });
   }, [keys.keyChanges, info.users, conversationId, peerName]);
 
-  // Members the owner deactivated or brought back while the room was open (issue 28), in the room.
-  const membership = useMembershipNotices(info.ring.id);
+  // Members deactivated or brought back (issue 28), in the room: as the verified log signs it (after
+  // a reload too), and the live notices the log does not record yet.
+  const liveMembership = useMembershipNotices(info.ring.id);
+  const membership = useMemo(
+    () => membershipTimeline(liveMembership, keys.membershipChanges),
+    [liveMembership, keys.membershipChanges],
+  );
   const timelineNotices = useMemo<TimelineNotice[]>(
     () =>
       conversationId !== ROOM_CONVERSATION_ID || membership.length === 0
@@ -130,9 +168,49 @@ export function ChatPanel({
   const handleSend = useCallback((text: string) => feed.send(text, peerName), [feed, peerName]);
   // The message a session expiry interrupted goes out after the new login (issue 28).
   usePendingDraft(feed, conversationId, info, keys.state, handleSend);
+  // Replies, reactions, edits, deletions and @mentions (issue 29).
+  const mentionable = useMemo(
+    () =>
+      conversationId === ROOM_CONVERSATION_ID
+        ? info.users
+        : info.users.filter((u) => u.username === peerName),
+    [conversationId, info.users, peerName],
+  );
+  const messageActions = useMessageActions({
+    feed,
+    snapshot,
+    conversationId,
+    peerName,
+    me: info.user.id,
+    members: mentionable,
+    send: handleSend,
+  });
   const handleRetry = useCallback((key: string) => feed.retry(key, peerName), [feed, peerName]);
   const handleDiscard = useCallback((key: string) => feed.discard(key), [feed]);
   const handleOlder = useCallback(() => void feed.loadOlder(), [feed]);
+
+  // Attachments (issue 29): paperclip, paste, or a drop on the conversation (desktop).
+  const [attaching, setAttaching] = useState(() => attachmentsUsed());
+  const [dragging, setDragging] = useState(false);
+  const latestKeys = useRef(keys);
+  useEffect(() => {
+    latestKeys.current = keys;
+  });
+  const handleAttach = useCallback(
+    (files: File[]) => {
+      setAttaching(attachmentsUsed(true));
+      void import('./attachment-send').then(({ sendAttachments }) =>
+        sendAttachments(files, {
+          conversationId,
+          keys: latestKeys.current,
+          send: (text) => feed.sendAction(text, peerName),
+        }),
+      );
+    },
+    [conversationId, feed, peerName],
+  );
+  const canDrop = keys.state === 'active' && blockedNames.length === 0;
+  const dropFiles = (event: DragEvent) => canDrop && event.dataTransfer.types.includes('Files');
 
   return (
     <section
@@ -140,35 +218,70 @@ export function ChatPanel({
       data-conversation-id={conversationId}
       className={cn(
         'flex min-h-0 flex-col overflow-hidden rounded-xl border border-slate-200 bg-white',
+        dragging && 'ring-2 ring-primary',
         className,
       )}
+      onDragOver={(event) => {
+        if (!dropFiles(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'copy';
+        setDragging(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onInput={(event) => {
+        if ((event.target as HTMLElement).getAttribute('name') === 'message') reading?.typing(conversationId);
+      }}
+      onDrop={(event) => {
+        setDragging(false);
+        if (!dropFiles(event)) return;
+        event.preventDefault();
+        handleAttach([...event.dataTransfer.files]);
+      }}
     >
       <ChatHeader
+        conversationId={conversationId}
         title={title}
         popup={popup}
         debugNotifications={debugNotifications}
         {...(onBack ? { onBack } : {})}
       />
-      <MessageList
-        snapshot={snapshot}
-        notices={timelineNotices}
-        onLoadOlder={handleOlder}
-        onRetry={handleRetry}
-        onDiscard={handleDiscard}
-      />
+      <MessageActionsContext.Provider value={messageActions.value}>
+        <MessageList
+          snapshot={snapshot}
+          unreadRange={unreadRange}
+          notices={timelineNotices}
+          onLoadOlder={handleOlder}
+          onRetry={handleRetry}
+          onDiscard={handleDiscard}
+        />
+      </MessageActionsContext.Provider>
+      <TypingLine conversationId={conversationId} nameOf={nameOf} />
       {popup ? (
         <p role="status" className="h-5 px-4 text-right text-xs text-emerald-700">
           {sentNote ? CHAT_MESSAGES.sent : ''}
         </p>
       ) : null}
+      {attaching ? (
+        <LazyAttachmentUploads
+          conversationId={conversationId}
+          {...(conversationId === ROOM_CONVERSATION_ID ? {} : { note: ATTACH_NOTE.dm })}
+        />
+      ) : null}
       <Composer
+        onAttach={handleAttach}
+        attachNote={conversationId === ROOM_CONVERSATION_ID ? ATTACH_NOTE.room : ATTACH_NOTE.dm}
         keysState={keys.state}
         waitingForAdmission={keys.admission === 'waiting' || keys.admission === 'key_pending'}
         keyPendingNote={keys.admission === 'key_pending' ? keyPendingNote(keys.confirmers) : undefined}
         verifiedKeyChanged={blockedNames}
         sending={snapshot.sending}
         privateConversation={conversationId !== ROOM_CONVERSATION_ID}
-        onSend={handleSend}
+        onSend={messageActions.submit}
+        banner={messageActions.banner}
+        prefill={messageActions.prefill}
+        members={mentionable.filter((u) => u.id !== info.user.id)}
       />
     </section>
   );

@@ -6,6 +6,7 @@ import {
   type TNotificationSettings,
 } from '@securering/contract';
 import { isSameDay } from 'date-fns';
+import { attachmentSummary } from './attachment-prefix';
 
 /**
  * The chat's rules as pure functions (spec 2 §2 Chat screen, §4, §5, §9; issue 11): how messages
@@ -477,5 +478,8 @@ export function decideNotice(input: {
 export function noticeBody(text: string | null, isEphemeral: boolean): string {
   if (isEphemeral) return 'Message éphémère\u202f: ouvrez le Ring pour le lire.';
   if (text === null) return 'Nouveau message chiffré';
-  return cutNoticeText(text);
+  // An attachment (issue 29) reads « Pièce jointe : nom », never its JSON.
+  const attachment = attachmentSummary(text);
+  if (attachment && Array.from(attachment).length <= NOTICE_TEXT_MAX) return attachment;
+  return cutNoticeText(attachment ?? text);
 }

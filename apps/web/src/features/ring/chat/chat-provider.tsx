@@ -14,6 +14,7 @@ import {
   useEffect,
   useMemo,
   useRef,
+  useState,
   useSyncExternalStore,
   type ReactNode,
 } from 'react';
@@ -22,10 +23,13 @@ import { useRingRefreshMs } from '../api/ring-info';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { parseCallNotice } from '../calls/call-notice';
-import { chatApi, listConversations, markRead as postMarkRead } from './chat-api';
+import { isSilentAction, mentions as mentionsMember, plainTextOf } from './message-actions';
+import { chatApi, createDm, listConversations, markRead as postMarkRead } from './chat-api';
 import type { ChatEntry } from './chat-policy';
 import { ConversationFeed, type FeedSnapshot } from './conversation-feed';
 import { isPopupOpen, onConversationRead, announceConversationRead, openDmPopup } from './dm-popups';
+import { ReadingStateProvider } from './reading-state';
+import { shownUnread, UnreadDiscounts } from './unread-discounts';
 import { useChatNotifications, type ChatNotifications } from './use-notifications';
 import { useRealtimeFallback, type RealtimeMode } from './use-realtime-fallback';
 
@@ -48,6 +52,22 @@ export interface ChatContextValue {
   notifications: ChatNotifications;
   /** The display name of a conversation ("Salon • …", "Conversation privée avec …"). */
   titleOf(conversationId: string): string;
+  /**
+   * The member's read position in a conversation as the server last said it (0: nothing read);
+   * undefined while the list loads, null when it could not be read.
+   */
+  readMarkOf(conversationId: string): number | null | undefined;
+  /** Opens a conversation (from the list or a notice): in the room page, or its DM popup. */
+  openConversation(conversationId: string): void;
+  /** The room page shows conversations itself (a phone): it registers here; returns the unregister. */
+  registerOpener(opener: ConversationOpener): () => void;
+}
+
+/** How the room page shows a conversation opened from the list or a notice. */
+export interface ConversationOpener {
+  /** True when private conversations open within the page rather than in a popup (a phone). */
+  inRoom(): boolean;
+  show(conversationId: string): void;
 }
 
 const ChatContext = createContext<ChatContextValue | null>(null);
@@ -114,6 +134,7 @@ export function ChatProvider({
   });
 
   const feeds = useRef(new Map<string, ConversationFeed>());
+  const [discounts] = useState(() => new UnreadDiscounts());
   const viewers = useRef(new Map<string, number>());
   const visible = useDocumentVisible();
   const visibleRef = useRef(visible);
@@ -150,6 +171,8 @@ export function ChatProvider({
   );
 
   const presentNotice = notifications.present;
+  // openConversation, defined below (a notice opens its conversation).
+  const openConversationRef = useRef<(conversationId: string) => void>(() => undefined);
   const noticeFor = useCallback(
     async (message: {
       conversationId: string;
@@ -173,19 +196,26 @@ export function ChatProvider({
       }
       // A call entry: the room's call host already told of the missed call (no second notice).
       if (text !== null && parseCallNotice(text)) return;
+      // Reactions, edits and deletions raise no notice; a mention of this member does, even muted.
+      if (text !== null && isSilentAction(text)) return;
+      const mentioned = text !== null && mentionsMember(text, memberId);
+      if (text !== null) text = plainTextOf(text);
       const dm = message.conversationId.startsWith('dm:');
       presentNotice({
+        mentioned,
         conversationId: message.conversationId,
         messageId: message.messageId,
         fromUsername: message.senderName,
         title: dm
           ? `Message privé de ${message.senderName}`
           : `${message.senderName} • ${titleOf(message.conversationId)}`,
-        messageType: dm ? 'dm' : message.messageType,
+        messageType: dm ? 'dm' : mentioned ? 'mention' : message.messageType,
         isEphemeral: message.isEphemeral,
         text,
         own: false,
         inView: false,
+        // Clicking the notice opens the conversation (issue 29).
+        onOpen: () => openConversationRef.current(message.conversationId),
       });
     },
     [handlesNotices, inView, memberId, presentNotice, titleOf],
@@ -247,6 +277,7 @@ export function ChatProvider({
           onSendError: (message) => notify({ title: 'Erreur', description: message, variant: 'error' }),
         });
         feeds.current.set(conversationId, existing);
+        discounts.watch(existing);
       }
       return existing;
     },
@@ -265,9 +296,10 @@ export function ChatProvider({
       disposeTimer.current = setTimeout(() => {
         for (const f of all.values()) f.dispose();
         all.clear();
+        discounts.dispose();
       }, 0);
     };
-  }, []);
+  }, [discounts]);
 
   // Admitted at last (or its new keys confirmed): the server now serves what the member may read
   // (with the history, messages from before its admission) — read the latest pages again.
@@ -306,12 +338,23 @@ export function ChatProvider({
   const conversationsQuery = useQuery({
     queryKey: CONVERSATIONS_KEY,
     queryFn: ({ signal }) => listConversations(signal),
-    enabled: mode === 'room',
-    refetchInterval: refreshMs,
+    // A popup reads it once: its read position places the « Nouveaux messages » line.
+    refetchInterval: mode === 'room' ? refreshMs : false,
   });
+  // Reactions, edits and deletions this browser decrypted are not shown as unread (issue 29).
+  useEffect(() => {
+    discounts.setMarks(
+      new Map((conversationsQuery.data?.conversations ?? []).map((c) => [c.id, c.lastReadSeq])),
+    );
+  }, [conversationsQuery.data, discounts]);
+  const discount = useSyncExternalStore(discounts.subscribe, discounts.getSnapshot, discounts.getSnapshot);
   const conversations = useMemo(
-    () => conversationsQuery.data?.conversations ?? [],
-    [conversationsQuery.data],
+    () =>
+      (conversationsQuery.data?.conversations ?? []).map((c) => {
+        const silent = discount.get(c.id);
+        return silent ? { ...c, unread: shownUnread(c.unread, silent) } : c;
+      }),
+    [conversationsQuery.data, discount],
   );
   const refetchList = useCallback(() => {
     if (mode === 'room') void client.invalidateQueries({ queryKey: CONVERSATIONS_KEY });
@@ -366,6 +409,15 @@ export function ChatProvider({
   const unreadOf = useCallback(
     (conversationId: string) => conversations.find((c) => c.id === conversationId)?.unread ?? 0,
     [conversations],
+  );
+  const listLoaded = conversationsQuery.data !== undefined;
+  const listFailed = conversationsQuery.isError;
+  const readMarkOf = useCallback(
+    (conversationId: string) => {
+      if (!listLoaded) return listFailed ? null : undefined;
+      return conversations.find((c) => c.id === conversationId)?.lastReadSeq ?? 0;
+    },
+    [conversations, listLoaded, listFailed],
   );
 
   // ---- realtime --------------------------------------------------------------------------------
@@ -459,21 +511,51 @@ export function ChatProvider({
 
   // ---- private conversations -------------------------------------------------------------------
 
+  const opener = useRef<ConversationOpener | null>(null);
+  const registerOpener = useCallback((next: ConversationOpener) => {
+    opener.current = next;
+    return () => {
+      if (opener.current === next) opener.current = null;
+    };
+  }, []);
+
   const openDm = useCallback(
     (peer: { id: string; username: string }) => {
       if (peer.id === memberId) return;
-      openDmPopup(memberId, peer.id).catch((error: unknown) =>
+      const failed = (error: unknown) =>
         notify({
           title: 'DM',
           description: error instanceof Error ? error.message : CHAT_MESSAGES.dmFailed,
           variant: 'error',
-        }),
-      );
+        });
+      // On a phone the conversation opens within the room (a popup there is a whole new tab).
+      const inRoom = opener.current?.inRoom() ? opener.current : null;
+      if (inRoom) createDm(peer.id).then((id) => inRoom.show(id), failed);
+      else openDmPopup(memberId, peer.id).catch(failed);
       // The conversation may be new to the list.
       setTimeout(refetchList, 1000);
     },
     [memberId, notify, refetchList],
   );
+
+  const openConversation = useCallback(
+    (conversationId: string) => {
+      const current = opener.current;
+      if (current && (conversationId === ROOM_CONVERSATION_ID || current.inRoom())) {
+        current.show(conversationId);
+        return;
+      }
+      const peerId = conversationId
+        .split(':')
+        .slice(1)
+        .find((id) => id !== memberId);
+      if (conversationId.startsWith('dm:') && peerId) openDm({ id: peerId, username: '' });
+    },
+    [memberId, openDm],
+  );
+  useEffect(() => {
+    openConversationRef.current = openConversation;
+  });
 
   const value = useMemo<ChatContextValue>(
     () => ({
@@ -488,10 +570,32 @@ export function ChatProvider({
       openDm,
       notifications,
       titleOf,
+      readMarkOf,
+      openConversation,
+      registerOpener,
     }),
-    [mode, info, feed, showing, realtime, conversations, unreadOf, markRead, openDm, notifications, titleOf],
+    [
+      mode,
+      info,
+      feed,
+      showing,
+      realtime,
+      conversations,
+      unreadOf,
+      markRead,
+      openDm,
+      notifications,
+      titleOf,
+      readMarkOf,
+      openConversation,
+      registerOpener,
+    ],
   );
-  return <ChatContext.Provider value={value}>{children}</ChatContext.Provider>;
+  return (
+    <ChatContext.Provider value={value}>
+      <ReadingStateProvider>{children}</ReadingStateProvider>
+    </ChatContext.Provider>
+  );
 }
 
 /**

@@ -1,10 +1,24 @@
-import { Lock, SendHorizontal } from 'lucide-react';
-import { useId, useState, type KeyboardEvent } from 'react';
+import { Lock, Paperclip, SendHorizontal } from 'lucide-react';
+import {
+  lazy,
+  Suspense,
+  useId,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/lib/utils';
 import type { KeyringStatus } from '../e2ee/keyring-policy';
 import { canSend } from './chat-policy';
 import { messageLengthProblem } from './message-text-policy';
+import type { MentionKeyHandler } from './mention-suggestions';
+
+const MentionSuggestions = lazy(() =>
+  import('./mention-suggestions').then((m) => ({ default: m.MentionSuggestions })),
+);
 
 const NOTES: Record<KeyringStatus, string> = {
   active: 'Les messages sont chiffrés de bout en bout\u202f: seuls leurs destinataires peuvent les lire.',
@@ -38,6 +52,11 @@ export function Composer({
   sending,
   privateConversation,
   onSend,
+  onAttach,
+  attachNote,
+  banner,
+  prefill,
+  members = [],
 }: {
   keysState: KeyringStatus;
   /** The member is not admitted yet (or its new keys not confirmed): its keys wait for that. */
@@ -50,8 +69,31 @@ export function Composer({
   privateConversation: boolean;
   /** Returns true when the message was taken (the box then empties). */
   onSend: (text: string) => boolean;
+  /** Files chosen with the paperclip or pasted in the box (issue 29); none: no paperclip. */
+  onAttach?: ((files: File[]) => void) | undefined;
+  /** Who can read the files attached here (the paperclip's title). */
+  attachNote?: string | undefined;
+  /** Above the box: the reply or edit being prepared, with « Annuler » (issue 29). */
+  banner?: ReactNode;
+  /** Text the box starts from (an edit), applied once per key. */
+  prefill?: { key: string; text: string } | undefined;
+  /** Ring members the « @ » autocomplete offers (issue 29). */
+  members?: ReadonlyArray<{ id: string; username: string }>;
 }) {
+  const fileInput = useRef<HTMLInputElement>(null);
   const [text, setText] = useState('');
+  const [caret, setCaret] = useState(0);
+  const box = useRef<HTMLTextAreaElement>(null);
+  // The « @ » list, loaded once an « @ » is typed, sees the keys first while it is open.
+  const mentionKeys = useRef<MentionKeyHandler | null>(null);
+  // An edit starts from the message's text (once per message edited).
+  const [prefilled, setPrefilled] = useState<string | undefined>(undefined);
+  if (prefill && prefill.key !== prefilled) {
+    setPrefilled(prefill.key);
+    setText(prefill.text);
+  } else if (!prefill && prefilled !== undefined) {
+    setPrefilled(undefined);
+  }
   const blocked = verifiedKeyChanged.length > 0;
   const ready = keysState === 'active' && !blocked;
   // The keys are in force but a verified member's key changed: the note says why sending stops.
@@ -59,20 +101,53 @@ export function Composer({
   // Too long: said plainly, never cut silently.
   const tooLong = messageLengthProblem(text);
   const tooLongId = useId();
+  const mentionListId = useId();
 
   const submit = () => {
     if (!ready || tooLong || !canSend(text, sending)) return;
     if (onSend(text)) setText('');
   };
 
+  // A pasted image or file becomes an attachment; pasted text stays text.
+  const handlePaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...event.clipboardData.files];
+    if (!onAttach || !ready || files.length === 0) return;
+    event.preventDefault();
+    onAttach(files);
+  };
+
+  const pickMention = (next: string, at: number) => {
+    setText(next);
+    setCaret(at);
+    requestAnimationFrame(() => {
+      box.current?.focus();
+      box.current?.setSelectionRange(at, at);
+    });
+  };
+
   const handleKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (mentionKeys.current?.(event)) return;
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
     submit();
   };
 
   return (
-    <div className="border-t border-slate-100 bg-white px-3 pb-[max(0.5rem,env(safe-area-inset-bottom))] pt-3 sm:px-4">
+    <div className="relative border-t border-slate-100 bg-white px-3 pb-[max(0.5rem,env(safe-area-inset-bottom))] pt-3 sm:px-4">
+      {banner}
+      {members.length > 0 && text.includes('@') ? (
+        <Suspense fallback={null}>
+          <MentionSuggestions
+            id={mentionListId}
+            text={text}
+            caret={caret}
+            members={members}
+            box={box}
+            keysRef={mentionKeys}
+            onPick={pickMention}
+          />
+        </Suspense>
+      ) : null}
       <form
         className="flex items-end gap-2"
         onSubmit={(event) => {
@@ -80,6 +155,34 @@ export function Composer({
           submit();
         }}
       >
+        {onAttach ? (
+          <>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              className="sr-only"
+              tabIndex={-1}
+              aria-label="Fichiers à joindre"
+              onChange={(event) => {
+                const files = [...(event.target.files ?? [])];
+                event.target.value = '';
+                if (files.length > 0) onAttach(files);
+              }}
+            />
+            <Button
+              type="button"
+              variant="ghost"
+              size="icon"
+              disabled={!ready}
+              aria-label="Joindre un fichier"
+              title={attachNote}
+              onClick={() => fileInput.current?.click()}
+            >
+              <Paperclip aria-hidden />
+            </Button>
+          </>
+        ) : null}
         <textarea
           aria-label="Message"
           name="message"
@@ -89,8 +192,15 @@ export function Composer({
           placeholder={
             ready ? 'Écrire un message chiffré…' : blocked ? 'Envoi bloqué' : 'Chiffrement pas encore prêt'
           }
-          onChange={(event) => setText(event.target.value)}
+          ref={box}
+          onChange={(event) => {
+            setText(event.target.value);
+            setCaret(event.target.selectionStart);
+          }}
+          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+          aria-autocomplete={members.length > 0 ? 'list' : undefined}
           onKeyDown={handleKeyDown}
+          onPaste={handlePaste}
           aria-invalid={tooLong ? true : undefined}
           aria-describedby={tooLong ? tooLongId : undefined}
           className={cn(

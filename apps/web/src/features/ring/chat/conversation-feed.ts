@@ -38,6 +38,7 @@ import {
 import { recordSeen, seenDeadline } from './ephemeral-seen';
 import { browserChainStore, type MessageChainStore } from './message-chain-store';
 import { neutralizeTypedText } from '../calls/call-notice';
+import { deriveActions, isSilentAction, plainTextOf } from './message-actions';
 
 /** Pushed messages kept for a join_ring answer at most; past them, get.php catches up. */
 const MAX_WAITING_FOR_JOIN = 200;
@@ -223,6 +224,8 @@ export class ConversationFeed {
   /** The place in this browser's sequence each own message was signed at (kept for re-encryption). */
   private readonly reserved = new Map<string, MessageChain>();
   private readonly chainStore: MessageChainStore;
+  /** Key of the latest message this tab sent (sendAction follows it). */
+  private lastSent = '';
   private snapshot: FeedSnapshot = {
     entries: [],
     reads: new Map(),
@@ -302,9 +305,14 @@ export class ConversationFeed {
         hash: signed.hash,
       });
     }
-    const { breaks, duplicates } = checkMessageChains(chained);
+    // A message its own sender deleted by a signed deletion keeps its signed place (issue 29).
+    const phantoms = deriveActions(this.entries, this.reads, this.deps.memberId).phantoms;
+    const { breaks, duplicates } = checkMessageChains([...chained, ...phantoms]);
     const shown = breaks.filter((b) => b.kind === 'fork' || !unsettled.has(b.senderId));
-    return { missing: new Map(shown.map((b) => [b.before, b.kind])), duplicates: new Set(duplicates) };
+    return {
+      missing: new Map(shown.map((b) => [b.before.replace(/^deleted:/, ''), b.kind])),
+      duplicates: new Set(duplicates.filter((key) => !key.startsWith('deleted:'))),
+    };
   }
 
   // ---- receiving ------------------------------------------------------------------------------
@@ -667,7 +675,7 @@ export class ConversationFeed {
    * server failure (the server stores one message per client id), or marked failed. Blank text and
    * a send while one is in progress are ignored (returns false).
    */
-  send(text: string, peerName = '', origin: 'typed' | 'call_notice' = 'typed'): boolean {
+  send(text: string, peerName = '', origin: 'typed' | 'call_notice' | 'action' = 'typed'): boolean {
     if (!canSend(text, this.snapshot.sending)) return false;
     // Only the room's call timeline writes call entries; typed text never passes for one.
     if (origin === 'typed') text = neutralizeTypedText(text);
@@ -695,8 +703,44 @@ export class ConversationFeed {
     this.entries = mergeEntries(this.entries, [entry]);
     this.reads.set(key, { state: 'ok', text });
     this.emit({ sending: true });
+    this.lastSent = key;
     void this.deliver(entry, text, peerName);
     return true;
+  }
+
+  /**
+   * Sends a structured message (message-actions.ts: reply, reaction, edit, deletion) after the
+   * send in progress, if any; resolves true once the server stored it, false when it failed.
+   */
+  async sendAction(text: string, peerName = ''): Promise<boolean> {
+    const settled = (test: () => boolean, ms: number) =>
+      new Promise<boolean>((resolve) => {
+        if (test()) return resolve(true);
+        const timer = setTimeout(() => {
+          stop();
+          resolve(false);
+        }, ms);
+        const stop = this.subscribe(() => {
+          if (!test()) return;
+          clearTimeout(timer);
+          stop();
+          resolve(true);
+        });
+      });
+    // Several actions at once (two quick reactions) go one after the other.
+    const deadline = this.now() + 30_000;
+    for (;;) {
+      if (!(await settled(() => !this.snapshot.sending, Math.max(0, deadline - this.now())))) return false;
+      if (this.send(text, peerName, 'action')) break;
+      if (this.disposed || !canSend(text, false)) return false;
+    }
+    const key = this.lastSent;
+    const entry = () => this.entries.find((e) => e.key === key);
+    await settled(() => {
+      const e = entry();
+      return !e || e.id !== null || e.status === 'failed';
+    }, 120_000);
+    return entry()?.id != null;
   }
 
   /**
@@ -706,7 +750,9 @@ export class ConversationFeed {
   unsentText(): string | null {
     const unsent = this.entries.filter((e) => e.isOwn && e.id === null);
     const last = unsent[unsent.length - 1];
-    return last ? (this.texts.get(last.key) ?? null) : null;
+    const text = last ? this.texts.get(last.key) : undefined;
+    // A reply or mention goes back as its text; a reaction, edit or deletion is not a draft.
+    return text === undefined || isSilentAction(text) ? null : plainTextOf(text);
   }
 
   /** "Réessayer" on a failed message: the same client message id, encrypted again. */

@@ -11,7 +11,7 @@ import {
   Trash2,
   Video,
 } from 'lucide-react';
-import { Fragment, memo, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { Fragment, memo, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { cn } from '@/lib/utils';
@@ -30,6 +30,24 @@ import {
 import { useSecondTicker } from './chat-provider';
 import type { FeedSnapshot, ReadState } from './conversation-feed';
 import { MessageText } from './message-text';
+import { ReadingMarkLine } from './reading-mark-line';
+import { readingMarks, type UnreadRange } from './reading-marks';
+import {
+  DeletedBody,
+  EditedMark,
+  MovedTombstone,
+  ReactionChips,
+  ReplyQuote,
+  useMessageActionsMenu,
+  viewOf,
+  type MessageView,
+} from './message-action-views';
+import { useMessageActionsContext } from './use-message-actions';
+import { isAttachmentText } from './attachment-prefix';
+import { LazyAttachmentCard } from './lazy-attachments';
+import { ReadReceiptMark } from './reading-state';
+import { isSignalText } from './reading-text';
+import { LazyUnverifiableBody } from './lazy-unverifiable-body';
 
 /** Something that happened in the conversation besides messages (a member's key change). */
 export interface TimelineNotice {
@@ -50,12 +68,15 @@ const LOAD_OLDER_PX = 48;
  */
 export function MessageList({
   snapshot,
+  unreadRange = null,
   notices = [],
   onLoadOlder,
   onRetry,
   onDiscard,
 }: {
   snapshot: FeedSnapshot;
+  /** The messages unread when the conversation opened: « Nouveaux messages » before (null: none). */
+  unreadRange?: UnreadRange | null;
   /** Shown among the messages by time (those before the loaded page wait for it). */
   notices?: readonly TimelineNotice[];
   onLoadOlder: () => void;
@@ -71,7 +92,22 @@ export function MessageList({
     height: 0,
   });
   const hasEphemeral = hideAt.size > 0 || entries.some((entry) => entry.expiresAt !== null);
+  // Replies, reactions, edits and deletions (issue 29): what each message shows after them.
+  const actions = useMessageActionsContext();
   const now = useSecondTicker(hasEphemeral);
+  // Date separators and « Nouveaux messages » (issue 29), among the messages shown.
+  const marks = useMemo(
+    () =>
+      readingMarks(
+        entries.filter(
+          (entry) =>
+            !snapshot.duplicates.has(entry.key) &&
+            !(actions && viewOf(actions.derived, entry, actions.nameOf).hidden),
+        ),
+        unreadRange,
+      ),
+    [entries, snapshot.duplicates, actions, unreadRange],
+  );
 
   // After each change: keep the reader where they were when a page was prepended; follow the
   // bottom when they were near it, or when they just sent a message.
@@ -140,10 +176,17 @@ export function MessageList({
           // A replayed copy of a message already shown (same signed number and hash).
           if (snapshot.duplicates.has(entry.key)) return null;
           const missing = snapshot.missing.get(entry.key);
+          const view = actions ? viewOf(actions.derived, entry, actions.nameOf) : undefined;
+          const moved = actions?.derived.tombstonesBefore.get(entry.key);
           return (
             <Fragment key={entry.key}>
+              {moved?.map((key) => {
+                const deletion = entries.find((e) => e.key === key);
+                return deletion ? <MovedTombstone key={key} entry={deletion} own={deletion.isOwn} /> : null;
+              })}
+              <ReadingMarkLine mark={marks.get(entry.key)} />
               {missing ? <MissingMessage kind={missing} senderName={entry.senderName} /> : null}
-              {isExpired(entry, now, until) ? null : (
+              {isExpired(entry, now, until) || view?.hidden ? null : (
                 <MessageItem
                   entry={entry}
                   read={reads.get(entry.key)}
@@ -151,6 +194,7 @@ export function MessageList({
                   now={until !== undefined ? now : 0}
                   onRetry={onRetry}
                   onDiscard={onDiscard}
+                  view={view}
                 />
               )}
             </Fragment>
@@ -193,6 +237,7 @@ const MessageItem = memo(function MessageItem({
   now,
   onRetry,
   onDiscard,
+  view,
 }: {
   entry: ChatEntry;
   read: ReadState | undefined;
@@ -200,8 +245,17 @@ const MessageItem = memo(function MessageItem({
   now: number;
   onRetry: (key: string) => void;
   onDiscard: (key: string) => void;
+  view?: MessageView | undefined;
 }) {
   const own = entry.isOwn;
+  const deleted = view?.deleted ?? false;
+  // Only text is edited (not an attachment nor a call entry).
+  const editable =
+    read?.state === 'ok' && !deleted && view?.text !== undefined && !view.text.startsWith('\u0001');
+  const menu = useMessageActionsMenu(entry, editable);
+  const actions = useMessageActionsContext();
+  // A typing or receipt signal the server stored as a message of its sender: not a message.
+  if (read?.state === 'ok' && isSignalText(read.text)) return null;
   const callNotice = read?.state === 'ok' ? parseCallNotice(read.text) : null;
   if (callNotice)
     return (
@@ -225,7 +279,11 @@ const MessageItem = memo(function MessageItem({
       data-client-message-id={entry.clientMessageId}
       data-seq={entry.seq ?? undefined}
       data-status={entry.status}
-      className={cn('flex max-w-[70%] flex-col gap-1', own ? 'ml-auto items-end' : 'mr-auto items-start')}
+      data-deleted={deleted ? '' : undefined}
+      className={cn(
+        'group relative flex max-w-[70%] flex-col gap-1',
+        own ? 'ml-auto items-end' : 'mr-auto items-start',
+      )}
     >
       <p className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
         <span className="font-medium text-slate-700">{own ? 'Vous' : entry.senderName}</span>
@@ -236,6 +294,7 @@ const MessageItem = memo(function MessageItem({
         >
           {formatMessageTime(time.iso)}
         </time>
+        {view?.edited && !deleted ? <EditedMark /> : null}
         <Lock
           className="size-3 text-emerald-600"
           aria-label="Chiffré de bout en bout"
@@ -262,19 +321,36 @@ const MessageItem = memo(function MessageItem({
           </span>
         ) : null}
       </p>
-      <div
-        className={cn(
-          'max-w-full whitespace-pre-wrap rounded-2xl px-3 py-2 text-sm shadow-sm [overflow-wrap:anywhere]',
-          own
-            ? 'rounded-br-sm bg-primary text-primary-foreground'
-            : 'rounded-bl-sm bg-slate-100 text-slate-900',
-          entry.status !== 'sent' && 'opacity-80',
-        )}
-      >
-        <MessageBody read={read} own={own} />
+      <div className={cn('flex max-w-full items-start gap-1', own && 'flex-row-reverse')}>
+        <div
+          {...menu.bubbleProps}
+          className={cn(
+            'min-w-0 max-w-full whitespace-pre-wrap rounded-2xl px-3 py-2 text-sm shadow-sm [overflow-wrap:anywhere]',
+            own
+              ? 'rounded-br-sm bg-primary text-primary-foreground'
+              : 'rounded-bl-sm bg-slate-100 text-slate-900',
+            entry.status !== 'sent' && 'opacity-80',
+            // An attachment's card is its own frame (issue 29).
+            !deleted &&
+              read?.state === 'ok' &&
+              isAttachmentText(view?.text ?? read.text) &&
+              'bg-transparent p-0 shadow-none',
+          )}
+        >
+          {view?.quote && !deleted ? <ReplyQuote quote={view.quote} own={own} /> : null}
+          {deleted ? <DeletedBody /> : <MessageBody read={read} own={own} text={view?.text} entry={entry} />}
+        </div>
+        {deleted ? null : menu.button}
       </div>
+      {deleted ? null : menu.menu}
+      {view?.reactions && actions && !deleted ? (
+        <ReactionChips entry={entry} reactions={view.reactions} actions={actions} />
+      ) : null}
       {own && entry.status !== 'sent' ? (
         <SendState entry={entry} onRetry={onRetry} onDiscard={onDiscard} />
+      ) : null}
+      {own && entry.status === 'sent' && !deleted ? (
+        <ReadReceiptMark conversationId={entry.conversationId} seq={entry.seq} nameOf={actions?.nameOf} />
       ) : null}
     </article>
   );
@@ -325,20 +401,34 @@ function MissingMessage({ kind, senderName }: { kind: 'gap' | 'fork'; senderName
   );
 }
 
-function MessageBody({ read, own }: { read: ReadState | undefined; own: boolean }) {
+function MessageBody({
+  read,
+  own,
+  text: shown,
+  entry,
+}: {
+  read: ReadState | undefined;
+  own: boolean;
+  /** The text after message actions (a structured message's text, an edit): issue 29. */
+  text?: string | undefined;
+  entry: ChatEntry;
+}) {
   if (!read || read.state === 'pending') return <span className="italic opacity-70">Déchiffrement…</span>;
-  if (read.state === 'ok') return <MessageText text={read.text} own={own} />;
+  if (read.state === 'ok') {
+    const text = shown ?? read.text;
+    return isAttachmentText(text) ? (
+      <LazyAttachmentCard text={text} />
+    ) : (
+      <MessageText text={text} own={own} />
+    );
+  }
   if (read.state === 'waiting')
     return (
       <span className="inline-flex items-center gap-1 italic opacity-80">
         <KeyRound className="size-3.5" aria-hidden /> En attente de la clé de chiffrement…
       </span>
     );
-  return (
-    <span className="inline-flex items-center gap-1 italic">
-      <AlertTriangle className="size-3.5" aria-hidden /> {CHAT_MESSAGES.unverifiable}
-    </span>
-  );
+  return <LazyUnverifiableBody senderId={entry.senderId} senderName={entry.senderName} />;
 }
 
 function SendState({

@@ -16,6 +16,8 @@ import type { ChatApi } from './chat-api';
 import { messageTime } from './chat-policy';
 import { ConversationFeed } from './conversation-feed';
 import { browserChainStore, type MessageChainStore } from './message-chain-store';
+import { deletedPlaceOf, encodeDelete, encodeEdit, encodeReaction } from './message-action-encoding';
+import { deriveActions } from './message-actions';
 
 /**
  * Issue 27 M4 through the chat feed with real envelopes: each browser signs its place in its
@@ -364,5 +366,68 @@ describe('signed message sequence in the chat (issue 27 M4)', () => {
     await bob.load();
     await settle(bob);
     expect(timeline(bob)).toEqual(['un', 'deux', 'depuis le téléphone', 'trois']);
+  });
+
+  it('issue 29: actions sent at once go one after the other, each stored, in one signed sequence', async () => {
+    const { server, feed, encrypted } = await world();
+    const alice = feed('alice');
+    await alice.load();
+    await sendAll(alice, ['un']);
+    const target = { s: 'alice', m: alice.getSnapshot().entries[0]!.clientMessageId };
+    const results = await Promise.all([
+      alice.sendAction(encodeReaction(target, '👍', true)),
+      alice.sendAction(encodeReaction(target, '❤️', true)),
+      alice.sendAction(encodeEdit(target, 'un, corrigé')),
+    ]);
+    expect(results).toEqual([true, true, true]);
+    expect(server.messages).toHaveLength(4);
+    expect(encrypted.map((h) => h.chain?.counter)).toEqual([1, 2, 3, 4]);
+    const bob = feed('bob');
+    await bob.load();
+    await settle(bob);
+    const { entries, reads, missing } = bob.getSnapshot();
+    expect(missing.size).toBe(0);
+    const derived = deriveActions(entries, reads, 'bob');
+    expect(derived.texts.get(entries[0]!.key)).toBe('un, corrigé');
+    expect(derived.reactions.get(entries[0]!.key)?.map((r) => r.emoji)).toEqual(['👍', '❤️']);
+  });
+
+  it('issue 29: a message deleted by its sender’s signed deletion is « Message supprimé », not missing; without it, or forged by another member, it is missing', async () => {
+    const { server, feed } = await world();
+    const alice = feed('alice');
+    await alice.load();
+    await sendAll(alice, ['un', 'deux', 'trois']);
+    const target = alice.getSnapshot().entries[1]!;
+    const place = await deletedPlaceOf(target.content);
+    expect(place).toMatchObject({ chain: { counter: 2 }, permanent: true });
+    const deleteDeux = encodeDelete({ s: 'alice', m: target.clientMessageId }, place);
+    // Bob forges Alice's deletion (same body, his signature), and the server drops « deux ».
+    const bobFeed = feed('bob');
+    await bobFeed.load();
+    await settle(bobFeed);
+    expect(await bobFeed.sendAction(deleteDeux)).toBe(true);
+    server.messages.splice(1, 1);
+    const reader = feed('bob');
+    await reader.load();
+    await settle(reader);
+    const forged = reader.getSnapshot();
+    expect([...forged.missing.values()]).toEqual(['gap']);
+    expect(deriveActions(forged.entries, forged.reads, 'bob').deleted.size).toBe(0);
+
+    // Alice's own signed deletion: the place is filled, « Message supprimé » shows instead.
+    expect(await alice.sendAction(deleteDeux)).toBe(true);
+    const after = feed('bob');
+    await after.load();
+    await settle(after);
+    const snapshot = after.getSnapshot();
+    expect(snapshot.missing.size).toBe(0);
+    const derived = deriveActions(snapshot.entries, snapshot.reads, 'bob');
+    expect(derived.deleted.has(target.key)).toBe(true);
+    expect(derived.tombstones.size).toBe(1);
+    // Alice's deletion continues her own sequence: a later message of hers links as usual.
+    await sendAll(alice, ['quatre']);
+    await after.catchUp();
+    await settle(after);
+    expect(after.getSnapshot().missing.size).toBe(0);
   });
 });

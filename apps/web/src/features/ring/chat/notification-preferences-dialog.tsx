@@ -7,6 +7,7 @@ import {
   type DialogOpenProps,
 } from '@/components/ui/dialog';
 import { NotificationSettingsPanel } from '@/components/notification-settings-panel';
+import { WebPushSwitch } from './web-push-switch';
 
 /**
  * « Préférences de notification » in the room (issue 25): the same settings as the customer
@@ -25,6 +26,7 @@ export function NotificationPreferencesDialog({ open, onOpenChange }: DialogOpen
           </DialogDescription>
         </DialogHeader>
         <NotificationSettingsPanel session="ring" />
+        <WebPushSwitch />
       </DialogContent>
     </Dialog>
   );

@@ -29,6 +29,8 @@ export interface IncomingNotice {
   text: string | null;
   own: boolean;
   inView: boolean;
+  /** The message names this member (signed mention list, issue 29): noticed even when muted. */
+  mentioned?: boolean;
   onOpen?: () => void;
 }
 
@@ -140,7 +142,7 @@ export function useChatNotifications(readerName: string) {
       const decision = decideNotice({
         own: notice.own,
         inView: options.ignoreView ? false : notice.inView,
-        muted: isMutedNow,
+        muted: isMutedNow && !notice.mentioned,
         settings: current,
         type,
         desktopPermission: granted,
@@ -178,6 +180,9 @@ export function useChatNotifications(readerName: string) {
         variant: 'info',
         duration: NOTICE_DURATION_MS,
         group: `chat:${notice.conversationId}`,
+        ...(notice.onOpen
+          ? { action: { label: 'Ouvrir', altText: 'Ouvrir la conversation', onSelect: notice.onOpen } }
+          : {}),
       });
       return true;
     },

@@ -816,6 +816,9 @@ describe('keyring flows against the key endpoints', () => {
       expect(await owner.recordDeparture('bob')).toBe(true);
       expect(server.links.at(-1)!.type).toBe('deactivate');
       expect(owner.getSnapshot().departed).toEqual([]);
+      // The timeline's « bob a été retiré du Ring » from the signed link (issue 28: after a reload too).
+      const departure = { memberId: 'bob', username: 'bob', at: server.links.at(-1)!.at, back: false };
+      expect(owner.getSnapshot().membershipChanges).toEqual([departure]);
       await owner.ensureSendableEpoch();
 
       // The customer space reactivates bob's account: he is listed again, still out of the log.
@@ -831,8 +834,11 @@ describe('keyring flows against the key endpoints', () => {
       expect(await owner.reactivate('bob')).toBe(true);
       expect(server.links.at(-1)!.type).toBe('reactivate');
       expect(server.currentEpoch).toBeGreaterThan(before);
+      const back = { memberId: 'bob', username: 'bob', at: server.links.at(-1)!.at, back: true };
+      expect(owner.getSnapshot().membershipChanges).toEqual([departure, back]);
       await bob.sync();
       expect(bob.getSnapshot()).toMatchObject({ admission: 'admitted', status: 'active' });
+      expect(bob.getSnapshot().membershipChanges).toEqual([departure, back]);
       expect(bob.currentEpochKey()!.epoch).toBe(server.currentEpoch);
     },
   );
@@ -1092,6 +1098,51 @@ describe('keyring flows against the key endpoints', () => {
       expect(await bob.unlock('la nouvelle phrase de bob')).toBe(true);
       await bob.sync();
       expect(bob.getSnapshot().status).toBe('active');
+    },
+  );
+
+  it(
+    'an unlocked reset is not taken for a reset on another device when the members list shows the new key first',
+    SLOW,
+    async () => {
+      const { server } = await ownerAndBob();
+      // The room's tab: unlocked, with a members list that refreshes as soon as the server says the
+      // key changed (the socket's signal), before this browser has finished its own reset.
+      const api = server.api('bob');
+      let slowRecord: Promise<void> | null = null;
+      let release = () => {};
+      const bob = new Keyring({
+        ringId: server.ringId,
+        memberId: 'bob',
+        level: () => server.level,
+        role: () => server.members.get('bob')!.role,
+        localTrust: memoryLocalTrustStore(),
+        api: {
+          ...api,
+          getMemberKey: async () => {
+            // A record read that answers late (after the reset below is over).
+            if (slowRecord) await slowRecord;
+            return api.getMemberKey();
+          },
+          saveMemberKey: async (body) => {
+            const saved = await api.saveMemberKey(body);
+            if (body.reset) {
+              slowRecord = new Promise<void>((resolve) => (release = resolve));
+              await bob.setMembers(await api.getMembers(true));
+            }
+            return saved;
+          },
+        },
+      });
+      await bob.load();
+      expect(await bob.unlock(BOB_PHRASE)).toBe(true);
+      await bob.sync();
+      expect(await bob.resetKeys('nouvelle phrase de bob')).toBe(true);
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(bob.getSnapshot()).toMatchObject({ phase: 'ready', error: null });
+      expect(bob.getSnapshot().recoveryKey).toEqual(expect.any(String));
+      expect(bob.signingKey).not.toBeNull();
     },
   );
 

@@ -12,6 +12,8 @@ import {
   E2eeError,
   LEVEL_PARAMETERS,
   SECURITY_LEVELS,
+  READING_OFF,
+  type ReadingSettings,
   createGenesis,
   createLink,
   decryptMessage,
@@ -221,6 +223,11 @@ export interface KeyringSnapshot {
   noAdminToVouch: boolean;
   /** The level the owner signed in the log (null before its genesis). */
   logLevel: SecurityLevel | null;
+  /**
+   * Typing indicators and read receipts as the owner signed them in the verified log (issue 29):
+   * both off without a log, with an untrusted one, or until the owner switches them on.
+   */
+  reading: ReadingSettings;
   /** The customer space offers « Partager l'historique » in the admission dialog. */
   historyOffered: boolean;
   /** Set when the log cannot be trusted (see LOG_PROBLEM_TEXT): no key is used then. */
@@ -246,6 +253,21 @@ export interface KeyringSnapshot {
    * confirmed yet (`pending`; `at`: when this tab first saw them).
    */
   keyChanges: readonly KeyChange[];
+  /**
+   * Members removed from (deactivate) or brought back to (reactivate) the Ring as the verified log
+   * signs it, for the room's timeline after a reload too (« Marc a été retiré du Ring »); `at`:
+   * the link's signed time. Empty while the log is not trusted.
+   */
+  membershipChanges: readonly LoggedMembershipChange[];
+}
+
+/** A deactivation or reactivation of the verified log, as the timeline shows it. */
+export interface LoggedMembershipChange {
+  memberId: string;
+  /** The name the log signed for the member. */
+  username: string;
+  at: string;
+  back: boolean;
 }
 
 /** A member's key change as shown in the timeline. */
@@ -274,6 +296,7 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   reactivatable: [],
   noAdminToVouch: false,
   logLevel: null,
+  reading: READING_OFF,
   historyOffered: false,
   logProblem: null,
   verifiedKeyChanged: [],
@@ -281,6 +304,7 @@ export const LOCKED_KEYRING: KeyringSnapshot = {
   remembered: false,
   confirmers: [],
   keyChanges: [],
+  membershipChanges: [],
 };
 
 /** What the recovery form says when the recovery key does not open the record. */
@@ -314,6 +338,12 @@ export class Keyring {
   private keyVersion = 0;
   private record: MemberKeyRecord | null = null;
   private publishedKeys: TPublicKeys | null = null;
+  /**
+   * The public keys this browser is publishing (a first unlock or a reset, from the save until
+   * the new identity is in use): the members list may already show them, and they are not a reset
+   * made on another device.
+   */
+  private publishingKeys: TPublicKeys | null = null;
   private readonly epochs = new Map<number, EpochKey>();
   private state: TKeyStateResponse | null = null;
   private members = new Map<string, RingMemberKeys>();
@@ -328,6 +358,8 @@ export class Keyring {
   private readonly fingerprints = new Map<string, string>();
   /** Key changes the verified log records (other members'), by link seq. */
   private loggedKeyChanges: KeyChange[] = [];
+  /** Deactivations and reactivations the verified log records, by link seq. */
+  private loggedMembershipChanges: LoggedMembershipChange[] = [];
   /** When this tab first saw a member's published keys differ from the log's (unconfirmed change). */
   private readonly pendingSince = new Map<string, string>();
   private readonly verifyKeys = new Map<string, CryptoKey>();
@@ -386,6 +418,17 @@ export class Keyring {
     const active = this.log ? [...this.log.members.values()].filter((m) => m.status === 'active') : [];
     next.noAdminToVouch = next.isLogOwner && active.length > 1 && !active.some((m) => m.role === 'admin');
     next.logLevel = this.log?.level ?? null;
+    const membershipChanges = this.logProblem ? [] : this.loggedMembershipChanges;
+    next.membershipChanges =
+      membershipChanges.length === this.snapshot.membershipChanges.length &&
+      membershipChanges.every((c, i) => c === this.snapshot.membershipChanges[i])
+        ? this.snapshot.membershipChanges
+        : membershipChanges;
+    const reading = (!this.logProblem && this.log?.reading) || READING_OFF;
+    next.reading =
+      reading.typing === this.snapshot.reading.typing && reading.receipts === this.snapshot.reading.receipts
+        ? this.snapshot.reading
+        : { typing: reading.typing, receipts: reading.receipts };
     next.historyOffered = this.state?.shareHistory ?? false;
     next.logProblem = this.logProblem;
     next.confirmers =
@@ -531,6 +574,7 @@ export class Keyring {
         recoveryKey,
       });
       const publicKeys = await exportPublicIdentity(fresh);
+      this.publishingKeys = publicKeys;
       const saved = await this.deps.api.saveMemberKey({
         key: record,
         publicKeys,
@@ -568,6 +612,8 @@ export class Keyring {
       // Another tab may have published keys meanwhile: read the record again.
       if (!reset) void this.reloadRecordQuietly();
       return false;
+    } finally {
+      this.publishingKeys = null;
     }
   }
 
@@ -735,7 +781,8 @@ export class Keyring {
       self?.keys &&
       self.keyVersion !== null &&
       self.keyVersion > this.keyVersion &&
-      !samePublicIdentity(self.keys, this.ownKeys)
+      !samePublicIdentity(self.keys, this.ownKeys) &&
+      !(this.publishingKeys && samePublicIdentity(self.keys, this.publishingKeys))
     ) {
       void this.lockReplacedIdentity();
     }
@@ -761,6 +808,8 @@ export class Keyring {
     } catch {
       // The dialog still opens: the record is read again at the next unlock attempt.
     }
+    // This browser unlocked another identity meanwhile (its own reset landed): keep it.
+    if (this.identity !== null) return;
     this.update({ phase: 'unlock', busy: false, remembered: false, error: KEYS_REPLACED_TEXT });
   }
 
@@ -808,7 +857,9 @@ export class Keyring {
     }
     const next = [...(this.logProblem ? [] : this.loggedKeyChanges), ...pending];
     // The same list keeps its identity: the chat re-checks messages only when it really changed.
-    return JSON.stringify(next) === JSON.stringify(this.snapshot.keyChanges) ? this.snapshot.keyChanges : next;
+    return JSON.stringify(next) === JSON.stringify(this.snapshot.keyChanges)
+      ? this.snapshot.keyChanges
+      : next;
   }
 
   private async fingerprintOf(keys: TPublicKeys): Promise<string> {
@@ -930,6 +981,17 @@ export class Keyring {
         : [];
     });
     this.loggedKeyChanges = after >= 0 ? [...this.loggedKeyChanges, ...changes] : changes;
+    // Its deactivations and reactivations too (issue 28: the line survives a reload).
+    const departures = answer.links.flatMap((link): LoggedMembershipChange[] => {
+      const memberId = link.body.memberId;
+      if ((link.type !== 'deactivate' && link.type !== 'reactivate') || typeof memberId !== 'string')
+        return [];
+      const username = verified.members.get(memberId)?.username;
+      return username === undefined
+        ? []
+        : [{ memberId, username, at: link.at, back: link.type === 'reactivate' }];
+    });
+    this.loggedMembershipChanges = after >= 0 ? [...this.loggedMembershipChanges, ...departures] : departures;
     this.log = verified;
     this.logProblem = null;
     const head = {
@@ -1037,6 +1099,20 @@ export class Keyring {
     });
     if (done) await this.rotateAfterChange();
     return done;
+  }
+
+  /**
+   * The owner switches typing indicators and read receipts on or off (issue 29): a link of the log
+   * it signs here, so that no server flag can make browsers reveal when their members type or read.
+   */
+  async setReading(settings: ReadingSettings): Promise<boolean> {
+    return this.change(() => {
+      const log = this.log;
+      const current = log?.reading ?? READING_OFF;
+      if (!log || log.members.get(this.memberId)?.role !== 'owner') return null;
+      if (current.typing === settings.typing && current.receipts === settings.receipts) return null;
+      return { type: 'reading', body: { typing: settings.typing, receipts: settings.receipts } };
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
-import type { EpochKey, MessageChain, MessageHeader, SignedPin } from '@securering/e2ee';
+import type { EpochKey, MessageChain, MessageHeader, ReadingSettings, SignedPin } from '@securering/e2ee';
 import { createContext, useContext } from 'react';
-import type { KeyChange, KeyringPhase, MemberSafety } from './keyring';
+import type { KeyChange, KeyringPhase, LoggedMembershipChange, MemberSafety } from './keyring';
 import type { Admission, KeyringStatus } from './keyring-policy';
 
 /**
@@ -87,6 +87,8 @@ export interface RingKeys {
   confirmers: ReadonlyArray<{ id: string; username: string }>;
   /** Other members' key changes for the timeline (« La clé de … a changé — comparer »). */
   keyChanges: readonly KeyChange[];
+  /** Deactivations and reactivations the verified log signs (KeyringSnapshot.membershipChanges). */
+  membershipChanges: readonly LoggedMembershipChange[];
   /** The unlocked keys are remembered on this device (« Se souvenir sur cet appareil »). */
   remembered: boolean;
   /** The customer space offers « Partager l'historique » in the admission dialog. */
@@ -135,6 +137,10 @@ export interface RingKeys {
   isLogOwner: boolean;
   /** The owner names a Ring admin or takes the role back (a signed link). */
   setRole(memberId: string, role: 'admin' | 'member'): Promise<boolean>;
+  /** Typing indicators and read receipts as the owner signed them in the verified log (issue 29). */
+  reading: ReadingSettings;
+  /** The owner switches them (a signed link); false when not the owner or nothing changes. */
+  setReading(settings: ReadingSettings): Promise<boolean>;
   /** Opens the passphrase dialog (locked or failed state). */
   openUnlock(): void;
   /**

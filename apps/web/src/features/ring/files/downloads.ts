@@ -31,6 +31,21 @@ export class DownloadError extends Error {
   }
 }
 
+/**
+ * The error toast of a failed download, from the file space or a conversation: the failure's French
+ * title and detail, or the generic download error for anything unexpected.
+ */
+export function downloadFailureToast(error: unknown) {
+  const failure =
+    error instanceof DownloadError ? error : new DownloadError(RING_FILES_MESSAGES.downloadError);
+  return {
+    title: failure.message,
+    ...(failure.detail ? { description: failure.detail } : {}),
+    variant: 'error' as const,
+    duration: 8000,
+  };
+}
+
 export const DOWNLOAD_TEXT = {
   tampered: 'Le contenu du fichier ne se vérifie pas\u202f: il a été modifié ou est incomplet.',
   replayed:
@@ -65,11 +80,26 @@ export async function downloadFile(
     throw new DownloadError(RING_FILES_MESSAGES.downloadError, DOWNLOAD_TEXT.tampered);
   }
   if (!fileKey) throw new DownloadError(RING_FILES_MESSAGES.downloadError, E2EE_MESSAGES.notKeyHolder);
-  const plainSize = plainFileSize(file.size_bytes) ?? Number.NaN;
+  return downloadWithKey(file.id, fileKey, filename, {
+    plainSize: plainFileSize(file.size_bytes) ?? Number.NaN,
+    content: context.content,
+  });
+}
 
+/**
+ * The download of a file whose key the caller already holds (the files tab unwraps it from the
+ * listing; an attachment message carries it): fetched, checked against `content`, decrypted, saved.
+ */
+export async function downloadWithKey(
+  fileId: string,
+  fileKey: Uint8Array,
+  filename: string,
+  options: { plainSize: number; content: ContentBinding | null },
+): Promise<DownloadRoute> {
+  const { plainSize, content } = options;
   let body: ReadableStream<Uint8Array>;
   try {
-    ({ body } = await openDownload(file.id));
+    ({ body } = await openDownload(fileId));
   } catch (error) {
     if (error instanceof ApiError && error.kind === 'network')
       throw new DownloadError(RING_FILES_MESSAGES.connectionError);
@@ -79,7 +109,7 @@ export async function downloadFile(
     );
   }
   // Bytes of another file or encryption than the signed metadata names stop the download.
-  const plain = decryptStream(context.content ? bindContent(body, context.content) : body, fileKey);
+  const plain = decryptStream(content ? bindContent(body, content) : body, fileKey);
   const failed = (error: unknown): never => {
     if (error instanceof DownloadError) throw error;
     if (isE2eeError(error))

@@ -1,5 +1,5 @@
 import type { TRingFile } from '@securering/contract';
-import { Download, Loader2, Pencil, ShieldAlert, Trash2 } from 'lucide-react';
+import { Download, FolderInput, Loader2, Pencil, ShieldAlert, Trash2 } from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { formatFileSize } from '@/lib/bytes';
 import { formatDateTimeShort } from '@/lib/dates';
@@ -17,25 +17,35 @@ export interface FileRow {
   plainBytes: number;
   /** Why its signed metadata does not hold here (moved or swapped by the server), if so. */
   warning?: string;
+  /** The member may move it and its signed metadata verified here (« Déplacer », issue 28). */
+  movable?: boolean;
 }
+
+/** The drag data type of a file row dropped on a folder (its id). */
+export const FILE_DRAG_TYPE = 'application/x-securering-file';
 
 /**
  * The folder's files (spec 2 §2): Nom, Taille (of the plain content), Date de modification,
- * Actions — Télécharger for everyone, Renommer and Supprimer where the member may manage the file.
- * On narrow screens size and date move under the name.
+ * Actions — Télécharger for everyone, Renommer, Déplacer and Supprimer where the member may manage
+ * the file. On narrow screens size and date move under the name. A movable row can be dragged onto
+ * a folder tile or a breadcrumb (desktop; `draggable` off on touch screens).
  */
 export function FileTable({
   rows,
   downloading,
   onDownload,
   onRename,
+  onMove,
   onDelete,
+  draggable = false,
 }: {
   rows: FileRow[];
   downloading: ReadonlySet<string>;
   onDownload(row: FileRow): void;
   onRename(row: FileRow): void;
+  onMove(row: FileRow): void;
   onDelete(row: FileRow): void;
+  draggable?: boolean;
 }) {
   if (rows.length === 0) {
     return (
@@ -69,7 +79,20 @@ export function FileTable({
             const date = formatDateTimeShort(row.file.updated_at);
             const busy = downloading.has(row.file.id);
             return (
-              <tr key={row.file.id} aria-label={row.label} data-file-id={row.file.id}>
+              <tr
+                key={row.file.id}
+                aria-label={row.label}
+                data-file-id={row.file.id}
+                draggable={draggable && row.movable === true}
+                className={draggable && row.movable ? 'cursor-grab active:cursor-grabbing' : undefined}
+                // The anti-capture layer lets this drag through: it carries the file id only.
+                data-internal-drag={draggable && row.movable ? '' : undefined}
+                onDragStart={(event) => {
+                  event.dataTransfer.clearData();
+                  event.dataTransfer.setData(FILE_DRAG_TYPE, row.file.id);
+                  event.dataTransfer.effectAllowed = 'move';
+                }}
+              >
                 <td className="w-full max-w-0 px-3 py-2">
                   <div className="flex min-w-0 items-center gap-2">
                     <FileIcon kind={row.kind} />
@@ -113,6 +136,12 @@ export function FileTable({
                           <Pencil aria-hidden />
                           <span className="sr-only lg:not-sr-only">Renommer</span>
                         </Button>
+                        {row.movable ? (
+                          <Button variant="ghost" size="sm" onClick={() => onMove(row)} title="Déplacer">
+                            <FolderInput aria-hidden />
+                            <span className="sr-only xl:not-sr-only">Déplacer</span>
+                          </Button>
+                        ) : null}
                         <Button
                           variant="ghost"
                           size="sm"

@@ -6,12 +6,15 @@ import {
   ZDeleteFileResponse,
   ZFileKeysResponse,
   ZListFilesResponse,
+  ZListFoldersResponse,
   ZMkdirResponse,
+  ZMoveFileResponse,
   ZRenameFileResponse,
   ZRenameFolderResponse,
   ZRmdirResponse,
   ZUploadFileResponse,
   type TMkdirRequest,
+  type TMoveFileRequest,
   type TRenameFileRequest,
   type TRenameFolderRequest,
   type TRingFile,
@@ -70,6 +73,16 @@ export const filesApi = {
     post(PATHS.renameFolder, body, ZRenameFolderResponse, RING_FILES_MESSAGES.folderRenameFailed),
   rmdir: (folder: string) =>
     post(PATHS.rmdir, { folder }, ZRmdirResponse, RING_FILES_MESSAGES.folderDeleteFailed),
+  /** POST move.php: the file into another folder, its metadata signed again (issue 28). */
+  move: (body: TMoveFileRequest) => post(PATHS.move, body, ZMoveFileResponse, RING_FILES_MESSAGES.moveFailed),
+  /** GET folders.php: every folder of the Ring (the « Déplacer » dialog). */
+  folders: () =>
+    apiRequest(PATHS.folders, {
+      auth: 'ring',
+      schema: ZListFoldersResponse,
+      cache: 'no-store',
+      networkError: RING_FILES_MESSAGES.connectionError,
+    }),
   /** GET keys.php: one page of every file's wrapped keys (owner and Ring admins). */
   fileKeys: (after: string) =>
     apiRequest(`${PATHS.keys}?${new URLSearchParams({ after }).toString()}`, {

@@ -22,7 +22,9 @@ import {
   SeenVersions,
   migratePage,
   newFileFields,
+  movedFileBody,
   newFolderBody,
+  readFolderChoices,
   readPage,
   renamedFileBody,
   type renamedFolderBody,
@@ -102,6 +104,17 @@ function folderRow(body: { name: string; id: string; meta: string }, parentPath 
 /** A folder body created at the root of the Ring. */
 function rootFolder(epochKey: EpochKey, signer: MetaSigner, name: string) {
   return newFolderBody({ ringId: RING, epochKey, parentPath: '', parentId: '', name, signer });
+}
+
+/** A folder body created in `parent`, whose path is `parentPath` (its name for a root folder). */
+function subFolder(
+  epochKey: EpochKey,
+  signer: MetaSigner,
+  parent: { id: string; name: string },
+  name: string,
+  parentPath = parent.name,
+) {
+  return newFolderBody({ ringId: RING, epochKey, parentPath, parentId: parent.id, name, signer });
 }
 
 async function fileRow(epochKey: EpochKey, signer: MetaSigner, name: string, folderId: string, folder = '') {
@@ -184,14 +197,7 @@ describe('the files tab trusts signed metadata, not the server (issue 27, review
     const { epochKey, signer, ctx } = await setup();
     const projets = await rootFolder(epochKey, signer, 'Projets');
     const archives = await rootFolder(epochKey, signer, 'Archives');
-    const sub = await newFolderBody({
-      ringId: RING,
-      epochKey,
-      parentPath: projets.name,
-      parentId: projets.id,
-      name: 'Sous-dossier',
-      signer,
-    });
+    const sub = await subFolder(epochKey, signer, projets, 'Sous-dossier');
     const file = await fileRow(epochKey, signer, 'contrat_signé.pdf', projets.id, projets.name);
     // The server lists Projets' file and subfolder under Archives.
     const read = await readPage(
@@ -378,5 +384,96 @@ describe('replays, removed signers and rotated folder names (issue 27, M3 follow
       api: { rename: async () => undefined, renameFolder: async () => undefined },
     });
     expect(again).toBe(0);
+  });
+});
+
+describe('« Déplacer »: a move is signed again, a move the server makes alone is flagged (issue 28)', () => {
+  it('verifies in the new folder after a signed move; moved back by the server alone, or replayed, it is flagged', async () => {
+    const { epochKey, signer, ctx, bob } = await setup();
+    const projets = await rootFolder(epochKey, signer, 'Projets');
+    const file = await fileRow(epochKey, signer, 'contrat_signé.pdf', '');
+    const atRoot = await readPage(pageOf({ files: [file] }), ctx);
+    const item = atRoot.files.get(file.id)!;
+    expect(item).toMatchObject({ status: 'verified', version: 1 });
+
+    // Bob (a Ring admin in this story) moves it into Projets: the next version, his signature.
+    const body = await movedFileBody({
+      ringId: RING,
+      file,
+      read: item,
+      folderPath: projets.name,
+      folderId: projets.id,
+      signer: bob(),
+    });
+    expect(body).toMatchObject({ id: file.id, folder: projets.name, meta_version: 2 });
+    const moved: TRingFile = { ...file, folder: projets.name, meta: body.meta };
+    const inside = await readPage(
+      pageOf({ folder: projets.name, trail: [folderRow(projets)], files: [moved] }),
+      ctx,
+    );
+    expect(inside.files.get(file.id)).toMatchObject({
+      name: 'contrat_signé.pdf',
+      status: 'verified',
+      version: 2,
+      uploader: 'alice',
+      content: CONTENT,
+    });
+
+    // The server puts it back at the root by itself, keeping the new metadata: not where it was signed.
+    const back = await readPage(pageOf({ files: [{ ...moved, folder: '' }] }), ctx);
+    expect(back.files.get(file.id)?.status).toBe('misplaced');
+    expect(META_TEXT.misplaced).toMatch(/Emplacement non vérifié/);
+    // …or with the metadata from before the move: an older version than this browser saw.
+    const replayed = await readPage(pageOf({ files: [file] }), ctx);
+    expect(replayed.files.get(file.id)?.status).toBe('replayed');
+  });
+
+  it('refuses to seal a move of a file whose metadata did not verify here', async () => {
+    const { epochKey, signer, ctx } = await setup();
+    const file = await fileRow(epochKey, signer, 'devis.pdf', '');
+    const read = await readPage(pageOf({ files: [file] }), ctx);
+    for (const status of ['misplaced', 'unverifiable', 'replayed', 'legacy'] as const)
+      await expect(
+        movedFileBody({
+          ringId: RING,
+          file,
+          read: { ...read.files.get(file.id)!, status },
+          folderPath: '',
+          folderId: '',
+          signer,
+        }),
+      ).rejects.toThrow('not verified');
+  });
+
+  it('lists as destinations only folders whose signed parents chain up to the root, as a tree', async () => {
+    const { epochKey, signer, ctx } = await setup();
+    const projets = await rootFolder(epochKey, signer, 'Projets');
+    const archives = await rootFolder(epochKey, signer, 'Archives');
+    const sub = await subFolder(epochKey, signer, projets, 'Devis');
+    const deeper = await subFolder(epochKey, signer, sub, 'Signés', `${projets.name}/${sub.name}`);
+    const rows = [
+      folderRow(projets),
+      folderRow(archives),
+      folderRow(sub, projets.name),
+      folderRow(deeper, `${projets.name}/${sub.name}`),
+    ];
+    const choices = await readFolderChoices(rows, ctx);
+    expect(choices.map((c) => c.names.join('/'))).toEqual([
+      'Archives',
+      'Projets',
+      'Projets/Devis',
+      'Projets/Devis/Signés',
+    ]);
+    // The server files Devis (and so what is below it) under Archives: left out.
+    const moved = [
+      folderRow(projets),
+      folderRow(archives),
+      folderRow(sub, archives.name),
+      folderRow(deeper, `${archives.name}/${sub.name}`),
+    ];
+    expect((await readFolderChoices(moved, ctx)).map((c) => c.names.join('/'))).toEqual([
+      'Archives',
+      'Projets',
+    ]);
   });
 });

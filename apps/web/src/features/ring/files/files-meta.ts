@@ -445,3 +445,90 @@ export async function migratePage(
   }
   return changed;
 }
+
+/** A destination of « Déplacer »: a folder whose signed name and parent chain up to the root. */
+export interface FolderChoice {
+  folder: TRingFolder;
+  /** Its name and its ancestors', root first (for the indented list and the order). */
+  names: string[];
+}
+
+/**
+ * The Ring's folders (folders.php) as this browser verifies them, for the « Déplacer » dialog:
+ * each one's sealed parent must be the folder at its parent path, up to the root; a folder whose
+ * chain does not verify (unreadable, moved or swapped by the server, replayed) is left out, and so
+ * are the folders below it. Sorted as a tree, parents first.
+ */
+export async function readFolderChoices(folders: TRingFolder[], ctx: MetaContext): Promise<FolderChoice[]> {
+  const byPath = new Map(folders.map((f) => [f.path, f]));
+  const read = new Map<string, ReadItem>();
+  await Promise.all(
+    folders.map(async (folder) => {
+      const parentPath = parentOf(folder.path);
+      const parent = parentPath === '' ? '' : byPath.get(parentPath)?.id;
+      if (parent === undefined) return;
+      read.set(folder.path, await readFolder(folder, parent, ctx));
+    }),
+  );
+  const trusted = (item: ReadItem | undefined): item is ReadItem & { name: string } =>
+    item?.name !== undefined && (item.status === 'verified' || item.status === 'legacy');
+  const choices: FolderChoice[] = [];
+  for (const folder of folders) {
+    const names: string[] = [];
+    let path = folder.path;
+    let ok = true;
+    while (path !== '') {
+      const item = read.get(path);
+      if (!trusted(item)) {
+        ok = false;
+        break;
+      }
+      names.unshift(item.name);
+      path = parentOf(path);
+    }
+    if (ok) choices.push({ folder, names });
+  }
+  const collator = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+  const compare = (a: string[], b: string[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const order = collator.compare(a[i]!, b[i]!);
+      if (order !== 0) return order;
+    }
+    return a.length - b.length;
+  };
+  return choices.sort((a, b) => compare(a.names, b.names));
+}
+
+/**
+ * move.php's body: the file's metadata sealed again naming `folderId` ("" for the root) with the
+ * next version, signed by the mover; only for a file whose metadata this browser verified here.
+ */
+export async function movedFileBody(options: {
+  ringId: string;
+  file: TRingFile;
+  read: ReadItem;
+  folderPath: string;
+  folderId: string;
+  signer: MetaSigner;
+}) {
+  const { file, read } = options;
+  if (read.status !== 'verified' || read.name === undefined || read.version === undefined || !read.fileKey)
+    throw new Error('file metadata not verified');
+  const version = read.version + 1;
+  const meta = await sealFileMeta({
+    ringId: options.ringId,
+    fileId: file.id,
+    fileKey: read.fileKey,
+    meta: {
+      name: read.name,
+      type: read.type ?? '',
+      folder: options.folderId,
+      uploader: read.uploader ?? '',
+      version,
+      content: read.content ?? null,
+    },
+    pin: options.signer.pin,
+    signer: options.signer,
+  });
+  return { id: file.id, folder: options.folderPath, meta, meta_version: version };
+}

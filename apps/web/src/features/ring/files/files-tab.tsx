@@ -2,7 +2,7 @@ import { RING_FILES_MESSAGES, plainFileSize, type TRingFile } from '@securering/
 import { E2eeError, isE2eeError } from '@securering/e2ee';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, FolderPlus, KeyRound, Upload } from 'lucide-react';
-import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
@@ -13,14 +13,16 @@ import { apiErrorMessage } from '@/lib/api-error-message';
 import { cn } from '@/lib/utils';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
-import { FileTable, type FileRow } from './file-table';
+import { FILE_DRAG_TYPE, FileTable, type FileRow } from './file-table';
 import { FILES_QUERY_KEY, filesApi, getFilesQueryOptions } from './files-api';
 import {
   META_TEXT,
+  type MetaContext,
   type MetaSigner,
   type ReadItem,
   type ReadPage,
   migratePage,
+  movedFileBody,
   newFolderBody,
   readPage,
   renamedFileBody,
@@ -29,11 +31,12 @@ import {
 } from './files-meta';
 import { ROOT_LABEL, UNREADABLE_NAME, fileKindOf, nameProblem, renameDecision } from './files-policy';
 import { FolderGrid, type FolderTile } from './folder-grid';
+import { MoveDialog, type MoveTarget } from './move-dialog';
 import { NameDialog } from './name-dialog';
 import { StoragePanel } from './storage-panel';
 import { UploadList } from './upload-list';
 import { FILES_TEXT, uploadFiles } from './uploads';
-import { DownloadError, downloadFile } from './downloads';
+import { downloadFailureToast, downloadFile } from './downloads';
 
 /** The folder each Ring's tab showed last, so leaving the tab and coming back keeps it. */
 const lastFolder = new Map<string, string>();
@@ -44,6 +47,7 @@ const CONNECTION = RING_FILES_MESSAGES.connectionError;
 type DialogState =
   | { kind: 'mkdir' }
   | { kind: 'rename-file'; row: FileRow }
+  | { kind: 'move-file'; row: FileRow }
   | { kind: 'rename-folder'; tile: FolderTile }
   | { kind: 'delete-file'; row: FileRow }
   | { kind: 'delete-folder'; tile: FolderTile };
@@ -103,18 +107,23 @@ export default function FilesTab() {
   // The epoch each listing was last migrated in (a rotation since: its folders are sealed again).
   const migrated = useRef(new WeakMap<object, number>());
   const hasNamesKey = namesKey !== undefined;
-  useEffect(() => {
-    const data = list.data;
-    if (!data) return;
-    let cancelled = false;
+  /** What this browser checks signed metadata with: the keys and verified log of the moment. */
+  const metaContext = useCallback((): MetaContext => {
     const current = keysRef.current;
-    void readPage(data, {
+    return {
       ringId,
       namesKey: current.namesKey(),
       epochKey: (epoch) => current.epochKey(epoch),
       signerKeys: (pin) => current.metaSignerKeys(pin),
       versions: seenVersionsOf(ringId),
-    }).then(async (page) => {
+    };
+  }, [ringId]);
+  useEffect(() => {
+    const data = list.data;
+    if (!data) return;
+    let cancelled = false;
+    const current = keysRef.current;
+    void readPage(data, metaContext()).then(async (page) => {
       if (cancelled) return;
       setRead({ data, page });
       const signingKey = current.signingKey;
@@ -139,7 +148,7 @@ export default function FilesTab() {
     return () => {
       cancelled = true;
     };
-  }, [list.data, ringId, client, keys.state, keys.currentEpoch, hasNamesKey]);
+  }, [list.data, ringId, client, keys.state, keys.currentEpoch, hasNamesKey, metaContext]);
   const page = read && read.data === list.data ? read.page : undefined;
 
   const warningOf = (item: ReadItem | undefined) =>
@@ -153,7 +162,12 @@ export default function FilesTab() {
     .map((f) => {
       const item = page?.folders.get(f.id);
       const warning = warningOf(item);
-      return { folder: f, label: item?.name ?? UNREADABLE_NAME, ...(warning ? { warning } : {}) };
+      return {
+        folder: f,
+        label: item?.name ?? UNREADABLE_NAME,
+        target: item?.status === 'verified' || item?.status === 'legacy',
+        ...(warning ? { warning } : {}),
+      };
     })
     .sort((a, b) => collator.compare(a.label, b.label));
   const rows: FileRow[] = (page ? (list.data?.files ?? []) : [])
@@ -167,6 +181,8 @@ export default function FilesTab() {
         readable: name !== undefined,
         kind: name ? fileKindOf(name) : 'other',
         plainBytes: plainFileSize(file.size_bytes) ?? Number.NaN,
+        movable:
+          file.can_manage && file.meta !== null && item?.status === 'verified' && Boolean(item.fileKey),
         ...(warning ? { warning } : {}),
       };
     })
@@ -175,9 +191,16 @@ export default function FilesTab() {
     { path: '', label: ROOT_LABEL },
     ...(list.data?.trail ?? []).map((f, i) => ({
       path: f.path,
+      id: f.id,
       label: page?.trail[i]?.name ?? UNREADABLE_NAME,
     })),
-  ];
+  ].map((crumb, i, all) => ({
+    ...crumb,
+    id: 'id' in crumb ? crumb.id : '',
+    // A file dropped on an ancestor moves there, when the whole trail up to it verified.
+    target: i < all.length - 1 && (page?.trail.slice(0, i).every((t) => t.status === 'verified') ?? false),
+  }));
+  const [crumbOver, setCrumbOver] = useState<string | undefined>(undefined);
 
   /** The epoch key to write names with (creating the Ring's first key if there is none). */
   const writableEpochKey = () => keys.currentEpochKey() ?? keys.ensureSendableEpoch();
@@ -237,14 +260,7 @@ export default function FilesTab() {
         content: page?.files.get(row.file.id)?.content ?? null,
       });
     } catch (error) {
-      const failure =
-        error instanceof DownloadError ? error : new DownloadError(RING_FILES_MESSAGES.downloadError);
-      notify({
-        title: failure.message,
-        ...(failure.detail ? { description: failure.detail } : {}),
-        variant: 'error',
-        duration: 8000,
-      });
+      notify(downloadFailureToast(error));
     } finally {
       setDownloading((current) => {
         const next = new Set(current);
@@ -360,6 +376,34 @@ export default function FilesTab() {
       },
       { title: RING_FILES_MESSAGES.folderTitle, fallback: RING_FILES_MESSAGES.folderRenameFailed },
     );
+  };
+
+  const handleMove = (row: FileRow, target: MoveTarget) => {
+    if (target.path === row.file.folder) return closeDialog();
+    void run(
+      async () => {
+        const item = page?.files.get(row.file.id);
+        if (!item?.fileKey) throw new E2eeError('missing_key', 'file key');
+        const epochKey = await writableEpochKey();
+        const answer = await filesApi.move(
+          await movedFileBody({
+            ringId,
+            file: row.file,
+            read: item,
+            folderPath: target.path,
+            folderId: target.id,
+            signer: signer(epochKey.epoch),
+          }),
+        );
+        return { message: answer.message };
+      },
+      { title: RING_FILES_MESSAGES.moveFailed, fallback: RING_FILES_MESSAGES.moveFailed, close: true },
+    ).finally(refresh);
+  };
+  /** A file row dropped on a folder tile or a breadcrumb. */
+  const handleDropFile = (fileId: string, target: MoveTarget) => {
+    const row = rows.find((r) => r.file.id === fileId);
+    if (row?.movable) handleMove(row, target);
   };
 
   const handleDeleteFile = (row: FileRow) =>
@@ -483,8 +527,26 @@ export default function FilesTab() {
                 ) : (
                   <button
                     type="button"
-                    className="rounded px-1.5 py-0.5 text-primary hover:bg-slate-100"
+                    className={cn(
+                      'rounded px-1.5 py-0.5 text-primary hover:bg-slate-100',
+                      crumbOver === crumb.path && 'bg-primary/10 ring-2 ring-primary',
+                    )}
                     onClick={() => setFolder(crumb.path)}
+                    onDragOver={(event) => {
+                      if (touchOnly || !crumb.target || !event.dataTransfer.types.includes(FILE_DRAG_TYPE))
+                        return;
+                      event.preventDefault();
+                      event.dataTransfer.dropEffect = 'move';
+                      setCrumbOver(crumb.path);
+                    }}
+                    onDragLeave={() => setCrumbOver(undefined)}
+                    onDrop={(event) => {
+                      setCrumbOver(undefined);
+                      if (touchOnly || !crumb.target) return;
+                      event.preventDefault();
+                      const fileId = event.dataTransfer.getData(FILE_DRAG_TYPE);
+                      if (fileId) handleDropFile(fileId, { path: crumb.path, id: crumb.id });
+                    }}
                   >
                     {crumb.label}
                   </button>
@@ -520,13 +582,22 @@ export default function FilesTab() {
             onOpen={(tile) => setFolder(tile.folder.path)}
             onRename={(tile) => setDialog({ kind: 'rename-folder', tile })}
             onDelete={(tile) => setDialog({ kind: 'delete-folder', tile })}
+            {...(touchOnly
+              ? {}
+              : {
+                  dragType: FILE_DRAG_TYPE,
+                  onDropFile: (tile: FolderTile, fileId: string) =>
+                    handleDropFile(fileId, { path: tile.folder.path, id: tile.folder.id }),
+                })}
           />
           <FileTable
             rows={rows}
             downloading={downloading}
             onDownload={(row) => void handleDownload(row)}
             onRename={(row) => setDialog({ kind: 'rename-file', row })}
+            onMove={(row) => setDialog({ kind: 'move-file', row })}
             onDelete={(row) => setDialog({ kind: 'delete-file', row })}
+            draggable={!touchOnly}
           />
         </>
       )}
@@ -552,6 +623,17 @@ export default function FilesTab() {
           pending={pending}
           error={dialogError}
           onSubmit={(value) => handleRenameFile(dialog.row, value)}
+          onClose={closeDialog}
+        />
+      ) : null}
+      {dialog?.kind === 'move-file' ? (
+        <MoveDialog
+          key={dialog.row.file.id}
+          fileLabel={dialog.row.label}
+          currentPath={dialog.row.file.folder}
+          context={metaContext}
+          pending={pending}
+          onSubmit={(target) => handleMove(dialog.row, target)}
           onClose={closeDialog}
         />
       ) : null}

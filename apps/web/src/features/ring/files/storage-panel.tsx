@@ -1,5 +1,6 @@
 import { HardDrive } from 'lucide-react';
 import { formatStorage } from '@/lib/bytes';
+import { ProgressBar } from '@/components/ui/progress-bar';
 
 /** Used over allocated, capped at 100 %. */
 export function usagePercent(used: number, allocated: number): number {
@@ -44,16 +45,12 @@ export function StoragePanel({ bytes }: { bytes: StorageBytes }) {
           <dd className="font-medium">{formatStorage(bytes.remaining)}</dd>
         </div>
       </dl>
-      <div
-        role="progressbar"
-        aria-label="Espace utilisé"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(percent)}
-        className="h-2 overflow-hidden rounded-full bg-slate-100"
-      >
-        <div className="h-full rounded-full bg-primary" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar
+        label="Espace utilisé"
+        percent={percent}
+        className="h-2 bg-slate-100"
+        barClassName="rounded-full bg-primary"
+      />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { Loader2, RotateCw, X } from 'lucide-react';
 import { useSyncExternalStore } from 'react';
 import { Button } from '@/components/ui/button';
+import { ProgressBar } from '@/components/ui/progress-bar';
 import { FILES_TEXT, uploadStore, type UploadJob } from './uploads';
 
 const STATUS_TEXT: Record<UploadJob['status'], string> = {
@@ -49,19 +50,12 @@ export function UploadList() {
               </Button>
             ) : null}
           </div>
-          <div
-            role="progressbar"
-            aria-label={`Envoi de ${job.name}`}
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={job.percent}
-            className="mt-2 h-1.5 overflow-hidden rounded-full bg-slate-100"
-          >
-            <div
-              className={job.status === 'interrupted' ? 'h-full bg-amber-400' : 'h-full bg-primary'}
-              style={{ width: `${job.percent}%` }}
-            />
-          </div>
+          <ProgressBar
+            label={`Envoi de ${job.name}`}
+            percent={job.percent}
+            className="mt-2 h-1.5 bg-slate-100"
+            barClassName={job.status === 'interrupted' ? 'bg-amber-400' : 'bg-primary'}
+          />
         </li>
       ))}
     </ul>

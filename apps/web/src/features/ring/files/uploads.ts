@@ -1,5 +1,5 @@
 import { RING_FILES_API_PATHS as PATHS, RING_FILES_MESSAGES } from '@securering/contract';
-import { type EpochKey, contentBinding } from '@securering/e2ee';
+import { type ContentBinding, type EpochKey, contentBinding } from '@securering/e2ee';
 import { Upload, type DetailedError } from 'tus-js-client';
 import { ApiError } from '@/lib/api-client';
 import { type UploadFields, ringAuthHeaders, sessionExpired, uploadMultipart } from './files-api';
@@ -128,6 +128,17 @@ export interface UploadContext {
   onStored(): void;
   /** Called for each refused or failed file. */
   onError(error: UploadError): void;
+  /** Called for each stored file with what reads it (attachments put it in a message). */
+  onStoredFile?(file: File, stored: StoredUpload): void;
+  /** Called as a file's upload progresses (0–100). */
+  onProgress?(file: File, percent: number): void;
+}
+
+/** A stored file: its id, its key and the encryption its signed metadata names. */
+export interface StoredUpload {
+  fileId: string;
+  fileKey: Uint8Array;
+  content: ContentBinding;
 }
 
 /** Sends the files one after the other; resolves with how many were stored. */
@@ -150,9 +161,10 @@ export async function uploadFiles(files: readonly File[], context: UploadContext
   let stored = 0;
   for (const file of accepted) {
     try {
-      await uploadOne(file, epochKey, context);
+      const upload = await uploadOne(file, epochKey, context);
       stored++;
       context.onStored();
+      context.onStoredFile?.(file, upload);
     } catch (error) {
       if (error instanceof UploadCancelled) continue;
       context.onError(
@@ -175,12 +187,17 @@ export const FILES_TEXT = {
   interrupted: 'Envoi interrompu',
 } as const;
 
-async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext): Promise<void> {
+async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext): Promise<StoredUpload> {
   const jobId = crypto.randomUUID();
   uploadStore.add({ id: jobId, name: file.name, status: 'encrypting', percent: 0 });
+  const onPercent = (percent: number) => {
+    uploadStore.update(jobId, { status: 'uploading', percent });
+    context.onProgress?.(file, percent);
+  };
   try {
     const { fileId, fileKey, wrapped } = await newFileKey(epochKey, context.ringId);
     const encrypted = await EncryptedFile.open(file, fileKey);
+    const content = contentBinding(encrypted.header, encrypted.size);
     const fields: UploadFields = {
       folder: context.folder,
       ...(await newFileFields({
@@ -191,7 +208,7 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
         type: file.type,
         folderId: context.folderId,
         // The metadata names this encryption of the content: its header and stored size.
-        content: contentBinding(encrypted.header, encrypted.size),
+        content,
         signer: context.signer(epochKey.epoch),
       })),
       file_id: fileId,
@@ -206,7 +223,7 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
         await uploadMultipart(
           fields,
           body,
-          (sent, total) => uploadStore.update(jobId, { percent: percentOf(sent, total) }),
+          (sent, total) => onPercent(percentOf(sent, total)),
           controller.signal,
         );
       } catch (error) {
@@ -215,10 +232,11 @@ async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext)
       }
     } else {
       uploadStore.update(jobId, { status: 'uploading' });
-      await uploadWithTus(jobId, fields, encrypted);
+      await uploadWithTus(jobId, fields, encrypted, onPercent);
     }
     uploadStore.update(jobId, { status: 'done', percent: 100 });
     window.setTimeout(() => uploadStore.remove(jobId), 2500);
+    return { fileId, fileKey, content };
   } catch (error) {
     uploadStore.remove(jobId);
     throw error;
@@ -246,7 +264,12 @@ const statusOf = (error: unknown) =>
  * A large file through tus: parts of TUS_CHUNK_BYTES encrypted on demand; a dropped connection
  * is retried from the server's offset, and after the retries the job waits as "interrupted".
  */
-function uploadWithTus(jobId: string, fields: UploadFields, encrypted: EncryptedFile): Promise<void> {
+function uploadWithTus(
+  jobId: string,
+  fields: UploadFields,
+  encrypted: EncryptedFile,
+  onPercent: (percent: number) => void,
+): Promise<void> {
   const metadata: Record<string, string> = {
     name: fields.name,
     original_name: fields.original_name,
@@ -285,7 +308,7 @@ function uploadWithTus(jobId: string, fields: UploadFields, encrypted: Encrypted
         for (const [name, value] of Object.entries(ringAuthHeaders())) request.setHeader(name, value);
       },
       onProgress(sent, total) {
-        uploadStore.update(jobId, { status: 'uploading', percent: percentOf(sent, total) });
+        onPercent(percentOf(sent, total));
       },
       onShouldRetry(error) {
         const status = statusOf(error);

@@ -34,6 +34,14 @@ function isEditable(target: EventTarget | null): boolean {
 }
 
 /**
+ * A drag inside the room that carries no content: a file row moved onto a folder (issue 28,
+ * `data-internal-drag`), whose drag data is only the file id under a private type.
+ */
+function isInternalDrag(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('[data-internal-drag]') !== null;
+}
+
+/**
  * The Ring's anti-capture protection (spec 2 §4, §9), applied live from its settings: capture
  * shortcuts blocked with the content hidden for 3 s, the content hidden while the tab is hidden
  * and, at maximum, while the window has lost focus to anything but a popup of the Ring, the devtools
@@ -208,7 +216,11 @@ export function ProtectionLayer({
     <div
       className={cn('relative', b.blockSelection && 'select-none', className)}
       data-protection-level={settings.level}
-      onDragStart={b.blockDrag ? (event) => !isEditable(event.target) && event.preventDefault() : undefined}
+      onDragStart={
+        b.blockDrag
+          ? (event) => !isEditable(event.target) && !isInternalDrag(event.target) && event.preventDefault()
+          : undefined
+      }
       onCopy={b.blockSelection ? (event) => !isEditable(event.target) && event.preventDefault() : undefined}
     >
       <div className={cn(contentClassName, reason && 'invisible')} aria-hidden={reason ? true : undefined}>

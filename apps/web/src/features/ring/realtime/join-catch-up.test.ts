@@ -28,6 +28,7 @@ const room: TConversationSummary = {
   lastSeq: 3,
   lastReadSeq: 1,
   unread: 2,
+  lastActivityAt: '2026-11-29T08:00:00.000Z',
 };
 
 describe('join_ring catch-up hub', () => {

@@ -1,7 +1,7 @@
 import { ROOM_CONVERSATION_ID } from '@securering/contract';
-import { FolderOpen, MessagesSquare, Users } from 'lucide-react';
+import { FolderOpen, MessageCircle, MessagesSquare, Users } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -16,7 +16,11 @@ import { IncomingCallHost } from '../calls/room-calls';
 import { ChatPanel } from '../chat/chat-panel';
 import { ChatPopup } from '../chat/chat-popup';
 import { ChatProvider, useChat } from '../chat/chat-provider';
+import { ConversationList } from '../chat/conversation-list';
+import { totalUnread } from '../chat/reading-marks';
+import { useUnreadTitle } from '../chat/use-unread-title';
 import { activeConversationOf } from '../chat/dm-popups';
+import { useWebPushSync } from '../chat/web-push-flag';
 import { RingKeysProvider } from '../e2ee/ring-keys-provider';
 import { LazyFilesTab } from '../files/lazy-files-tab';
 import { ProtectionLayer } from '../protection/protection-layer';
@@ -102,9 +106,31 @@ function AccessEvents({ info }: { info: TRingInfo }) {
   return null;
 }
 
+/** The room's tab and, on a phone, the conversation open in it: kept across a reload of the page. */
+const ROOM_TAB_KEY = 'secureRing.roomTab';
+const ROOM_CONVERSATION_KEY = 'secureRing.roomConversation';
+
+function saved(key: string): string | null {
+  try {
+    return sessionStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function save(key: string, value: string | null): void {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, value);
+  } catch {
+    // Storage disabled: forgotten at reload.
+  }
+}
+
 /** Header, the chat and files tabs, the users panel, downloads, footer. */
 function RoomFrame({ info }: { info: TRingInfo }) {
   const notify = useToast();
+  useWebPushSync(info.user.id, info.ring.id, info.ring.name);
   const onSettingsChanged = useCallback(
     () => notify({ title: 'Paramètres du Ring mis à jour', variant: 'info', duration: 3000 }),
     [notify],
@@ -113,10 +139,58 @@ function RoomFrame({ info }: { info: TRingInfo }) {
   const { ring } = info;
   const chat = useChat();
   const roomUnread = chat.unreadOf(ROOM_CONVERSATION_ID);
+  const unread = totalUnread(chat.conversations);
+  useUnreadTitle(unread);
   const wide = useWideLayout();
-  // « Membres » is a tab on phones only: on a wide window the panel is beside the chat.
-  const [tab, setTab] = useState('room');
-  const shownTab = wide && tab === 'members' ? 'room' : tab;
+  // A phone opens on « Discussions » (issue 29), as messaging apps do: the room and the private
+  // conversations, each opening in place of the list; « Membres » is a tab there too. A wide window
+  // keeps « Salon du ring » as a tab with the conversations and the members beside it.
+  const [tab, setTabState] = useState(() => saved(ROOM_TAB_KEY) ?? (wide ? 'room' : 'conversations'));
+  const setTab = useCallback((next: string) => {
+    setTabState(next);
+    save(ROOM_TAB_KEY, next);
+  }, []);
+  const shownTab = wide
+    ? tab === 'members' || tab === 'conversations'
+      ? 'room'
+      : tab
+    : tab === 'room'
+      ? 'conversations'
+      : tab;
+  // The conversation open on a phone, in place of the list.
+  const [phoneConversation, setPhoneConversationState] = useState(() => saved(ROOM_CONVERSATION_KEY));
+  const setPhoneConversation = useCallback((next: string | null) => {
+    setPhoneConversationState(next);
+    save(ROOM_CONVERSATION_KEY, next);
+  }, []);
+  // A window narrowed while it showed the room keeps showing it.
+  const phoneShown = phoneConversation ?? (tab === 'room' ? ROOM_CONVERSATION_ID : null);
+  const handlePhoneBack = useCallback(() => {
+    setPhoneConversation(null);
+    setTab('conversations');
+  }, [setPhoneConversation, setTab]);
+  const wideRef = useRef(wide);
+  useEffect(() => {
+    wideRef.current = wide;
+  });
+  // Private conversations open in their popup on a desktop (several side by side, as before), in the
+  // room on a phone, where a popup is a whole new browser tab with no way back.
+  const { registerOpener, openConversation } = chat;
+  useEffect(
+    () =>
+      registerOpener({
+        inRoom: () => !wideRef.current,
+        show: (conversationId) => {
+          if (wideRef.current) {
+            setTab('room');
+          } else {
+            setPhoneConversation(conversationId);
+            setTab('conversations');
+          }
+        },
+      }),
+    [registerOpener, setTab, setPhoneConversation],
+  );
 
   return (
     // Phones (below `lg`, issue 28): the room is exactly the screen's height, the conversation fills
@@ -135,16 +209,29 @@ function RoomFrame({ info }: { info: TRingInfo }) {
           contentClassName="flex min-h-0 flex-1 flex-col"
         >
           <Tabs value={shownTab} onValueChange={setTab} className="flex min-h-0 flex-1 flex-col">
-            <TabsList className="self-start max-lg:[&_svg]:hidden max-lg:[&>button]:px-2.5">
-              <TabsTrigger value="room">
-                <MessagesSquare aria-hidden /> Salon du ring
-                {roomUnread > 0 ? (
-                  <span className="rounded-full bg-primary px-1.5 text-xs text-primary-foreground">
-                    {roomUnread}
-                    <span className="sr-only"> non lus</span>
-                  </span>
-                ) : null}
-              </TabsTrigger>
+            <TabsList className="self-start max-lg:max-w-full max-lg:overflow-x-auto max-lg:[&_svg]:hidden max-lg:[&>button]:px-2">
+              {wide ? null : (
+                <TabsTrigger value="conversations">
+                  <MessageCircle aria-hidden /> Discussions
+                  {unread > 0 ? (
+                    <span className="rounded-full bg-primary px-1.5 text-xs text-primary-foreground">
+                      {unread}
+                      <span className="sr-only"> non lus</span>
+                    </span>
+                  ) : null}
+                </TabsTrigger>
+              )}
+              {wide ? (
+                <TabsTrigger value="room">
+                  <MessagesSquare aria-hidden /> Salon du ring
+                  {roomUnread > 0 ? (
+                    <span className="rounded-full bg-primary px-1.5 text-xs text-primary-foreground">
+                      {roomUnread}
+                      <span className="sr-only"> non lus</span>
+                    </span>
+                  ) : null}
+                </TabsTrigger>
+              ) : null}
               <TabsTrigger value="files">
                 <FolderOpen aria-hidden /> Fichiers du ring
               </TabsTrigger>
@@ -154,12 +241,30 @@ function RoomFrame({ info }: { info: TRingInfo }) {
                 </TabsTrigger>
               )}
             </TabsList>
-            <TabsContent value="room" className="mt-2 flex min-h-0 flex-1 flex-col lg:mt-4">
-              <ChatPanel
-                conversationId={ROOM_CONVERSATION_ID}
-                className="relative min-h-0 flex-1 rounded-b-none border-b-0 lg:h-[min(72vh,44rem)] lg:min-h-[26rem] lg:flex-none lg:rounded-b-xl lg:border-b"
-              />
-            </TabsContent>
+            {wide ? null : (
+              <TabsContent value="conversations" className="relative mt-2 flex min-h-0 flex-1 flex-col">
+                {phoneShown ? (
+                  <ChatPanel
+                    key={phoneShown}
+                    conversationId={phoneShown}
+                    onBack={handlePhoneBack}
+                    className="relative min-h-0 flex-1 rounded-b-none border-b-0"
+                  />
+                ) : (
+                  <div className="min-h-0 flex-1 overflow-y-auto rounded-xl border border-slate-200 bg-white p-1">
+                    <ConversationList onOpen={openConversation} />
+                  </div>
+                )}
+              </TabsContent>
+            )}
+            {wide ? (
+              <TabsContent value="room" className="mt-4 flex min-h-0 flex-1 flex-col">
+                <ChatPanel
+                  conversationId={ROOM_CONVERSATION_ID}
+                  className="relative h-[min(72vh,44rem)] min-h-[26rem] flex-none"
+                />
+              </TabsContent>
+            ) : null}
             <TabsContent
               value="files"
               className="relative mt-2 min-h-0 flex-1 overflow-y-auto pb-4 lg:mt-4 lg:pb-0"
@@ -180,6 +285,7 @@ function RoomFrame({ info }: { info: TRingInfo }) {
         </ProtectionLayer>
         {wide ? (
           <aside className="space-y-6">
+            <ConversationsCard onOpen={openConversation} />
             <RingUsersPanel users={info.users} />
             <DownloadsCard />
           </aside>
@@ -188,5 +294,20 @@ function RoomFrame({ info }: { info: TRingInfo }) {
       {wide ? <RingFooter /> : null}
       <IncomingCallHost info={info} />
     </div>
+  );
+}
+
+/** « Conversations » beside the chat on a desktop: the room and the private conversations. */
+function ConversationsCard({ onOpen }: { onOpen: (conversationId: string) => void }) {
+  return (
+    <section
+      aria-labelledby="conversations-title"
+      className="rounded-xl border border-slate-200 bg-white p-3 shadow-sm"
+    >
+      <h2 id="conversations-title" className="px-2 pb-1 font-semibold">
+        Conversations
+      </h2>
+      <ConversationList onOpen={onOpen} className="max-h-[min(40vh,24rem)] overflow-y-auto" />
+    </section>
   );
 }

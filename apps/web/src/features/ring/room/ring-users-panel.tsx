@@ -54,7 +54,7 @@ const STATUS_TEXT: Record<ShownPresence, string> = {
 /**
  * "Utilisateurs du Ring": who is online, the owner badge, last seen, one line per member (issue 28:
  * avatar, name, status) with a « ⋯ » menu holding the member's safety number ("Numéro de sécurité",
- * as this browser computed it from the published keys), "Message privé à …" (online members), the
+ * as this browser computed it from the published keys), "Message privé à …" (any member), the
  * call actions (calls/room-calls.tsx), « Marquer … comme vérifié » and the owner's role changes.
  * What needs someone's decision (a newcomer to admit, a changed key to confirm, a member to
  * reactivate) stays visible under the row. The list scrolls within its panel (50 members).
@@ -130,8 +130,9 @@ function MemberRow({
         {label}
       </MemberMenuItem>,
     );
-  // Nothing can be encrypted for a member the log does not count in (yet).
-  if (!self && !outOfLog && user.isOnline)
+  // Nothing can be encrypted for a member the log does not count in (yet). Online or not (issue 29):
+  // the message is stored and reaches the member when it comes back.
+  if (!self && !outOfLog)
     item('dm', <MessageCircle aria-hidden />, `Message privé à ${user.username}`, () => chat.openDm(user));
   if (!outOfLog && calls?.voice)
     item('voice', <Phone aria-hidden />, callTitle(true, user.username), () => calls.handleCall(true));

@@ -12,6 +12,7 @@ import { CIPHER_LABELS, ENCRYPTION_LABELS, PROTECTION_LABELS } from '@/lib/ring-
 import { cn } from '@/lib/utils';
 import { realtimeText } from '../chat/chat-header';
 import { useChat } from '../chat/chat-provider';
+import { isWebPushWanted } from '../chat/web-push-flag';
 import { E2eeStatus } from '../e2ee/e2ee-status';
 import { SecurityDialogButton } from './room-aside';
 
@@ -40,7 +41,13 @@ export function RoomHeader({ info }: { info: TRingInfo }) {
   const handleLogout = () => {
     setRingLoginNotice({ kind: 'logged_out', email: user.email ?? null });
     announceRingLogout();
-    void session.logout();
+    // Opted in to Web Push here: the server and the browser forget this device's subscription first.
+    const forgetPush = isWebPushWanted(user.id)
+      ? import('../chat/web-push')
+          .then((m) => m.disableWebPush(user, ring.id, { callServer: true }))
+          .catch(() => undefined)
+      : Promise.resolve();
+    void forgetPush.then(() => session.logout());
   };
 
   return (
