@@ -21,6 +21,10 @@ describe('unavailableDependency', () => {
       unavailableDependency(withProps('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })),
     ).toBe('database');
     expect(unavailableDependency(withProps('terminating connection', { code: '57P01' }))).toBe('database');
+    // A statement cancelled by statement_timeout (the database too busy to answer in time).
+    expect(
+      unavailableDependency(withProps('canceling statement due to statement timeout', { code: '57014' })),
+    ).toBe('database');
     expect(unavailableDependency(withProps('connection failure', { code: '08006' }))).toBe('database');
     expect(unavailableDependency(withProps('database is locked', { code: 'SQLITE_BUSY' }))).toBe('database');
   });
@@ -28,7 +32,6 @@ describe('unavailableDependency', () => {
   it('leaves bugs and data errors alone (they stay 500s)', () => {
     expect(unavailableDependency(new TypeError('x is undefined'))).toBeUndefined();
     expect(unavailableDependency(withProps('duplicate key', { code: '23505' }))).toBeUndefined();
-    expect(unavailableDependency(withProps('canceling statement', { code: '57014' }))).toBeUndefined();
     expect(unavailableDependency('text')).toBeUndefined();
     expect(unavailableDependency(undefined)).toBeUndefined();
   });

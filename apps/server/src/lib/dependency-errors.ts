@@ -21,8 +21,12 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** PostgreSQL SQLSTATEs of a server going away or refusing connections (class 08, 57P01–57P03). */
-const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[123])$/;
+/**
+ * PostgreSQL SQLSTATEs of a server going away or refusing connections (class 08, 57P01–57P03), or
+ * too busy to answer in time: 57014, a statement cancelled by `statement_timeout` (PG_STATEMENT_
+ * TIMEOUT_MS), for instance while waiting for a row lock under a burst of sends.
+ */
+const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[123]|57014)$/;
 
 /** node-postgres and pg-pool messages for a lost or timed-out connection (they carry no code). */
 const POSTGRES_MESSAGES = [

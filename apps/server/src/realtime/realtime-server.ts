@@ -22,6 +22,7 @@ import { createResilientAdapter, guardAdapterClient, ResilientRedisAdapter } fro
 import { isRedisReady, watchRedisClient } from '../lib/redis-client';
 import { NOTHING_READABLE, firstReadableEpoch } from '../modules/ring-keys/ring-keys.policy';
 import { memberRoom, ringReadersRoom, ringRoom, sessionRoom } from './realtime-hub';
+import { errorSummary, socketFailure } from './socket-events';
 
 /** Whether a member's socket receives the room's messages (see ringReadersRoom). */
 const mayReadRoom = (member: Parameters<typeof firstReadableEpoch>[0]) =>
@@ -393,8 +394,10 @@ export function createRealtimeServer(
         }
         outcome = await joining.outcome;
       } catch (error) {
-        ctx.logger.error({ err: error }, 'socket join check failed');
-        reply({ ok: false, error: MESSAGES.internalError });
+        const failure = socketFailure(error);
+        if (failure.cause === 'bug') ctx.logger.error({ err: error }, 'socket join check failed');
+        else ctx.logger.warn({ err: errorSummary(error), cause: failure.cause }, 'socket join not served');
+        reply({ ok: false, error: failure.error });
         return;
       }
       if (outcome.kind === 'expired') {

@@ -1,5 +1,6 @@
+import { MESSAGES } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
-import { SocketEventLimiter } from './socket-events';
+import { SocketEventLimiter, socketFailure } from './socket-events';
 
 describe('SocketEventLimiter', () => {
   it('allows a member perMinute events of one name per minute, then refuses until the next minute', () => {
@@ -16,5 +17,35 @@ describe('SocketEventLimiter', () => {
 
   it('refuses everything when the budget is zero', () => {
     expect(new SocketEventLimiter().allow('m1', 'x', 0)).toBe(false);
+  });
+});
+
+describe('socketFailure', () => {
+  const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+  it('says in French that the service is unavailable when the database or Redis is down or too busy', () => {
+    expect(socketFailure(new Error('timeout exceeded when trying to connect'))).toEqual({
+      cause: 'database',
+      error: MESSAGES.serviceUnavailable,
+    });
+    expect(socketFailure(withCode('canceling statement due to statement timeout', '57014'))).toEqual({
+      cause: 'database',
+      error: MESSAGES.serviceUnavailable,
+    });
+    expect(socketFailure(new Error('Connection is closed.'))).toEqual({
+      cause: 'redis',
+      error: MESSAGES.serviceUnavailable,
+    });
+  });
+
+  it('says the disk is full, and keeps the generic error for a bug', () => {
+    expect(socketFailure(withCode('database or disk is full', 'SQLITE_FULL'))).toEqual({
+      cause: 'disk_full',
+      error: MESSAGES.diskFull,
+    });
+    expect(socketFailure(new TypeError('x is undefined'))).toEqual({
+      cause: 'bug',
+      error: MESSAGES.internalError,
+    });
   });
 });

@@ -2,6 +2,8 @@ import { MESSAGES, type ClientToServerEvents } from '@securering/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../app-context';
 import { MINUTE_MS } from '../lib/clock';
+import { unavailableDependency } from '../lib/dependency-errors';
+import { isDiskFullError } from '../lib/disk-space';
 import { findLiveRingAccess, type RingMembership } from '../modules/rings/ring.guard';
 import type { TypedSocket } from './realtime-server';
 
@@ -122,8 +124,14 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
         }
         await handler(input, { socket, membership }, ack);
       } catch (error) {
-        ctx.logger.error({ err: error, event }, 'socket event failed');
-        ack({ ok: false, error: MESSAGES.internalError });
+        const failure = socketFailure(error);
+        if (failure.cause === 'bug') ctx.logger.error({ err: error, event }, 'socket event failed');
+        else
+          ctx.logger.warn(
+            { err: errorSummary(error), event, cause: failure.cause },
+            'socket event not served',
+          );
+        ack({ ok: false, error: failure.error });
       }
     };
     (socket.on as (name: string, fn: (...args: unknown[]) => void) => void)(event, (payload, ack) => {
@@ -133,3 +141,25 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
 }
 
 export type SocketEventBinder = ReturnType<typeof createSocketEventBinder>;
+
+/**
+ * What a socket event that failed answers, as HTTP does (plugins/errors.ts): a database or Redis
+ * that is down or too busy says so in French (« Service momentanément indisponible… », 503 over
+ * HTTP), a full disk too (507); anything else is a bug and stays the generic error.
+ */
+export function socketFailure(error: unknown): {
+  cause: 'database' | 'redis' | 'disk_full' | 'bug';
+  error: string;
+} {
+  const dependency = unavailableDependency(error);
+  if (dependency) return { cause: dependency, error: MESSAGES.serviceUnavailable };
+  if (isDiskFullError(error)) return { cause: 'disk_full', error: MESSAGES.diskFull };
+  return { cause: 'bug', error: MESSAGES.internalError };
+}
+
+/** The parts of an expected failure worth a log line (no stack: not a bug). */
+export function errorSummary(error: unknown): { name?: unknown; code?: unknown; message?: unknown } {
+  if (!error || typeof error !== 'object') return { message: String(error) };
+  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+  return { name, code, message };
+}
