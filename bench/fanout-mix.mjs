@@ -5,11 +5,9 @@
 // switches them on. The plaintexts come from the web's own encoders (bundled here), so the sizes
 // are the browser's.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { importBundle } from '../scripts/lib/workspace-bundle.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,10 +27,8 @@ const EMOJIS = ['👍', '❤️', '😂', '🎉', '👀'];
 
 /** The web's encoders of reactions and typing signals, and its parser (to check what is sent). */
 export async function loadWebEncoders() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'securering-web-encoders-'));
-  const outfile = path.join(dir, 'encoders.mjs');
   const chat = path.join(ROOT, 'apps/web/src/features/ring/chat');
-  await build({
+  return importBundle('web-encoders', {
     stdin: {
       contents: [
         `export { encodeSignal, parseSignal } from ${JSON.stringify(path.join(chat, 'reading-signals.ts'))};`,
@@ -43,18 +39,7 @@ export async function loadWebEncoders() {
       loader: 'ts',
     },
     alias: { '@': path.join(ROOT, 'apps/web/src') },
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
   });
-  try {
-    return await import(pathToFileURL(outfile).href);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** The owner signs the log's `reading` link (typing indicators and read receipts on), as the web's setReading. */

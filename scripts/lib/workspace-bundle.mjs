@@ -9,18 +9,21 @@ import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** packages/<name> bundled for Node and imported. */
-async function loadWorkspacePackage(name) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `securering-${name}-`));
-  const outfile = path.join(dir, `${name}.mjs`);
+/**
+ * Bundles for Node with esbuild (`options`: the entry, plus any esbuild option) into a temporary
+ * module, imports it and removes the file.
+ */
+export async function importBundle(label, options) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `securering-${label}-`));
+  const outfile = path.join(dir, `${label}.mjs`);
   await build({
-    entryPoints: [path.join(ROOT, `packages/${name}/src/index.ts`)],
     outfile,
     bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     logLevel: 'warning',
+    ...options,
   });
   try {
     return await import(pathToFileURL(outfile).href);
@@ -28,6 +31,10 @@ async function loadWorkspacePackage(name) {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** packages/<name> bundled for Node and imported. */
+const loadWorkspacePackage = (name) =>
+  importBundle(name, { entryPoints: [path.join(ROOT, `packages/${name}/src/index.ts`)] });
 
 /** The @securering/e2ee API, running on Node's WebCrypto. */
 export const loadE2ee = () => loadWorkspacePackage('e2ee');

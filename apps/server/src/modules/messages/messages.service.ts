@@ -266,24 +266,30 @@ export class MessagesService {
    */
   private async sendEpochRefusal(ring: RingMembership['ring'], epoch: number) {
     const { rotationDue } = await this.keys.e2eeSummary(ring);
-    if (!checkSendEpoch(epoch, ring, rotationDue)) return null;
-    const fresh = await this.rings.findRingById(ring.id);
-    if (!fresh) return checkSendEpoch(epoch, ring, rotationDue);
-    const current = await this.keys.e2eeSummary(fresh);
-    return checkSendEpoch(epoch, fresh, current.rotationDue);
+    const cached = checkSendEpoch(epoch, ring, rotationDue);
+    if (!cached) return null;
+    const current = await this.checkCurrentRing(ring.id, epoch);
+    return current ? current.refusal : cached;
+  }
+
+  /** The Ring row as it is now, and what it says of a send of `epoch` (null: sendable). */
+  private async checkCurrentRing(ringId: string, epoch: number) {
+    const fresh = await this.rings.findRingById(ringId);
+    if (!fresh) return undefined;
+    const { rotationDue } = await this.keys.e2eeSummary(fresh);
+    return { fresh, refusal: checkSendEpoch(epoch, fresh, rotationDue) };
   }
 
   /** The refusal to answer when the epoch moved while a send was being stored. */
   private async epochRefusal(ringId: string, headerEpoch: number): Promise<AppError> {
-    const fresh = await this.rings.findRingById(ringId);
-    if (!fresh) return notFound(CHAT_MESSAGES.conversationNotFound);
-    const { rotationDue } = await this.keys.e2eeSummary(fresh);
+    const current = await this.checkCurrentRing(ringId, headerEpoch);
+    if (!current) return notFound(CHAT_MESSAGES.conversationNotFound);
     return refusal(
-      checkSendEpoch(headerEpoch, fresh, rotationDue) ?? {
+      current.refusal ?? {
         status: 409,
         error: E2EE_MESSAGES.rotationRequired,
         code: 'rotation_required',
-        currentEpoch: fresh.current_epoch,
+        currentEpoch: current.fresh.current_epoch,
       },
     );
   }
