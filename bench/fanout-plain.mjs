@@ -41,3 +41,5 @@ io.on('connection', (socket) => {
   });
 });
 server.listen(Number(process.env.PLAIN_PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
+// Exit on the benchmark's SIGTERM so that `--cpu-prof` (BENCH_CPU_PROF) writes its profile.
+process.on('SIGTERM', () => process.exit(0));

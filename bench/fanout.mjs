@@ -10,7 +10,7 @@
 //   (PostgreSQL too), BENCH_RINGS (1; e.g. BENCH_RINGS=50 BENCH_MEMBERS=100 BENCH_RATE=1: issue 30's
 //   5,000 sockets, where the server's heap after a full collection is read before and after the
 //   sockets join, through its inspector, to give the heap per socket), BENCH_SENDERS (20 per Ring),
-//   BENCH_CPU_PROF=dir (a CPU profile of the SecureRing server),
+//   BENCH_CPU_PROF=dir (a CPU profile of the SecureRing server, and of the plain peer in dir/plain),
 //   BENCH_SEND=socket|http (socket: `send_message` with an ack on the sender's joined socket, the
 //   plain peer's `send` likewise; http: send.php and the peer's POST /send), BENCH_SERVER_MAIN
 //   (another server build, e.g. to compare two builds alternately),
@@ -297,6 +297,10 @@ if (!isMainThread) {
       process.execPath,
       [
         ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
+        // BENCH_CPU_PROF: the plain peer's profile too, in its own folder, to compare the same code paths.
+        ...(process.env.BENCH_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, 'plain')}`]
+          : []),
         path.join(ROOT, 'bench/fanout-plain.mjs'),
       ],
       { env: { ...process.env, PLAIN_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] },
@@ -455,10 +459,14 @@ if (!isMainThread) {
           state.rotating ??= (async () => {
             resends.rotations += 1;
             state.current = await ring.owner.rotate();
-            await mapLimit(ring.senders.slice(1), 10, (sender) => sender.loadKeys());
+            // Each member's page loads its share when told of the new epoch (keys_changed), on its
+            // own: a sender waits for its own share only (keyLoads), not for every member's.
+            for (const sender of ring.senders.slice(1)) keyLoads.set(sender, sender.loadKeys());
           })().finally(() => (state.rotating = undefined));
           return state.rotating;
         };
+        /** Per sender, its pending share load after the last rotation. */
+        const keyLoads = new Map();
         let group;
         const sendOne = async (m) => {
           if (m.kind === 'typing')
@@ -469,6 +477,14 @@ if (!isMainThread) {
             );
           let content = m.content;
           let epoch = 1;
+          // A client encrypts under the newest epoch it holds: a message pre-encrypted under an
+          // older one is encrypted again before it is sent (the load generator's work, not the server's).
+          await keyLoads.get(m.sender);
+          const newest = Math.max(...m.sender.epochKeys.keys());
+          if (newest > epoch) {
+            epoch = newest;
+            content = await m.sender.encrypt(m.plain, m.clientMessageId);
+          }
           for (let attempt = 0; ; attempt++) {
             const res =
               SEND_OVER === 'socket'
@@ -494,6 +510,7 @@ if (!isMainThread) {
             }
             resends[reason] += 1;
             await renewEpoch(m.ring, epoch);
+            await keyLoads.get(m.sender);
             epoch = Math.max(...m.sender.epochKeys.keys());
             content = await m.sender.encrypt(m.plain, m.clientMessageId);
           }

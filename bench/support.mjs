@@ -26,7 +26,9 @@ export async function startServer({
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child = spawn(process.execPath, [...execArgv, main], {
+  // BENCH_SERVER_NODE_FLAGS: Node/V8 flags for the server only (diagnostics, e.g. heap sizing).
+  const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extraFlags, ...execArgv, main], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -104,7 +106,13 @@ export async function withDatabase(kind, adminUrl, body) {
 
 /** The databases to run on: SQLite always, PostgreSQL when BENCH_DATABASE_URL is set. */
 export function databaseKinds() {
-  return process.env.BENCH_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const available = process.env.BENCH_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  // BENCH_DATABASES=postgres (or sqlite): only those of the available ones, e.g. three PostgreSQL runs.
+  const chosen = process.env.BENCH_DATABASES?.split(',').map((kind) => kind.trim());
+  if (!chosen) return available;
+  const kinds = available.filter((kind) => chosen.includes(kind));
+  if (!kinds.length) throw new Error(`BENCH_DATABASES=${process.env.BENCH_DATABASES}: none of ${available}`);
+  return kinds;
 }
 
 export async function json(url, { method = 'GET', token, body } = {}) {

@@ -30,22 +30,36 @@ function compile<Args extends readonly unknown[], Row>(
   return { query, slots };
 }
 
+/** A query of precompiledQuery: run it on a database, or bind it to run inside a transaction. */
+export interface PrecompiledQuery<Args extends readonly unknown[], Row> {
+  /** Runs the query on `db` (the root database or one of its connections) with `args` bound. */
+  (db: Database, ...args: Args): Promise<Row[]>;
+  /**
+   * The query compiled for `db` (once) with `args` bound, for `trx.executeQuery` on a transaction
+   * of `db`: a transaction is a new Kysely object each time, so running the query with it would
+   * compile again on every transaction, while its SQL is the root database's (same dialect and
+   * plugins). The result keeps `numAffectedRows`, which an update's compare-and-set reads.
+   */
+  bind(db: Database, ...args: Args): CompiledQuery<Row>;
+}
+
 /**
  * A query of one fixed shape, built and compiled once per database and then run with each call's
  * arguments bound in place. For the hottest queries (a Ring request's session and membership
- * checks, the socket handshake, the history page): building and compiling Kysely's query tree costs
- * more than SQLite answering these queries, and PostgreSQL runs them as named prepared statements
- * (db/prepared-statements.ts: planned once per connection instead of on every run). `build` must
- * use every argument as a value only (a bound parameter), never to choose the query's shape or an
- * identifier; compiling checks that each argument is bound and none reaches the SQL text, and
- * throws otherwise.
+ * checks, the socket handshake, the history page, a message's send): building and compiling
+ * Kysely's query tree costs more than SQLite answering these queries, and PostgreSQL runs them as
+ * named prepared statements (db/prepared-statements.ts: planned once per connection instead of on
+ * every run). `build` must use every argument as a value only (a bound parameter), never to choose
+ * the query's shape or an identifier; compiling checks that each argument is bound and none
+ * reaches the SQL text, and throws otherwise. `arity`: how many arguments `build` takes, needed
+ * when it takes a rest parameter (a row's values), which `build.length` does not count.
  */
 export function precompiledQuery<Args extends readonly unknown[], Row>(
   build: (db: Database, ...args: Args) => Compilable<Row>,
-): (db: Database, ...args: Args) => Promise<Row[]> {
-  const arity = build.length - 1;
+  arity: number = build.length - 1,
+): PrecompiledQuery<Args, Row> {
   const byDatabase = new WeakMap<Database, Compiled<Row>>();
-  return async (db, ...args) => {
+  const bind = (db: Database, ...args: Args): CompiledQuery<Row> => {
     let compiled = byDatabase.get(db);
     if (!compiled) {
       compiled = compile(db, build, arity);
@@ -56,6 +70,9 @@ export function precompiledQuery<Args extends readonly unknown[], Row>(
       const slot = slots[i];
       return slot === undefined ? value : args[slot];
     });
-    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+    return { ...query, parameters };
   };
+  const run = async (db: Database, ...args: Args): Promise<Row[]> =>
+    (await db.executeQuery<Row>(bind(db, ...args))).rows;
+  return Object.assign(run, { bind });
 }

@@ -1,10 +1,10 @@
-import sanitize from 'sanitize-html';
+import type sanitize from 'sanitize-html';
 
 /**
  * Admin-supplied page HTML is reduced to structural markup: no script, no event handler, no style,
  * and links only to http(s), mailto and tel.
  */
-const OPTIONS: sanitize.IOptions = {
+const OPTIONS: Omit<sanitize.IOptions, 'transformTags'> = {
   allowedTags: [
     'h1',
     'h2',
@@ -57,11 +57,24 @@ const OPTIONS: sanitize.IOptions = {
   allowedSchemesAppliedToAttributes: ['href'],
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
-  transformTags: {
-    a: sanitize.simpleTransform('a', { rel: 'noopener noreferrer' }, true),
-  },
 };
 
-export function sanitizeRichHtml(html: string): string {
-  return sanitize(html, OPTIONS);
+/**
+ * sanitize-html (about 2 MiB of heap, with its HTML parser) is loaded at the first page an admin
+ * saves, not at start-up (issue 30's memory budget). One promise.
+ */
+let sanitizer: Promise<(html: string) => string> | undefined;
+const loadSanitizer = (): Promise<(html: string) => string> =>
+  (sanitizer ??= import('sanitize-html').then(({ default: sanitizeHtml }) => {
+    const options: sanitize.IOptions = {
+      ...OPTIONS,
+      transformTags: {
+        a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer' }, true),
+      },
+    };
+    return (html: string) => sanitizeHtml(html, options);
+  }));
+
+export async function sanitizeRichHtml(html: string): Promise<string> {
+  return (await loadSanitizer())(html);
 }

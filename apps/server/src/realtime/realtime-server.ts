@@ -14,7 +14,8 @@ import type { AppContext } from '../app-context';
 import { findLiveRingAccess } from '../modules/rings/ring.guard';
 import { RingRepository, subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
 import { SESSION_COOKIES } from '../plugins/auth';
-import { guardBackpressure } from './backpressure';
+import { BackpressureGuard } from './backpressure';
+import { withBroadcastTap, type TappedBroadcast } from './broadcast-tap';
 import { PresenceRegistry } from './presence-registry';
 import { signalCatchUpOnReconnect } from './catch-up-signal';
 import { PublishWindow } from './publish-window';
@@ -212,6 +213,28 @@ export function createRealtimeServer(
   let subClient: Redis | undefined;
   let pubClient: Redis | undefined;
   const unwatch: Array<() => void> = [];
+
+  // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
+  const bufferLimit = ctx.config.cluster.socketBufferLimitBytes;
+  const backpressure = new BackpressureGuard(
+    () => io.of('/').sockets.values(),
+    bufferLimit,
+    (socket: TypedSocket, bytes) =>
+      ctx.logger.warn(
+        { memberId: socket.data.memberId, bufferedBytes: bytes, limitBytes: bufferLimit },
+        'socket too slow: closed, it will catch up on reconnect',
+      ),
+  );
+  backpressure.start();
+  unwatch.push(() => backpressure.stop());
+  // Every broadcast this instance writes to its sockets (its own, and those Redis carries from the
+  // others), seen once with its number of recipients here: the operators' delivery count and the
+  // back-pressure check, without a listener per socket and per packet (issue 30).
+  const onBroadcast = ({ event, recipients, bytes }: TappedBroadcast) => {
+    if (recipients === 0) return;
+    if (event !== undefined) ctx.operatorMetrics.countDeliveries(event, recipients);
+    backpressure.noteBroadcast(bytes);
+  };
   let presenceRegistry: PresenceRegistry | undefined;
   if (ctx.redis) {
     // The adapter's own two links, guarded: a Redis outage must never reject a promise nobody
@@ -238,11 +261,14 @@ export function createRealtimeServer(
         for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) link.off(event, onLinkChange);
     });
     io.adapter(
-      createResilientAdapter(
-        pubClient,
-        subClient,
-        { key: `${ctx.config.redisKeyPrefix}socket.io` },
-        published,
+      withBroadcastTap(
+        createResilientAdapter(
+          pubClient,
+          subClient,
+          { key: `${ctx.config.redisKeyPrefix}socket.io` },
+          published,
+        ),
+        onBroadcast,
       ),
     );
     // Back after an outage: what the others published meanwhile is pushed, then every page checks
@@ -274,8 +300,10 @@ export function createRealtimeServer(
         return held;
       })
       .catch((error: unknown) => ctx.logger.error({ err: error }, 'presence registry start failed'));
+  } else {
+    // socket.io's default in-memory adapter, tapped the same way.
+    io.adapter(withBroadcastTap(io.adapter()!, onBroadcast));
   }
-  const bufferLimit = ctx.config.cluster.socketBufferLimitBytes;
 
   /**
    * Join and disconnect hooks still running (they ask the other instances through Redis): close()
@@ -320,18 +348,13 @@ export function createRealtimeServer(
   io.on('connection', (socket: TypedSocket) => {
     /** This socket's join_ring in progress, and the payload it answers. */
     let joining: { payload: string; outcome: Promise<JoinOutcome> } | undefined;
-    // Every event written to this socket, broadcasts included (the operators' delivery count).
-    socket.onAnyOutgoing((event: string) => ctx.operatorMetrics.countDelivery(event));
     void socket.join([memberRoom(socket.data.memberId), sessionRoom(socket.data.sessionId)]);
     // Redis is down: this instance pushes only its own events, so the page polls meanwhile.
-    if (!ctx.realtime.isShared) socket.emit('realtime_mode', { mode: 'polling' });
-    // A client that stops reading is cut off past the limit; it reconnects and catches up by seq.
-    guardBackpressure(socket, bufferLimit, (bytes) =>
-      ctx.logger.warn(
-        { memberId: socket.data.memberId, bufferedBytes: bytes, limitBytes: bufferLimit },
-        'socket too slow: closed, it will catch up on reconnect',
-      ),
-    );
+    if (!ctx.realtime.isShared) {
+      socket.emit('realtime_mode', { mode: 'polling' });
+      // The adapter counts broadcasts only: this instance's one emit to a single socket is counted here.
+      ctx.operatorMetrics.countDeliveries('realtime_mode', 1);
+    }
 
     /**
      * The session, the membership and the Ring, read from the database (one query); then the

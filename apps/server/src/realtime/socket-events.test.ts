@@ -1,6 +1,7 @@
 import { MESSAGES } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
-import { SocketEventLimiter, socketFailure } from './socket-events';
+import type { RingRow } from '../modules/rings/ring.repository';
+import { SharedRingRows, SocketEventLimiter, socketFailure } from './socket-events';
 
 describe('SocketEventLimiter', () => {
   it('allows a member perMinute events of one name per minute, then refuses until the next minute', () => {
@@ -47,5 +48,52 @@ describe('socketFailure', () => {
       cause: 'bug',
       error: MESSAGES.internalError,
     });
+  });
+});
+
+describe('SharedRingRows', () => {
+  const row = (id: string, currentEpoch: number) => ({ id, current_epoch: currentEpoch }) as RingRow;
+
+  it('reads a Ring once for all the sockets asking together, and again once the row is too old', async () => {
+    const reads: string[] = [];
+    let epoch = 1;
+    const rings = new SharedRingRows(async (id) => {
+      reads.push(id);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return row(id, epoch);
+    }, 1000);
+    const together = await Promise.all([rings.get('r1', 0), rings.get('r1', 10), rings.get('r1', 20)]);
+    expect(reads).toEqual(['r1']);
+    expect(together.map((ring) => ring?.current_epoch)).toEqual([1, 1, 1]);
+    epoch = 2;
+    expect((await rings.get('r1', 999))?.current_epoch).toBe(1);
+    expect(reads).toEqual(['r1']);
+    expect((await rings.get('r1', 1000))?.current_epoch).toBe(2);
+    expect((await rings.get('r2', 1000))?.id).toBe('r2');
+    expect(reads).toEqual(['r1', 'r1', 'r2']);
+  });
+
+  it('keeps "no longer serviceable" as an answer, and takes a newer row seen with a member access', async () => {
+    let serviceable = false;
+    const rings = new SharedRingRows(async (id) => (serviceable ? row(id, 3) : undefined), 1000);
+    expect(await rings.get('r1', 0)).toBeUndefined();
+    serviceable = true;
+    expect(await rings.get('r1', 500)).toBeUndefined();
+    rings.seen(row('r1', 4), 600);
+    expect((await rings.get('r1', 700))?.current_epoch).toBe(4);
+    // An older read landing late does not replace it.
+    rings.seen(row('r1', 3), 100);
+    expect((await rings.get('r1', 800))?.current_epoch).toBe(4);
+  });
+
+  it('does not keep a failed read', async () => {
+    let fail = true;
+    const rings = new SharedRingRows(async (id) => {
+      if (fail) throw new Error('database down');
+      return row(id, 1);
+    }, 1000);
+    await expect(rings.get('r1', 0)).rejects.toThrow('database down');
+    fail = false;
+    expect((await rings.get('r1', 1))?.current_epoch).toBe(1);
   });
 });

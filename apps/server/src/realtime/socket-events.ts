@@ -5,10 +5,24 @@ import { MINUTE_MS } from '../lib/clock';
 import { unavailableDependency } from '../lib/dependency-errors';
 import { isDiskFullError } from '../lib/disk-space';
 import { findLiveRingAccess, type RingMembership } from '../modules/rings/ring.guard';
+import { RingRepository, type RingMemberRow, type RingRow } from '../modules/rings/ring.repository';
 import type { TypedSocket } from './realtime-server';
 
-/** How long a socket's membership check stays valid before the database is asked again. */
-export const MEMBERSHIP_RECHECK_MS = 1000;
+/**
+ * How old a socket's session and member rows may be when an event is served: re-read from the
+ * database past this age (issue 30: once a second per socket was a third of a message's database
+ * time). A logout, deactivation or removal closes the member's sockets at once (RealtimeHub's
+ * disconnectSession and disconnectMember, on every instance); this bounds what ends otherwise (a row
+ * changed by hand, a session revoked while Redis was down), as the ended-session sweep does.
+ */
+export const MEMBER_RECHECK_MS = 5000;
+
+/**
+ * How old the Ring row an event is served with may be (its settings, epoch, whether it still
+ * serves its members: active, owner active, current subscription). One read per Ring and instance,
+ * shared by all the Ring's sockets here, instead of one per socket.
+ */
+export const RING_RECHECK_MS = 1000;
 
 export interface SocketEventOptions<S extends z.ZodType> {
   /** The contract schema of the payload; anything else is refused before the handler runs. */
@@ -50,6 +64,50 @@ export class SocketEventLimiter {
   }
 }
 
+/**
+ * The Ring rows the socket events of this instance are served with, each re-read at most
+ * {@link RING_RECHECK_MS} old (one read per Ring, whatever its number of sockets; concurrent askers
+ * share it). `undefined`: the Ring no longer serves its members.
+ */
+export class SharedRingRows {
+  private readonly rows = new Map<string, { at: number; ring: RingRow | undefined }>();
+  private readonly reading = new Map<string, Promise<RingRow | undefined>>();
+
+  constructor(
+    private readonly read: (ringId: string) => Promise<RingRow | undefined>,
+    private readonly maxAgeMs = RING_RECHECK_MS,
+  ) {}
+
+  async get(ringId: string, now: number): Promise<RingRow | undefined> {
+    const known = this.rows.get(ringId);
+    if (known && now - known.at < this.maxAgeMs) return known.ring;
+    let pending = this.reading.get(ringId);
+    if (!pending) {
+      pending = this.read(ringId).then(
+        (ring) => {
+          this.remember(ringId, ring, now);
+          return ring;
+        },
+      ).finally(() => this.reading.delete(ringId));
+      this.reading.set(ringId, pending);
+    }
+    return pending;
+  }
+
+  /** A row read with a member's access (join, re-check): at least as new as the one kept. */
+  seen(ring: RingRow, now: number): void {
+    const known = this.rows.get(ring.id);
+    if (!known || known.at <= now) this.remember(ring.id, ring, now);
+  }
+
+  private remember(ringId: string, ring: RingRow | undefined, now: number): void {
+    // Rings whose sockets left are forgotten once their rows are long stale.
+    if (this.rows.size >= 1000)
+      for (const [id, entry] of this.rows) if (now - entry.at > 60 * this.maxAgeMs) this.rows.delete(id);
+    this.rows.set(ringId, { at: now, ring });
+  }
+}
+
 type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
 
 /**
@@ -57,26 +115,44 @@ type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
  * same care as routes): the payload is validated with the contract, a `ringId` in it must be the
  * socket's Ring, the socket must have joined, the member is rate-limited (first by this process's
  * counter, which turns a flood away without a Redis round trip, then by the shared limiter, so a
- * member with sockets on several instances has one budget), and the membership (active
- * member of a serviceable Ring, live Ring session: one query) is re-read from the database at most
- * {@link MEMBERSHIP_RECHECK_MS} old — a member whose access ended is disconnected instead of served.
+ * member with sockets on several instances has one budget), and the membership is checked: the
+ * live Ring session and its active member re-read from the database at most
+ * {@link MEMBER_RECHECK_MS} old (and the session's expiry checked on every event), the Ring
+ * (serviceable, its settings and epoch) at most {@link RING_RECHECK_MS} old — a member whose access
+ * ended is disconnected instead of served.
  * Failures answer the optional ack with a French error and never reach the handler.
  */
 export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEventLimiter()) {
-  const checkedAt = new WeakMap<TypedSocket, { at: number; membership: RingMembership }>();
+  const checkedAt = new WeakMap<TypedSocket, { at: number; member: RingMemberRow; sessionExpiresAt: number }>();
+  const rings = new SharedRingRows((ringId) =>
+    new RingRepository(ctx.db).findServiceableRing(ringId, ctx.clock.now().toISOString()),
+  );
 
   async function currentMembership(socket: TypedSocket): Promise<RingMembership | undefined> {
     const cached = checkedAt.get(socket);
     const now = Date.now();
-    if (cached && now - cached.at < MEMBERSHIP_RECHECK_MS) return cached.membership;
+    if (
+      cached &&
+      now - cached.at < MEMBER_RECHECK_MS &&
+      ctx.clock.now().getTime() < cached.sessionExpiresAt
+    ) {
+      const ring = await rings.get(socket.data.ringId, now);
+      if (ring) return { member: cached.member, ring };
+      checkedAt.delete(socket);
+      return undefined;
+    }
     const access = await findLiveRingAccess(ctx, socket.data.sessionId);
     if (!access || access.member.id !== socket.data.memberId || access.ring.id !== socket.data.ringId) {
       checkedAt.delete(socket);
       return undefined;
     }
-    const membership = { member: access.member, ring: access.ring };
-    checkedAt.set(socket, { at: now, membership });
-    return membership;
+    checkedAt.set(socket, {
+      at: now,
+      member: access.member,
+      sessionExpiresAt: Date.parse(access.session.expires_at),
+    });
+    rings.seen(access.ring, now);
+    return { member: access.member, ring: access.ring };
   }
 
   return function bind<S extends z.ZodType>(

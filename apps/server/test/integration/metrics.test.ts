@@ -5,6 +5,7 @@ import { joinedSocket, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
 
 const TOKEN = 'metrics-token-for-the-tests-0123456789';
+const withRedis = Boolean(process.env.TEST_REDIS_URL);
 
 /** One sample's value in a Prometheus text exposition (0 when the series is absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -34,8 +35,8 @@ describe('GET /metrics (issue 30)', () => {
     await t.close();
   });
 
-  const scrape = async (): Promise<string> => {
-    const res = await t.app.inject({
+  const scrape = async (app = t.app): Promise<string> => {
+    const res = await app.inject({
       method: 'GET',
       url: '/metrics',
       headers: { authorization: `Bearer ${TOKEN}` },
@@ -125,6 +126,12 @@ describe('GET /metrics (issue 30)', () => {
     const joined = await scrape();
     expect(sample(joined, 'securering_connected_sockets')).toBe(2);
     expect(sample(joined, 'securering_joined_rings')).toBe(1);
+    // Deliveries are counted once per broadcast by the adapter: no listener runs per socket and per
+    // packet (issue 30: each cost a call for every event written to every socket).
+    for (const socket of t.app.realtimeServer.io.of('/').sockets.values()) {
+      expect(socket.listenersAnyOutgoing()).toEqual([]);
+      expect(socket.conn.listenerCount('packetCreate')).toBe(0);
+    }
 
     const sent = await owner.send('bonjour');
     expect(sent.statusCode).toBe(200);
@@ -142,6 +149,41 @@ describe('GET /metrics (issue 30)', () => {
     for (const socket of sockets.splice(0)) socket.close();
     await expect.poll(async () => sample(await scrape(), 'securering_connected_sockets')).toBe(0);
   });
+
+  it.runIf(withRedis)(
+    'counts a broadcast on each instance that writes it to its sockets, once per socket there',
+    async () => {
+      const other = await buildTestApp({
+        database: t.database,
+        redisKeyPrefix: t.ctx.config.redisKeyPrefix,
+        config: { metricsToken: TOKEN },
+      });
+      try {
+        const otherUrl = await listen(other.app);
+        const { owner, members } = await ringWithMembers(t, 2);
+        for (const member of members) await member.publish();
+        expect((await owner.rotate()).statusCode).toBe(200);
+        for (const member of members) await member.loadKeys();
+        // The sender's socket here; both members' sockets on the other instance.
+        const here = await joinedSocket(t, baseUrl, owner);
+        const there = await Promise.all(members.map((member) => joinedSocket(other, otherUrl, member)));
+        sockets.push(here.socket, ...there.map((joined) => joined.socket));
+        const count = (text: string) =>
+          sample(text, 'securering_socket_deliveries_total', { event: 'new_message' });
+        const [hereBefore, thereBefore] = [count(await scrape()), count(await scrape(other.app))];
+
+        expect((await owner.send('bonjour')).statusCode).toBe(200);
+        for (const joined of [here, ...there])
+          await expect.poll(() => joined.events.filter((e) => e.name === 'new_message').length).toBe(1);
+        // Stored and published here, carried by Redis and written there: each instance counts its own.
+        expect(count(await scrape()) - hereBefore).toBe(1);
+        expect(count(await scrape(other.app)) - thereBefore).toBe(2);
+      } finally {
+        for (const socket of sockets.splice(0)) socket.close();
+        await other.close();
+      }
+    },
+  );
 
   it('counts scheduled job runs and mails by outcome', async () => {
     const before = await scrape();

@@ -78,6 +78,58 @@ describe('precompiledQuery', () => {
   });
 });
 
+describe('precompiledQuery inside a transaction (bind)', () => {
+  const setProbeValue = precompiledQuery((database: Database, key: string, value: string) =>
+    database
+      .updateTable('settings')
+      .set({ setting_value: value })
+      .where('category', '=', 'probe')
+      .where('key', '=', key),
+  );
+  const probeValue = precompiledQuery((database: Database, key: string) =>
+    database
+      .selectFrom('settings')
+      .select('setting_value')
+      .where('category', '=', 'probe')
+      .where('key', '=', key),
+  );
+
+  it('runs on the transaction: its reads see the transaction’s writes, which roll back with it', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        const updated = await trx.executeQuery(setProbeValue.bind(db, 'a', 'changed'));
+        expect(Number(updated.numAffectedRows)).toBe(1);
+        // Another connection (PostgreSQL) would not see the uncommitted value.
+        expect((await trx.executeQuery(probeValue.bind(db, 'a'))).rows).toEqual([
+          { setting_value: 'changed' },
+        ]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await probeValue(db, 'a')).toEqual([{ setting_value: '0' }]);
+  });
+
+  it('commits with it, compiled once for the database whatever the transaction', async () => {
+    let builds = 0;
+    const setProbeValueCounted = precompiledQuery((database: Database, key: string, value: string) => {
+      builds += 1;
+      return database
+        .updateTable('settings')
+        .set({ setting_value: value })
+        .where('category', '=', 'probe')
+        .where('key', '=', key);
+    });
+    for (const value of ['x', 'y', 'z'])
+      await db.transaction().execute(async (trx) => {
+        await trx.executeQuery(setProbeValueCounted.bind(db, 'b', value));
+      });
+    expect(await probeValue(db, 'b')).toEqual([{ setting_value: 'z' }]);
+    await setProbeValueCounted(db, 'b', '1');
+    expect(await probeValue(db, 'b')).toEqual([{ setting_value: '1' }]);
+    expect(builds).toBe(1);
+  });
+});
+
 describe.runIf(TEST_DB_KIND === 'postgres')('precompiledQuery on PostgreSQL', () => {
   /** The texts prepared on the connection `run` is given (pg_prepared_statements is per connection). */
   async function preparedAfter(run: (connection: Database) => Promise<unknown>): Promise<string[]> {

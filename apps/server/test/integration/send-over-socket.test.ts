@@ -8,6 +8,7 @@ import {
 } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
+import { MEMBER_RECHECK_MS, RING_RECHECK_MS } from '../../src/realtime/socket-events';
 import { useListeningApp } from '../listening-app';
 import { connectSocket, type TestSocket } from '../socket-client';
 import type { E2eeMember } from '../e2ee-member';
@@ -140,12 +141,34 @@ describe('Ring chat: sending over the socket', () => {
       .set({ status: 'inactive' })
       .where('id', '=', alice.memberId)
       .execute();
-    // The membership is re-read at most a second old.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Changed behind the service's back (no disconnectMember): the member row is re-read at most
+    // MEMBER_RECHECK_MS old.
+    await new Promise((resolve) => setTimeout(resolve, MEMBER_RECHECK_MS + 100));
     const after = await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'désactivée'))).catch(
       () => ({ ok: false as const, error: 'disconnected' }),
     );
     expect(after.ok).toBe(false);
     expect(await rows(ringId)).toEqual([]);
+  });
+
+  it('is refused within a second once the Ring no longer serves its members, for every socket of it', async () => {
+    const { members, ringId } = await keyedRing(app.t, 2);
+    const [alice, bob] = members as [E2eeMember, E2eeMember];
+    const aliceSocket = await joined(alice);
+    const bobSocket = await joined(bob);
+    expect(await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'avant')))).toMatchObject({
+      ok: true,
+    });
+    // Deactivated by hand: nothing closes the sockets; the Ring row is re-read at most RING_RECHECK_MS old.
+    await app.t.ctx.db.updateTable('rings').set({ is_active: 0 }).where('id', '=', ringId).execute();
+    await new Promise((resolve) => setTimeout(resolve, RING_RECHECK_MS + 100));
+    const refused = (socket: TestSocket, member: E2eeMember) =>
+      member
+        .encrypt(ROOM, 'après')
+        .then((content) => send(socket, body(member, content)))
+        .catch(() => ({ ok: false as const, error: 'disconnected' }));
+    expect((await refused(aliceSocket.socket, alice)).ok).toBe(false);
+    expect((await refused(bobSocket.socket, bob)).ok).toBe(false);
+    expect((await rows(ringId)).length).toBe(1);
   });
 });

@@ -129,7 +129,7 @@ export class MailService {
 
   /** Sends immediately with the given SMTP settings and reports the error: the admin test email. */
   async sendDirect(mail: OutgoingMail, smtp: SmtpSettings): Promise<void> {
-    const transport = this.transportFor(smtp);
+    const transport = await this.transportFor(smtp);
     try {
       await transport.send(mail);
     } finally {
@@ -173,8 +173,8 @@ export class MailService {
     return this.deps.outbox.blankDeliveredBodies();
   }
 
-  private transportFor(settings: SmtpSettings): MailTransport {
-    return this.deps.transportFor ? this.deps.transportFor(settings) : new SmtpTransport(settings);
+  private async transportFor(settings: SmtpSettings): Promise<MailTransport> {
+    return this.deps.transportFor ? this.deps.transportFor(settings) : SmtpTransport.create(settings);
   }
 
   private async runPass(): Promise<number> {
@@ -184,7 +184,7 @@ export class MailService {
       const ids = await this.deps.outbox.findDueIds(now.toISOString(), 50);
       if (ids.length === 0) return 0;
       const smtp = smtpSettingsFrom(await this.deps.settings.getCategory('smtp'));
-      const transport = smtp ? this.transportFor(smtp) : undefined;
+      const transport = smtp ? await this.transportFor(smtp) : undefined;
       try {
         for (const id of ids) {
           const entry = await this.deps.outbox.claim(

@@ -250,6 +250,98 @@ const conversationByKey = precompiledQuery((db: Database, ringId: string, key: s
     .where('conversation_key', '=', key),
 );
 
+/** Every column of a message a send stores besides its sequence number, in the order bound. */
+const STORED_COLUMNS = [
+  'id',
+  'ring_id',
+  'conversation_id',
+  'sender_member_id',
+  'content',
+  'message_type',
+  'client_encrypted',
+  'is_ephemeral',
+  'expires_at',
+  'created_at',
+  'client_message_id',
+  'epoch',
+  'ephemeral_sec',
+  'first_read_at',
+] as const satisfies ReadonlyArray<keyof NewMessage>;
+/** The values of STORED_COLUMNS, in their order: the arguments of the precompiled inserts. */
+type ValuesOf<Columns extends ReadonlyArray<keyof NewMessage>> = {
+  -readonly [K in keyof Columns]: NewMessage[Columns[K] & keyof NewMessage];
+};
+type StoredValues = ValuesOf<typeof STORED_COLUMNS>;
+// A column added to the messages table must be added to STORED_COLUMNS (or the insert would leave it out).
+type UnstoredColumn = Exclude<keyof NewMessage, (typeof STORED_COLUMNS)[number]>;
+const everyColumnStored: [UnstoredColumn] extends [never] ? true : UnstoredColumn = true;
+void everyColumnStored;
+
+const storedValues = (message: NewMessage): StoredValues =>
+  STORED_COLUMNS.map((column) => message[column]) as unknown as StoredValues;
+const storedRow = (values: StoredValues): NewMessage =>
+  Object.fromEntries(STORED_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewMessage;
+
+// A send's statements (issue 30: building them cost more than SQLite running them), run inside
+// the send's transaction on SQLite with `bind` (see precompiledQuery).
+const countUnderEpochStatement = precompiledQuery(
+  (db: Database, ringId: string, epoch: number, maxCount: number) =>
+    countUnderEpochUpdate(db, ringId, epoch, maxCount),
+);
+const nextSeqStatement = precompiledQuery((db: Database, conversationId: string) =>
+  db
+    .updateTable('conversations')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
+    .where('id', '=', conversationId)
+    .returning('last_seq'),
+);
+const insertMessageStatement = precompiledQuery(
+  (db: Database, seq: number, ...values: StoredValues) =>
+    db.insertInto('messages').values({ ...storedRow(values), seq }),
+  1 + STORED_COLUMNS.length,
+);
+/**
+ * storeUnderEpoch on PostgreSQL in one statement: the count's compare-and-set, the numbering that
+ * reads it (so it numbers nothing when the count was refused) and the insert that reads the
+ * number. `counted`: 0 when refused; `seq`: null when counted but not numbered.
+ */
+const storeUnderEpochStatement = precompiledQuery(
+  (db: Database, maxCount: number, ...values: StoredValues) => {
+    const message = storedRow(values);
+    return db
+      .with('counted', (db) =>
+        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('id'),
+      )
+      .with('numbered', (db) =>
+        db
+          .updateTable('conversations')
+          .from('counted')
+          .set((eb) => ({ last_seq: eb('conversations.last_seq', '+', 1) }))
+          .where('conversations.id', '=', message.conversation_id)
+          .returning('conversations.last_seq'),
+      )
+      .with('inserted', (db) =>
+        db
+          .insertInto('messages')
+          .columns([...STORED_COLUMNS, 'seq'])
+          .expression((eb) =>
+            eb
+              .selectFrom('numbered')
+              .select([
+                ...STORED_COLUMNS.map((column) => eb.val(message[column]).as(column)),
+                'numbered.last_seq as seq',
+              ]),
+          )
+          .returning('seq'),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('counted').select(eb.fn.countAll<number>().as('n')).as('counted'),
+        eb.selectFrom('inserted').select('seq').as('seq'),
+      ]);
+  },
+  1 + STORED_COLUMNS.length,
+);
+
 /**
  * The SQL of conversations and messages. Sequence numbers come from an atomic increment of the
  * conversation's `last_seq` in the same unit as the insert (a row lock on PostgreSQL, the single
@@ -365,23 +457,23 @@ export class MessagesRepository {
    * rotation, deactivation or send). False: refused.
    */
   async countUnderEpoch(ringId: string, epoch: number, maxCount: number, trx: Database): Promise<boolean> {
-    const result = await countUnderEpochUpdate(trx, ringId, epoch, maxCount).executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const result = await trx.executeQuery(countUnderEpochStatement.bind(this.db, ringId, epoch, maxCount));
+    return Number(result.numAffectedRows) === 1;
   }
 
-  /** The conversation's next sequence number: an atomic increment (use inside the insert's transaction). */
+  /**
+   * The conversation's next sequence number: an atomic increment (use inside the insert's
+   * transaction, a transaction of this repository's database, as for countUnderEpoch).
+   */
   async nextSeq(conversationId: string, trx: Database): Promise<number> {
-    const row = await trx
-      .updateTable('conversations')
-      .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
-      .where('id', '=', conversationId)
-      .returning('last_seq')
-      .executeTakeFirstOrThrow();
+    const { rows } = await trx.executeQuery(nextSeqStatement.bind(this.db, conversationId));
+    const row = rows[0];
+    if (!row) throw new Error(`conversation ${conversationId} not found`);
     return row.last_seq;
   }
 
   async insertMessage(row: MessageRow, trx: Database): Promise<void> {
-    await trx.insertInto('messages').values(row).execute();
+    await trx.executeQuery(insertMessageStatement.bind(this.db, row.seq, ...storedValues(row)));
   }
 
   /**
@@ -393,7 +485,9 @@ export class MessagesRepository {
    * Every send to a Ring writes the same two rows (the Ring's count, the conversation's last_seq),
    * so sends to one Ring wait on each other's row locks until commit. On PostgreSQL this is one
    * statement (data-modifying CTEs, committed on its own), so the locks last one round trip, not
-   * a transaction of five; SQLite has a single writer and keeps the transaction.
+   * a transaction of five; SQLite has a single writer and keeps the transaction. Both run
+   * precompiled statements (in the transaction, compiled for the repository's database and bound
+   * there: precompiledQuery's `bind`), so a send builds no Kysely query.
    */
   async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<number | undefined> {
     if (this.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
@@ -409,39 +503,8 @@ export class MessagesRepository {
     message: NewMessage,
     maxCount: number,
   ): Promise<number | undefined> {
-    const columns = Object.keys(message) as Array<keyof NewMessage>;
-    const row = await this.db
-      .with('counted', (db) =>
-        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('id'),
-      )
-      // Reads `counted`, so it runs after it and numbers nothing when the count was refused.
-      .with('numbered', (db) =>
-        db
-          .updateTable('conversations')
-          .from('counted')
-          .set((eb) => ({ last_seq: eb('conversations.last_seq', '+', 1) }))
-          .where('conversations.id', '=', message.conversation_id)
-          .returning('conversations.last_seq'),
-      )
-      .with('inserted', (db) =>
-        db
-          .insertInto('messages')
-          .columns([...columns, 'seq'])
-          .expression((eb) =>
-            eb
-              .selectFrom('numbered')
-              .select([
-                ...columns.map((column) => eb.val(message[column]).as(column)),
-                'numbered.last_seq as seq',
-              ]),
-          )
-          .returning('seq'),
-      )
-      .selectNoFrom((eb) => [
-        eb.selectFrom('counted').select(eb.fn.countAll<number>().as('n')).as('counted'),
-        eb.selectFrom('inserted').select('seq').as('seq'),
-      ])
-      .executeTakeFirstOrThrow();
+    const [row] = await storeUnderEpochStatement(this.db, maxCount, ...storedValues(message));
+    if (!row) throw new Error('storeUnderEpoch: no row');
     if (Number(row.counted) === 0) return undefined;
     // Counted but not numbered: the conversation is gone (its Ring deleted meanwhile).
     if (row.seq === null) throw new Error(`conversation ${message.conversation_id} not found`);

@@ -36,7 +36,7 @@ export class OperatorMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  /** Deliveries counted since the last scrape, by event: a map increment costs less per socket. */
+  /** Deliveries counted since the last scrape, by event: a map update per broadcast, not a counter call. */
   private readonly pendingDeliveries = new Map<string, number>();
   readonly messagePushDelay = new Histogram({
     name: 'securering_message_push_delay_seconds',
@@ -119,9 +119,12 @@ export class OperatorMetrics {
     });
   }
 
-  /** One event written to one socket (called for every recipient: kept to a map increment). */
-  countDelivery(event: string): void {
-    this.pendingDeliveries.set(event, (this.pendingDeliveries.get(event) ?? 0) + 1);
+  /**
+   * One event written to `recipients` sockets of this instance: once per broadcast (the adapter
+   * counts its local recipients, realtime/broadcast-tap.ts) or per emit to a single socket.
+   */
+  countDeliveries(event: string, recipients: number): void {
+    this.pendingDeliveries.set(event, (this.pendingDeliveries.get(event) ?? 0) + recipients);
   }
 
   /** Where the scrape-time gauges read from (the realtime server and the database, once built). */

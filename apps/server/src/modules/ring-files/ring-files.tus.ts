@@ -5,8 +5,9 @@ import path from 'node:path';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FileStore } from '@tus/file-store';
-import { ERRORS, EVENTS, Server, type ServerOptions } from '@tus/server';
+import type { FileStore } from '@tus/file-store';
+import type * as TusServerModule from '@tus/server';
+import type { Server, ServerOptions } from '@tus/server';
 import {
   MESSAGES,
   RING_FILES_API_PATHS as PATHS,
@@ -55,49 +56,65 @@ const ORPHAN_UPLOAD_MS = HOUR_MS;
 const currentRequest = new AsyncLocalStorage<IncomingMessage>();
 
 /**
+ * @tus/server and @tus/file-store (about 4.6 MiB of heap together) are loaded by the first tus
+ * request, not at start-up: most instances never see a resumable upload (issue 30's memory
+ * budget). One promise for the process; the routes are registered at start-up all the same.
+ */
+let tusModules: Promise<{ tus: typeof TusServerModule; RawBodyFileStore: typeof FileStore }> | undefined;
+const loadTusModules = () =>
+  (tusModules ??= Promise.all([import('@tus/server'), import('@tus/file-store')]).then(
+    ([tus, fileStore]) => ({ tus, RawBodyFileStore: rawBodyFileStoreOf(fileStore.FileStore, tus.ERRORS) }),
+  ));
+
+/**
  * @tus/file-store, writing the upload's bytes straight from Node's request. @tus/server hands
  * stores the body through a web ReadableStream bridge (Node stream → web stream → Node stream),
  * which costs about a third of a large PATCH's throughput on Node 20; here the request carries no
  * web body at all and `write` pipes Node's request to the file at the offset, never past the
  * declared Upload-Length. Like FileStore, what reached the disk before a dropped connection stays
- * (HEAD answers that offset).
+ * (HEAD answers that offset). Made from the loaded modules (see loadTusModules).
  */
-class RawBodyFileStore extends FileStore {
-  override async write(readable: Readable, fileId: string, offset: number): Promise<number> {
-    const raw = currentRequest.getStore();
-    if (!raw) return super.write(readable, fileId, offset);
-    readable.resume(); // the empty stand-in body @tus/server made
-    const info = await this.configstore.get(fileId);
-    const limit = (info?.size ?? 0) - offset;
-    let received = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        received += chunk.length;
-        callback(received > limit ? new Error('past Upload-Length') : null, chunk);
-      },
-    });
-    try {
-      await pipeline(
-        raw,
-        counter,
-        fs.createWriteStream(path.join(this.directory, fileId), { flags: 'r+', start: offset }),
-      );
-    } catch (error) {
-      if (received > limit) throw ERRORS.ERR_SIZE_EXCEEDED;
-      throw ERRORS.FILE_WRITE_ERROR;
+function rawBodyFileStoreOf(
+  Base: typeof FileStore,
+  ERRORS: (typeof TusServerModule)['ERRORS'],
+): typeof FileStore {
+  class RawBodyFileStore extends Base {
+    override async write(readable: Readable, fileId: string, offset: number): Promise<number> {
+      const raw = currentRequest.getStore();
+      if (!raw) return super.write(readable, fileId, offset);
+      readable.resume(); // the empty stand-in body @tus/server made
+      const info = await this.configstore.get(fileId);
+      const limit = (info?.size ?? 0) - offset;
+      let received = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          received += chunk.length;
+          callback(received > limit ? new Error('past Upload-Length') : null, chunk);
+        },
+      });
+      try {
+        await pipeline(
+          raw,
+          counter,
+          fs.createWriteStream(path.join(this.directory, fileId), { flags: 'r+', start: offset }),
+        );
+      } catch (error) {
+        if (received > limit) throw ERRORS.ERR_SIZE_EXCEEDED;
+        throw ERRORS.FILE_WRITE_ERROR;
+      }
+      return offset + received;
     }
-    return offset + received;
   }
+  /*
+   * FileStore's constructor starts an unawaited mkdir whose callback throws (a private method, so
+   * it cannot be overridden in TypeScript): if the data directory goes away before the callback
+   * runs (a test removing its DATA_DIR, an operator cleaning up), the process dies on an uncaught
+   * exception. Here the directory is created, and awaited, before the store exists (at start-up,
+   * in ringFilesTusRoutes); the constructor's own attempt is switched off.
+   */
+  Object.defineProperty(RawBodyFileStore.prototype, 'checkOrCreateDirectory', { value: () => {} });
+  return RawBodyFileStore;
 }
-
-/*
- * FileStore's constructor starts an unawaited mkdir whose callback throws (a private method, so it
- * cannot be overridden in TypeScript): if the data directory goes away before the callback runs (a
- * test removing its DATA_DIR, an operator cleaning up), the process dies on an uncaught exception.
- * Here the directory is created, and awaited, before the store exists; the constructor's own
- * attempt is switched off.
- */
-Object.defineProperty(RawBodyFileStore.prototype, 'checkOrCreateDirectory', { value: () => {} });
 
 /**
  * The web Request @tus/server works on, built from Node's request, without a body (the store
@@ -154,8 +171,8 @@ export async function ringFilesTusRoutes(
   preHandler: preHandlerHookHandler[],
 ): Promise<void> {
   const directory = storagePaths.tusUploads(ctx.config);
+  // At start-up, as before: an unusable data directory stops the server here, not at an upload.
   await ensurePrivateDir(directory);
-  const datastore = new RawBodyFileStore({ directory });
   const callers = new WeakMap<IncomingMessage, RingCaller>();
   /** Reservations made by a creation request, to release if that request fails. */
   const createdBy = new WeakMap<IncomingMessage, string>();
@@ -168,86 +185,99 @@ export async function ringFilesTusRoutes(
     return caller;
   };
 
-  const tus = new Server({
-    path: PATHS.tus,
-    datastore,
-    relativeLocation: true,
-    respectForwardedHeaders: false,
-    // Same-origin API: no cross-origin caller is ever allowed.
-    allowedOrigins: () => false,
-    namingFunction: () => randomUUID(),
+  /** This app's tus server, made by the first tus request (see loadTusModules). */
+  const createTusServer = async (): Promise<Server> => {
+    const { tus: tusModule, RawBodyFileStore } = await loadTusModules();
+    const datastore = new RawBodyFileStore({ directory });
+    const tus = new tusModule.Server({
+      path: PATHS.tus,
+      datastore,
+      relativeLocation: true,
+      respectForwardedHeaders: false,
+      // Same-origin API: no cross-origin caller is ever allowed.
+      allowedOrigins: () => false,
+      namingFunction: () => randomUUID(),
 
-    async onUploadCreate(req, upload) {
-      const caller = callerOf(req);
-      try {
-        if (upload.sizeIsDeferred || upload.size === undefined)
-          throw badRequest(RING_FILES_MESSAGES.deferredLength);
-        const metadata: Record<string, string> = {};
-        for (const key of TUS_METADATA_KEYS) {
-          const value = upload.metadata?.[key];
-          if (typeof value === 'string') metadata[key] = value;
+      async onUploadCreate(req, upload) {
+        const caller = callerOf(req);
+        try {
+          if (upload.sizeIsDeferred || upload.size === undefined)
+            throw badRequest(RING_FILES_MESSAGES.deferredLength);
+          const metadata: Record<string, string> = {};
+          for (const key of TUS_METADATA_KEYS) {
+            const value = upload.metadata?.[key];
+            if (typeof value === 'string') metadata[key] = value;
+          }
+          const fields = parseInput(ZUploadFields, metadata);
+          if (plainFileSize(upload.size) === undefined) throw badRequest(RING_FILES_MESSAGES.notEncrypted);
+          if (fields.folder !== '' && !(await service.repo.findFolder(caller.ring.id, fields.folder)))
+            throw notFound(RING_FILES_MESSAGES.folderNotFound);
+          await service.reserve(
+            caller,
+            { declaredBytes: upload.size },
+            {
+              kind: 'tus',
+              id: upload.id,
+              ...(fields.file_id ? { fileId: fields.file_id } : {}),
+              metadata: JSON.stringify(metadata),
+            },
+          );
+          const raw = rawOf(req);
+          if (raw) createdBy.set(raw, upload.id);
+          return {};
+        } catch (error) {
+          throw asTusRefusal(error);
         }
-        const fields = parseInput(ZUploadFields, metadata);
-        if (plainFileSize(upload.size) === undefined) throw badRequest(RING_FILES_MESSAGES.notEncrypted);
-        if (fields.folder !== '' && !(await service.repo.findFolder(caller.ring.id, fields.folder)))
-          throw notFound(RING_FILES_MESSAGES.folderNotFound);
-        await service.reserve(
-          caller,
-          { declaredBytes: upload.size },
-          {
-            kind: 'tus',
-            id: upload.id,
-            ...(fields.file_id ? { fileId: fields.file_id } : {}),
-            metadata: JSON.stringify(metadata),
-          },
-        );
-        const raw = rawOf(req);
-        if (raw) createdBy.set(raw, upload.id);
-        return {};
-      } catch (error) {
-        throw asTusRefusal(error);
-      }
-    },
+      },
 
-    async onUploadFinish(req, upload) {
-      const caller = callerOf(req);
-      const reservation = await service.repo.findReservation(upload.id);
-      if (
-        !reservation ||
-        reservation.ring_id !== caller.ring.id ||
-        reservation.member_id !== caller.member.id
-      )
-        throw refusal(404, RING_FILES_MESSAGES.fileNotFound);
-      const source = path.join(directory, upload.id);
-      const storageKey = randomUUID();
-      const objectKey = `${caller.ring.id}/${storageKey}`;
-      let stored = false;
-      try {
-        const first = await readFirstBytes(source, 16);
-        if (!startsLikeEncryptedFile(first)) throw badRequest(RING_FILES_MESSAGES.notEncrypted);
-        const fields = parseInput(ZUploadFields, JSON.parse(reservation.metadata));
-        const { size } = await ctx.storage.putFile(objectKey, source);
-        stored = true;
-        if (size !== Number(reservation.bytes)) throw badRequest(RING_FILES_MESSAGES.sizeMismatch);
-        const file = await service.commitUpload(caller, reservation, fields, { storageKey, size });
-        await removeTusUpload(directory, upload.id);
-        return { headers: { 'X-File-Id': file.id } };
-      } catch (error) {
-        // A complete upload that cannot become a file is dropped whole: there is nothing to resume.
-        if (stored) await ctx.storage.delete(objectKey).catch(() => undefined);
-        await removeTusUpload(directory, upload.id);
-        await service.release(reservation.id);
-        ctx.logger.info({ err: error, uploadId: upload.id }, 'tus upload refused at completion');
-        throw asTusRefusal(error);
-      }
-    },
-  });
-  // Termination (DELETE) removes the upload's files: its bytes are no longer reserved.
-  tus.on(EVENTS.POST_TERMINATE, (_req, _res, id: string) => {
-    void service
-      .release(id)
-      .catch((error: unknown) => ctx.logger.error({ err: error }, 'tus release failed'));
-  });
+      async onUploadFinish(req, upload) {
+        const caller = callerOf(req);
+        const reservation = await service.repo.findReservation(upload.id);
+        if (
+          !reservation ||
+          reservation.ring_id !== caller.ring.id ||
+          reservation.member_id !== caller.member.id
+        )
+          throw refusal(404, RING_FILES_MESSAGES.fileNotFound);
+        const source = path.join(directory, upload.id);
+        const storageKey = randomUUID();
+        const objectKey = `${caller.ring.id}/${storageKey}`;
+        let stored = false;
+        try {
+          const first = await readFirstBytes(source, 16);
+          if (!startsLikeEncryptedFile(first)) throw badRequest(RING_FILES_MESSAGES.notEncrypted);
+          const fields = parseInput(ZUploadFields, JSON.parse(reservation.metadata));
+          const { size } = await ctx.storage.putFile(objectKey, source);
+          stored = true;
+          if (size !== Number(reservation.bytes)) throw badRequest(RING_FILES_MESSAGES.sizeMismatch);
+          const file = await service.commitUpload(caller, reservation, fields, { storageKey, size });
+          await removeTusUpload(directory, upload.id);
+          return { headers: { 'X-File-Id': file.id } };
+        } catch (error) {
+          // A complete upload that cannot become a file is dropped whole: there is nothing to resume.
+          if (stored) await ctx.storage.delete(objectKey).catch(() => undefined);
+          await removeTusUpload(directory, upload.id);
+          await service.release(reservation.id);
+          ctx.logger.info({ err: error, uploadId: upload.id }, 'tus upload refused at completion');
+          throw asTusRefusal(error);
+        }
+      },
+    });
+    // Termination (DELETE) removes the upload's files: its bytes are no longer reserved.
+    tus.on(tusModule.EVENTS.POST_TERMINATE, (_req, _res, id: string) => {
+      void service
+        .release(id)
+        .catch((error: unknown) => ctx.logger.error({ err: error }, 'tus release failed'));
+    });
+    return tus;
+  };
+  // One promise, so concurrent first requests share one server; a failed load is tried again.
+  let tusServer: Promise<Server> | undefined;
+  const tusServerOf = (): Promise<Server> =>
+    (tusServer ??= createTusServer().catch((error: unknown) => {
+      tusServer = undefined;
+      throw error;
+    }));
 
   /** HEAD, PATCH and DELETE: only on the caller's own upload in progress, else 404. */
   const ownUpload = async (request: FastifyRequest): Promise<void> => {
@@ -274,6 +304,7 @@ export async function ringFilesTusRoutes(
     const receiving = request.method === 'PATCH' || request.method === 'POST';
     if (receiving) ctx.operatorMetrics.uploadsInProgress.inc();
     try {
+      const tus = await tusServerOf();
       const response = await currentRequest.run(raw, () => tus.handleWeb(webRequestOf(raw, reply.raw)));
       reply.raw.statusCode = response.status;
       for (const [name, value] of response.headers) reply.raw.setHeader(name, value);

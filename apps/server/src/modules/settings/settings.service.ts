@@ -118,7 +118,7 @@ export class SettingsService {
       if (def.visibility === 'secret' && rawValue === SECRET_MARKER) continue;
       const check = checkSettingValue(def.kind, rawValue, key);
       if (!check.ok) throw badRequest(check.error);
-      updates[key] = def.kind.type === 'html' ? sanitizeRichHtml(check.value) : check.value;
+      updates[key] = def.kind.type === 'html' ? await sanitizeRichHtml(check.value) : check.value;
     }
     // A stored secret never follows its destination elsewhere: changing where it goes needs it again.
     const stale = secretsToReenter(category, current, updates);

@@ -81,7 +81,7 @@ export class WebhookService {
     if (!settings.webhookSecret || !signature) throw invalidSignature();
     let event: StripeEvent;
     try {
-      event = new StripeGateway(settings).constructEvent(rawBody, signature);
+      event = await new StripeGateway(settings).constructEvent(rawBody, signature);
     } catch {
       await this.ctx.systemLog.warning('payment', 'Webhook Stripe refusé : signature invalide ou périmée');
       throw invalidSignature();

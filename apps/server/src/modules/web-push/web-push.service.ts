@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createECDH, createPublicKey } from 'node:crypto';
 import {
   WEB_PUSH_MAX_SUBSCRIPTIONS,
   WEB_PUSH_MESSAGES,
@@ -6,7 +6,7 @@ import {
   type TWebPushSubscribeRequest,
 } from '@securering/contract';
 import type { FastifyReply } from 'fastify';
-import webpush from 'web-push';
+import type WebPush from 'web-push';
 import type { AppContext } from '../../app-context';
 import { badRequest } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
@@ -21,6 +21,30 @@ import {
   outcomeOf,
 } from './web-push.policy';
 import { WebPushRepository, type PushTarget, type VapidKeys } from './web-push.repository';
+
+/**
+ * The web-push library (about 1.5 MiB of heap) is loaded when a key pair is first made or a push
+ * first sent, so an instance where nobody subscribes never loads it (issue 30's memory budget).
+ */
+let webPushModule: Promise<typeof WebPush> | undefined;
+/**
+ * A new VAPID key pair in web-push's format (`generateVAPIDKeys`: the P-256 public point
+ * uncompressed, 65 bytes, and the private scalar, 32 bytes, both base64url), made with node:crypto
+ * so that a first start does not load web-push for it.
+ */
+export function newVapidKeys(): VapidKeys {
+  const curve = createECDH('prime256v1');
+  curve.generateKeys();
+  const fixed = (bytes: Buffer, length: number) =>
+    bytes.length < length ? Buffer.concat([Buffer.alloc(length - bytes.length), bytes]) : bytes;
+  return {
+    publicKey: fixed(curve.getPublicKey(), 65).toString('base64url'),
+    privateKey: fixed(curve.getPrivateKey(), 32).toString('base64url'),
+  };
+}
+
+const loadWebPush = (): Promise<typeof WebPush> =>
+  (webPushModule ??= import('web-push').then((module) => module.default));
 
 /** A message just stored, as the fan-out needs it: never its content. */
 export interface StoredMessage {
@@ -55,8 +79,7 @@ export class WebPushService {
   async keys(): Promise<VapidKeys> {
     const stored = await this.repo.findKeys();
     if (stored) return stored;
-    const { publicKey, privateKey } = webpush.generateVAPIDKeys();
-    return this.repo.insertKeysIfAbsent({ publicKey, privateKey }, this.ctx.clock.now().toISOString());
+    return this.repo.insertKeysIfAbsent(newVapidKeys(), this.ctx.clock.now().toISOString());
   }
 
   async publicKey(): Promise<string> {
@@ -130,6 +153,7 @@ export class WebPushService {
     }
     if (due.length === 0) return;
     const keys = await this.keys();
+    const webpush = await loadWebPush();
     const payload: TWebPushPayload = { t: 'msg', r: message.ringId };
     const body = JSON.stringify(payload);
     const queue = targets.filter((t) => due.includes(t.member_id));
@@ -138,7 +162,7 @@ export class WebPushService {
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         await new Promise((resolve) => setImmediate(resolve));
-        await this.deliver(next, body, keys);
+        await this.deliver(webpush, next, body, keys);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PUSH_CONCURRENCY, queue.length) }, worker));
@@ -148,7 +172,7 @@ export class WebPushService {
    * The VAPID Authorization header for the endpoint's push service (its origin is the JWT's
    * audience), signed once per audience and VAPID_REUSE_MS rather than once per push.
    */
-  private vapidAuthorization(endpoint: string, keys: VapidKeys): string {
+  private vapidAuthorization(webpush: typeof WebPush, endpoint: string, keys: VapidKeys): string {
     const audience = new URL(endpoint).origin;
     const now = this.ctx.clock.now().getTime();
     const cacheKey = `${keys.publicKey} ${audience}`;
@@ -169,7 +193,12 @@ export class WebPushService {
   }
 
   /** One request to one push service: encrypted payload (aes128gcm), VAPID, bounded in time. */
-  private async deliver(target: PushTarget, body: string, keys: VapidKeys): Promise<void> {
+  private async deliver(
+    webpush: typeof WebPush,
+    target: PushTarget,
+    body: string,
+    keys: VapidKeys,
+  ): Promise<void> {
     const { ctx } = this;
     const host = endpointHost(target.endpoint);
     // Checked again: a subscription stored under another configuration is not called.
@@ -190,7 +219,7 @@ export class WebPushService {
         },
       );
       const headers: Record<string, string> = {
-        Authorization: this.vapidAuthorization(target.endpoint, keys),
+        Authorization: this.vapidAuthorization(webpush, target.endpoint, keys),
       };
       for (const [name, value] of Object.entries(request.headers))
         if (name.toLowerCase() !== 'content-length') headers[name] = String(value);

@@ -1,4 +1,5 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface OutgoingMail {
   to: string;
@@ -38,10 +39,25 @@ export function smtpSettingsFrom(values: Record<string, string>): SmtpSettings |
   };
 }
 
+/**
+ * nodemailer (about 3 MiB of heap) is loaded when the first SMTP transport is made, so an instance
+ * without SMTP (mails in the log) never loads it (issue 30's memory budget). One promise.
+ */
+let nodemailerModule: Promise<typeof Nodemailer> | undefined;
+const loadNodemailer = (): Promise<typeof Nodemailer> => (nodemailerModule ??= import('nodemailer'));
+
 export class SmtpTransport implements MailTransport {
+  /** A transport for these settings, nodemailer loaded first (see loadNodemailer). */
+  static async create(settings: SmtpSettings): Promise<SmtpTransport> {
+    return new SmtpTransport(settings, await loadNodemailer());
+  }
+
   private readonly transporter: Transporter;
 
-  constructor(private readonly settings: SmtpSettings) {
+  private constructor(
+    private readonly settings: SmtpSettings,
+    nodemailer: typeof Nodemailer,
+  ) {
     this.transporter = nodemailer.createTransport({
       host: settings.host,
       port: settings.port,

@@ -1,6 +1,14 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { ProviderError } from './provider-error';
 import type { StripeSettings } from './payment-settings';
+
+/**
+ * The Stripe SDK (about 4 MiB of heap) is loaded at the first gateway call, not at start-up: an
+ * instance without Stripe never loads it (issue 30's memory budget). One promise for the process.
+ */
+let stripeSdk: Promise<typeof Stripe> | undefined;
+const loadStripeSdk = (): Promise<typeof Stripe> =>
+  (stripeSdk ??= import('stripe').then((module) => module.default));
 
 export type StripeEvent = Stripe.Event;
 export type StripeCheckoutSession = Stripe.Checkout.Session;
@@ -26,7 +34,8 @@ export interface CheckoutSessionInput {
  * a local stub that follows Stripe's documented requests and answers.
  */
 export class StripeGateway {
-  private readonly stripe: Stripe;
+  private readonly options: Stripe.StripeConfig;
+  private client: Promise<Stripe> | undefined;
 
   constructor(private readonly settings: StripeSettings) {
     const options: Stripe.StripeConfig = { maxNetworkRetries: 1, timeout: 20_000 };
@@ -36,12 +45,22 @@ export class StripeGateway {
       options.port = url.port || (url.protocol === 'https:' ? 443 : 80);
       options.protocol = url.protocol === 'https:' ? 'https' : 'http';
     }
-    this.stripe = new Stripe(settings.secretKey || 'sk_unconfigured', options);
+    this.options = options;
   }
 
-  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /** The SDK client, made at this gateway's first call (see loadStripeSdk). */
+  private stripe(): Promise<Stripe> {
+    return (this.client ??= loadStripeSdk().then(
+      (StripeSdk) => new StripeSdk(this.settings.secretKey || 'sk_unconfigured', this.options),
+    ));
+  }
+
+  private async call<T>(what: string, fn: (stripe: Stripe) => Promise<T>): Promise<T> {
+    // Outside the try: as when the client was made in the constructor, a failure to make it is
+    // not a ProviderError of a Stripe call.
+    const stripe = await this.stripe();
     try {
-      return await fn();
+      return await fn(stripe);
     } catch (error) {
       const e = error as { message?: string; statusCode?: number; raw?: unknown };
       throw new ProviderError('stripe', `${what}: ${e.message ?? String(error)}`, e.statusCode, e.raw);
@@ -51,8 +70,8 @@ export class StripeGateway {
   createCustomer(email: string, name: string, customerId: string): Promise<string> {
     return this.call(
       'customers.create',
-      async () =>
-        (await this.stripe.customers.create({ email, name, metadata: { customer_id: customerId } })).id,
+      async (stripe) =>
+        (await stripe.customers.create({ email, name, metadata: { customer_id: customerId } })).id,
     );
   }
 
@@ -64,8 +83,8 @@ export class StripeGateway {
       billing_cycle: input.cycle,
       video: input.video ? '1' : '0',
     };
-    return this.call('checkout.sessions.create', () =>
-      this.stripe.checkout.sessions.create({
+    return this.call('checkout.sessions.create', (stripe) =>
+      stripe.checkout.sessions.create({
         mode: 'subscription',
         customer: input.stripeCustomerId,
         client_reference_id: input.paymentId,
@@ -90,12 +109,12 @@ export class StripeGateway {
   }
 
   retrieveCheckoutSession(id: string): Promise<StripeCheckoutSession> {
-    return this.call('checkout.sessions.retrieve', () => this.stripe.checkout.sessions.retrieve(id));
+    return this.call('checkout.sessions.retrieve', (stripe) => stripe.checkout.sessions.retrieve(id));
   }
 
   createPortalSession(stripeCustomerId: string, returnUrl: string): Promise<string> {
-    return this.call('billingPortal.sessions.create', async () => {
-      const session = await this.stripe.billingPortal.sessions.create({
+    return this.call('billingPortal.sessions.create', async (stripe) => {
+      const session = await stripe.billingPortal.sessions.create({
         customer: stripeCustomerId,
         return_url: returnUrl,
         locale: 'fr',
@@ -105,8 +124,8 @@ export class StripeGateway {
   }
 
   cancelAtPeriodEnd(subscriptionId: string): Promise<StripeSubscription> {
-    return this.call('subscriptions.update', () =>
-      this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
+    return this.call('subscriptions.update', (stripe) =>
+      stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
     );
   }
 
@@ -116,8 +135,8 @@ export class StripeGateway {
    * harmless.
    */
   cancelSubscription(subscriptionId: string): Promise<StripeSubscription> {
-    return this.call('subscriptions.cancel', () =>
-      this.stripe.subscriptions.cancel(
+    return this.call('subscriptions.cancel', (stripe) =>
+      stripe.subscriptions.cancel(
         subscriptionId,
         { invoice_now: false, prorate: false },
         { idempotencyKey: `securering-cancel-${subscriptionId}` },
@@ -130,8 +149,8 @@ export class StripeGateway {
    * bought again while the current period runs starts its billing where the paid time ends.
    */
   deferRenewal(subscriptionId: string, until: Date): Promise<StripeSubscription> {
-    return this.call('subscriptions.update', () =>
-      this.stripe.subscriptions.update(
+    return this.call('subscriptions.update', (stripe) =>
+      stripe.subscriptions.update(
         subscriptionId,
         { trial_end: Math.floor(until.getTime() / 1000), proration_behavior: 'none' },
         { idempotencyKey: `securering-defer-${subscriptionId}-${until.getTime()}` },
@@ -147,17 +166,17 @@ export class StripeGateway {
     invoiceId: string,
     hint: { paymentIntent?: string | null; charge?: string | null },
   ): Promise<{ id: string; status: string | null }> {
-    return this.call('refunds.create', async () => {
+    return this.call('refunds.create', async (stripe) => {
       let paymentIntent = hint.paymentIntent ?? null;
       let charge = hint.charge ?? null;
       if (!paymentIntent && !charge) {
-        const payments = await this.stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid' });
+        const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid' });
         const paid = payments.data[0]?.payment;
         paymentIntent = refId(paid?.payment_intent);
         charge = refId(paid?.charge);
       }
       if (!paymentIntent && !charge) throw new Error(`no payment to refund on invoice ${invoiceId}`);
-      const refund = await this.stripe.refunds.create(
+      const refund = await stripe.refunds.create(
         {
           ...(paymentIntent ? { payment_intent: paymentIntent } : { charge: charge! }),
           reason: 'duplicate',
@@ -169,9 +188,12 @@ export class StripeGateway {
     });
   }
 
-  /** Checks the Stripe-Signature header (HMAC with the webhook secret, 5-minute tolerance). */
-  constructEvent(rawBody: Buffer, signature: string): StripeEvent {
-    return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
+  /**
+   * Checks the Stripe-Signature header (HMAC with the webhook secret, 5-minute tolerance). Async
+   * only because the SDK may still have to be loaded; a bad signature rejects.
+   */
+  async constructEvent(rawBody: Buffer, signature: string): Promise<StripeEvent> {
+    return (await this.stripe()).webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
   }
 }
 

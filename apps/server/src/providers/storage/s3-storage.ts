@@ -1,21 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-  type CompletedPart,
-} from '@aws-sdk/client-s3';
+import type * as S3SdkModule from '@aws-sdk/client-s3';
+import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
 import {
   ByteLimiter,
   StorageNotFoundError,
@@ -48,6 +34,15 @@ const statusOf = (error: unknown): number | undefined =>
   (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 const nameOf = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
 
+type S3Sdk = typeof S3SdkModule;
+
+/**
+ * The AWS SDK (about 4.6 MiB of heap) is loaded by the first call of an S3 provider, so an
+ * instance storing on its local disk never loads it (issue 30's memory budget). One promise.
+ */
+let s3Sdk: Promise<S3Sdk> | undefined;
+const loadS3Sdk = (): Promise<S3Sdk> => (s3Sdk ??= import('@aws-sdk/client-s3'));
+
 /**
  * Ring files in an S3-compatible bucket (AWS S3, MinIO, Garage, Scaleway, OVH…), under
  * `ring-files/<ringId>/<storageKey>`. Uploads stream: a file smaller than one part is sent with
@@ -58,25 +53,34 @@ const nameOf = (error: unknown): string | undefined => (error as { name?: string
 export class S3StorageProvider implements StorageProvider {
   readonly kind = 's3' as const;
   readonly insideDataDir = false;
-  private readonly client: S3Client;
+  /** The SDK and its client, made at the first call (see loadS3Sdk); the client, once made. */
+  private connecting: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  private client: S3Client | undefined;
   private readonly bucket: string;
   private readonly keyPrefix: string;
   private readonly partBytes: number;
 
-  constructor(options: S3StorageOptions) {
-    this.client = new S3Client({
-      region: options.region,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      ...(options.credentials ? { credentials: options.credentials } : {}),
-      forcePathStyle: options.forcePathStyle,
-      // Checksums only where S3 requires them: many S3-compatible servers reject the trailing
-      // checksums the SDK would otherwise add to every upload.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+  constructor(private readonly options: S3StorageOptions) {
     this.bucket = options.bucket;
     this.keyPrefix = options.keyPrefix ?? 'ring-files/';
     this.partBytes = Math.max(5 * 1024 * 1024, options.partBytes ?? DEFAULT_PART_BYTES);
+  }
+
+  private s3(): Promise<{ sdk: S3Sdk; client: S3Client }> {
+    return (this.connecting ??= loadS3Sdk().then((sdk) => {
+      const { options } = this;
+      this.client = new sdk.S3Client({
+        region: options.region,
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        ...(options.credentials ? { credentials: options.credentials } : {}),
+        forcePathStyle: options.forcePathStyle,
+        // Checksums only where S3 requires them: many S3-compatible servers reject the trailing
+        // checksums the SDK would otherwise add to every upload.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      return { sdk, client: this.client };
+    }));
   }
 
   private objectKey(key: string): string {
@@ -86,6 +90,7 @@ export class S3StorageProvider implements StorageProvider {
 
   async put(key: string, body: Readable, options: { maxBytes: number }): Promise<{ size: number }> {
     const Key = this.objectKey(key);
+    const { sdk, client } = await this.s3();
     const limiter = new ByteLimiter(options.maxBytes);
     body.on('error', (error) => limiter.destroy(error));
     const source = body.pipe(limiter);
@@ -102,9 +107,9 @@ export class S3StorageProvider implements StorageProvider {
     let total = 0;
 
     const sendPart = (data: Buffer, partNumber: number) => {
-      const sending = this.client
+      const sending = client
         .send(
-          new UploadPartCommand({
+          new sdk.UploadPartCommand({
             Bucket: this.bucket,
             Key,
             UploadId: uploadId,
@@ -135,8 +140,8 @@ export class S3StorageProvider implements StorageProvider {
           offset += count;
           if (filled < this.partBytes) continue;
           if (!uploadId) {
-            const created = await this.client.send(
-              new CreateMultipartUploadCommand({
+            const created = await client.send(
+              new sdk.CreateMultipartUploadCommand({
                 Bucket: this.bucket,
                 Key,
                 ContentType: 'application/octet-stream',
@@ -155,8 +160,8 @@ export class S3StorageProvider implements StorageProvider {
       }
       const rest = part.subarray(0, filled);
       if (!uploadId) {
-        await this.client.send(
-          new PutObjectCommand({
+        await client.send(
+          new sdk.PutObjectCommand({
             Bucket: this.bucket,
             Key,
             Body: rest,
@@ -169,8 +174,8 @@ export class S3StorageProvider implements StorageProvider {
       if (rest.length > 0) sendPart(rest, ++partNumber);
       await Promise.all(inFlight);
       if (failure) throw failure;
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
+      await client.send(
+        new sdk.CompleteMultipartUploadCommand({
           Bucket: this.bucket,
           Key,
           UploadId: uploadId,
@@ -182,8 +187,8 @@ export class S3StorageProvider implements StorageProvider {
       source.destroy();
       await Promise.allSettled(inFlight);
       if (uploadId) {
-        await this.client
-          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId }))
+        await client
+          .send(new sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId }))
           .catch(() => undefined);
       }
       throw error;
@@ -198,9 +203,10 @@ export class S3StorageProvider implements StorageProvider {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
+    const { sdk, client } = await this.s3();
     try {
-      const result = await this.client.send(
-        new GetObjectCommand({
+      const result = await client.send(
+        new sdk.GetObjectCommand({
           Bucket: this.bucket,
           Key: this.objectKey(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -215,9 +221,10 @@ export class S3StorageProvider implements StorageProvider {
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {
+    const { sdk, client } = await this.s3();
     try {
-      const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      const head = await client.send(
+        new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
       );
       return { size: Number(head.ContentLength ?? 0) };
     } catch (error) {
@@ -227,17 +234,20 @@ export class S3StorageProvider implements StorageProvider {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    const Key = this.objectKey(key);
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key }));
   }
 
   async deletePrefix(prefix: string): Promise<number> {
     assertStoragePrefix(prefix);
+    const { sdk, client } = await this.s3();
     let batch: string[] = [];
     let count = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      const result = await this.client.send(
-        new DeleteObjectsCommand({
+      const result = await client.send(
+        new sdk.DeleteObjectsCommand({
           Bucket: this.bucket,
           Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
         }),
@@ -260,10 +270,11 @@ export class S3StorageProvider implements StorageProvider {
 
   async *list(prefix = ''): AsyncIterable<StoredObject> {
     assertStoragePrefix(prefix);
+    const { sdk, client } = await this.s3();
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
+      const page = await client.send(
+        new sdk.ListObjectsV2Command({
           Bucket: this.bucket,
           Prefix: `${this.keyPrefix}${prefix}`,
           ...(token ? { ContinuationToken: token } : {}),
@@ -284,15 +295,16 @@ export class S3StorageProvider implements StorageProvider {
   async purgeIncomplete(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;
+    const { sdk, client } = await this.s3();
     try {
-      const listed = await this.client.send(
-        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.keyPrefix }),
+      const listed = await client.send(
+        new sdk.ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.keyPrefix }),
       );
       for (const upload of listed.Uploads ?? []) {
         if (!upload.Key || !upload.UploadId) continue;
         if (upload.Initiated && upload.Initiated.getTime() >= cutoff) continue;
-        await this.client.send(
-          new AbortMultipartUploadCommand({
+        await client.send(
+          new sdk.AbortMultipartUploadCommand({
             Bucket: this.bucket,
             Key: upload.Key,
             UploadId: upload.UploadId,
@@ -308,10 +320,12 @@ export class S3StorageProvider implements StorageProvider {
   }
 
   async checkReachable(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.HeadBucketCommand({ Bucket: this.bucket }));
   }
 
+  /** Frees the client's sockets; a provider never called has none (and no SDK loaded). */
   close(): void {
-    this.client.destroy();
+    this.client?.destroy();
   }
 }

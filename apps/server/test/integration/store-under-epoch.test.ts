@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isUniqueViolation } from '../../src/db/database';
+import { newId } from '../../src/lib/ids';
+import { MessagesRepository, type NewMessage } from '../../src/modules/messages/messages.repository';
+import { buildTestApp, type TestApp } from '../build-test-app';
+import { buildCustomer, buildRing, buildRingMember } from '../factories';
+
+/**
+ * MessagesRepository.storeUnderEpoch, the send's store (precompiled statements: a transaction of
+ * three on SQLite, one statement on PostgreSQL): all or nothing, numbered without a gap.
+ */
+describe('storing a message under its Ring’s epoch', () => {
+  let t: TestApp;
+  let repo: MessagesRepository;
+  beforeAll(async () => {
+    t = await buildTestApp({ redis: false });
+    repo = new MessagesRepository(t.ctx.db, t.ctx.database.dialect);
+  });
+  afterAll(() => t.close());
+
+  async function ringWithRoom() {
+    const customer = await buildCustomer(t.ctx);
+    const ring = await buildRing(t.ctx, customer.id, { current_epoch: 1, epoch_message_count: 0 });
+    const member = await buildRingMember(t.ctx, ring.id);
+    const room = await repo.ensureConversation({
+      id: newId(),
+      ring_id: ring.id,
+      kind: 'room',
+      conversation_key: 'room:general',
+      created_at: new Date().toISOString(),
+    });
+    const message = (clientMessageId = newId()): NewMessage => ({
+      id: newId(),
+      ring_id: ring.id,
+      conversation_id: room.id,
+      sender_member_id: member.id,
+      content: 'enveloppe',
+      message_type: 'text',
+      client_encrypted: 1,
+      is_ephemeral: 0,
+      expires_at: null,
+      created_at: new Date().toISOString(),
+      client_message_id: clientMessageId,
+      epoch: 1,
+      ephemeral_sec: null,
+      first_read_at: null,
+    });
+    const state = async () => ({
+      count: (
+        await t.ctx.db
+          .selectFrom('rings')
+          .select('epoch_message_count')
+          .where('id', '=', ring.id)
+          .executeTakeFirstOrThrow()
+      ).epoch_message_count,
+      lastSeq: (await repo.findConversation(ring.id, 'room:general'))!.last_seq,
+      stored: (
+        await t.ctx.db
+          .selectFrom('messages')
+          .select(['seq', 'client_message_id'])
+          .where('conversation_id', '=', room.id)
+          .orderBy('seq')
+          .execute()
+      ).map((row) => row.seq),
+    });
+    return { message, state };
+  }
+
+  it('numbers the messages 1, 2, 3 and counts them under the epoch, with every column stored', async () => {
+    const { message, state } = await ringWithRoom();
+    const first = message();
+    expect(await repo.storeUnderEpoch(first, 10)).toBe(1);
+    expect(await repo.storeUnderEpoch(message(), 10)).toBe(2);
+    expect(await repo.storeUnderEpoch(message(), 10)).toBe(3);
+    expect(await state()).toEqual({ count: 3, lastSeq: 3, stored: [1, 2, 3] });
+    const row = await t.ctx.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', first.id)
+      .executeTakeFirst();
+    expect(row).toEqual({ ...first, seq: 1 });
+  });
+
+  it('refuses past the epoch’s limit or under another epoch, storing nothing', async () => {
+    const { message, state } = await ringWithRoom();
+    expect(await repo.storeUnderEpoch(message(), 1)).toBe(1);
+    expect(await repo.storeUnderEpoch(message(), 1)).toBeUndefined();
+    expect(await repo.storeUnderEpoch({ ...message(), epoch: 2 }, 10)).toBeUndefined();
+    expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
+  });
+
+  it('fails a second message of the same client id with the unique violation, counting and numbering nothing', async () => {
+    const { message, state } = await ringWithRoom();
+    const clientMessageId = newId();
+    expect(await repo.storeUnderEpoch(message(clientMessageId), 10)).toBe(1);
+    const failure = await repo.storeUnderEpoch(message(clientMessageId), 10).catch((error: unknown) => error);
+    expect(isUniqueViolation(failure)).toBe(true);
+    expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
+    // The next message takes the number the failed one did not keep.
+    expect(await repo.storeUnderEpoch(message(), 10)).toBe(2);
+  });
+});
