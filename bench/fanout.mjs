@@ -453,6 +453,8 @@ if (!isMainThread) {
         const epochs = new Map(rings.map((ring) => [ring, { current: 1, rotating: undefined }]));
         // Sends refused for their epoch and sent again, and the new epochs this made (shown at the end).
         const resends = { rotation_required: 0, epoch_stale: 0, old_view: 0, rotations: 0 };
+        /** Per sender, its pending share load after the last rotation. */
+        const keyLoads = new Map();
         const renewEpoch = (ring, seen) => {
           const state = epochs.get(ring);
           if (state.current > seen) return state.rotating;
@@ -465,8 +467,6 @@ if (!isMainThread) {
           })().finally(() => (state.rotating = undefined));
           return state.rotating;
         };
-        /** Per sender, its pending share load after the last rotation. */
-        const keyLoads = new Map();
         let group;
         const sendOne = async (m) => {
           if (m.kind === 'typing')

@@ -83,12 +83,12 @@ export class SharedRingRows {
     if (known && now - known.at < this.maxAgeMs) return known.ring;
     let pending = this.reading.get(ringId);
     if (!pending) {
-      pending = this.read(ringId).then(
-        (ring) => {
+      pending = this.read(ringId)
+        .then((ring) => {
           this.remember(ringId, ring, now);
           return ring;
-        },
-      ).finally(() => this.reading.delete(ringId));
+        })
+        .finally(() => this.reading.delete(ringId));
       this.reading.set(ringId, pending);
     }
     return pending;
@@ -123,9 +123,13 @@ type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
  * Failures answer the optional ack with a French error and never reach the handler.
  */
 export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEventLimiter()) {
-  const checkedAt = new WeakMap<TypedSocket, { at: number; member: RingMemberRow; sessionExpiresAt: number }>();
+  const checkedAt = new WeakMap<
+    TypedSocket,
+    { at: number; member: RingMemberRow; sessionExpiresAt: number }
+  >();
+  const ringRepository = new RingRepository(ctx.db);
   const rings = new SharedRingRows((ringId) =>
-    new RingRepository(ctx.db).findServiceableRing(ringId, ctx.clock.now().toISOString()),
+    ringRepository.findServiceableRing(ringId, ctx.clock.now().toISOString()),
   );
 
   async function currentMembership(socket: TypedSocket): Promise<RingMembership | undefined> {
