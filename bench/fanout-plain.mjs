@@ -34,9 +34,10 @@ io.on('connection', (socket) => {
     io.to(room).emit('new_message', event);
     if (typeof ack === 'function') ack({ ok: true });
   });
-  // BENCH_MIX=chat: a typing signal, broadcast to the room as SecureRing relays `reading_signal`.
+  // BENCH_MIX=chat: a typing signal, broadcast to the room's other sockets as SecureRing relays
+  // `reading_signal` to the other members.
   socket.on('signal', (event, ack) => {
-    io.to(room).emit('reading_signal', event);
+    socket.to(room).emit('reading_signal', event);
     if (typeof ack === 'function') ack({ ok: true });
   });
 });

@@ -122,6 +122,19 @@ export class RealtimeHub {
     this.io?.to(ringReadersRoom(ringId)).emit(event, ...args);
   }
 
+  /** As emitToRingReaders, but not to `memberId`'s own sockets (its other tabs included). */
+  emitToOtherRingReaders<E extends keyof ServerToClientEvents>(
+    ringId: string,
+    memberId: string,
+    event: E,
+    ...args: EventArgs<E>
+  ): void {
+    this.io
+      ?.to(ringReadersRoom(ringId))
+      .except(memberRoom(memberId))
+      .emit(event, ...args);
+  }
+
   /** A member just admitted (or reactivated) in the log: its open sockets, on every instance, read the room now. */
   addRingReader(ringId: string, memberId: string): void {
     this.io?.in(memberRoom(memberId)).socketsJoin(ringReadersRoom(ringId));

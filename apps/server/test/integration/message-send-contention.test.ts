@@ -111,6 +111,40 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
     expect(await ringRow(ringId)).toMatchObject({ epoch_message_count: 7, current_epoch: 2 });
   });
 
+  it('tells the sender of the message that brings the epoch to 90 % to rotate ahead (rotationSoon), once in 20 after, concurrent sends included', async () => {
+    const { ringId, members } = await keyedRing(t, 2);
+    const limit = messagesPerEpoch('standard');
+    const soonOf = (responses: LightMyRequestResponse[]) =>
+      responses
+        .filter((r) => r.statusCode === 200)
+        .map((r) => r.json() as { message: TMessage; rotationSoon?: true })
+        .filter((answer) => answer.rotationSoon === true)
+        .map((answer) => answer.message.seq);
+    await t.ctx.db
+      .updateTable('rings')
+      .set({ epoch_message_count: limit * 0.9 - 2 })
+      .where('id', '=', ringId)
+      .execute();
+    // Sequentially: the 899th, 900th (told) and 901st messages of the epoch.
+    const one = [];
+    for (const text of ['a', 'b', 'c']) one.push(await members[0]!.send(text));
+    expect(one.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(soonOf(one)).toEqual([2]);
+    expect(one[1]!.json()).toMatchObject({ success: true, rotationSoon: true });
+    expect(one[0]!.json()).not.toHaveProperty('rotationSoon');
+
+    // Ten at once around the 920th: exactly one is told, whoever got that count.
+    await t.ctx.db
+      .updateTable('rings')
+      .set({ epoch_message_count: limit * 0.92 - 5 })
+      .where('id', '=', ringId)
+      .execute();
+    const together = await Promise.all(range(1, 10).map((i) => members[i % 2]!.send(`ensemble ${i}`)));
+    expect(together.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    expect(soonOf(together)).toHaveLength(1);
+    expect(await ringRow(ringId)).toMatchObject({ epoch_message_count: limit * 0.92 + 5, current_epoch: 1 });
+  });
+
   it.runIf(onPostgres)(
     'stores a send on PostgreSQL in one statement: the count, the sequence number and the message together',
     async () => {

@@ -59,6 +59,8 @@ describe('Ring chat: encrypted typing indicators and read receipts are relayed t
     };
     await expect.poll(() => signalsIn(bob.events)).toEqual([expected]);
     await expect.poll(() => signalsIn(owner.events)).toEqual([expected]);
+    // Not back to its sender, in the room as in a private conversation.
+    expect(signalsIn(alice.events)).toEqual([]);
     expect(await bob.member.decrypt(signalsIn(bob.events)[0]!.content)).toBe('{"k":"typing"}');
 
     const dm = dmConversationId(alice.member.memberId, bob.member.memberId);

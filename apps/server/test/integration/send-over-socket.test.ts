@@ -78,6 +78,22 @@ describe('Ring chat: sending over the socket', () => {
     expect((await rows(ringId)).map((r) => r.seq)).toEqual([1]);
   });
 
+  it('carries send.php’s rotationSoon in the ack when the epoch nears its limit', async () => {
+    const { ringId, members } = await keyedRing(app.t, 2);
+    const [alice] = members as [E2eeMember];
+    const aliceSocket = await joined(alice);
+    await app.t.ctx.db
+      .updateTable('rings')
+      .set({ epoch_message_count: 899 })
+      .where('id', '=', ringId)
+      .execute();
+    const told = await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'la 900e')));
+    expect(told).toMatchObject({ ok: true, rotationSoon: true, message: { seq: 1 } });
+    const next = await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'la 901e')));
+    expect(next.ok).toBe(true);
+    expect(next).not.toHaveProperty('rotationSoon');
+  });
+
   it('refuses what send.php refuses, with its French error and code, and stores nothing', async () => {
     const { ringId, owner, members } = await keyedRing(app.t, 2);
     const [alice, bob] = members as [E2eeMember, E2eeMember];

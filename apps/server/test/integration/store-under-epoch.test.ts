@@ -69,9 +69,9 @@ describe('storing a message under its Ring’s epoch', () => {
   it('numbers the messages 1, 2, 3 and counts them under the epoch, with every column stored', async () => {
     const { message, state } = await ringWithRoom();
     const first = message();
-    expect(await repo.storeUnderEpoch(first, 10)).toBe(1);
-    expect(await repo.storeUnderEpoch(message(), 10)).toBe(2);
-    expect(await repo.storeUnderEpoch(message(), 10)).toBe(3);
+    expect(await repo.storeUnderEpoch(first, 10)).toEqual({ seq: 1, epochCount: 1 });
+    expect(await repo.storeUnderEpoch(message(), 10)).toEqual({ seq: 2, epochCount: 2 });
+    expect(await repo.storeUnderEpoch(message(), 10)).toEqual({ seq: 3, epochCount: 3 });
     expect(await state()).toEqual({ count: 3, lastSeq: 3, stored: [1, 2, 3] });
     const row = await t.ctx.db
       .selectFrom('messages')
@@ -83,7 +83,7 @@ describe('storing a message under its Ring’s epoch', () => {
 
   it('refuses past the epoch’s limit or under another epoch, storing nothing', async () => {
     const { message, state } = await ringWithRoom();
-    expect(await repo.storeUnderEpoch(message(), 1)).toBe(1);
+    expect(await repo.storeUnderEpoch(message(), 1)).toEqual({ seq: 1, epochCount: 1 });
     expect(await repo.storeUnderEpoch(message(), 1)).toBeUndefined();
     expect(await repo.storeUnderEpoch({ ...message(), epoch: 2 }, 10)).toBeUndefined();
     expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
@@ -92,11 +92,11 @@ describe('storing a message under its Ring’s epoch', () => {
   it('fails a second message of the same client id with the unique violation, counting and numbering nothing', async () => {
     const { message, state } = await ringWithRoom();
     const clientMessageId = newId();
-    expect(await repo.storeUnderEpoch(message(clientMessageId), 10)).toBe(1);
+    expect(await repo.storeUnderEpoch(message(clientMessageId), 10)).toEqual({ seq: 1, epochCount: 1 });
     const failure = await repo.storeUnderEpoch(message(clientMessageId), 10).catch((error: unknown) => error);
     expect(isUniqueViolation(failure)).toBe(true);
     expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
     // The next message takes the number the failed one did not keep.
-    expect(await repo.storeUnderEpoch(message(), 10)).toBe(2);
+    expect(await repo.storeUnderEpoch(message(), 10)).toEqual({ seq: 2, epochCount: 2 });
   });
 });

@@ -111,7 +111,16 @@ export const ZSendMessageRequest = z.object({
   isEphemeral: z.boolean().default(false),
 });
 export type TSendMessageRequest = z.input<typeof ZSendMessageRequest>;
-export const ZSendMessageResponse = successOf({ message: ZMessage });
+/**
+ * `rotationSoon` (issue 30, not in spec 2): the message brought its epoch near the count or age
+ * that makes a new one due; its sender creates the next epoch now, in the background, so that no
+ * send waits for it. Absent otherwise. A hint only: the browser rotates as it would when due.
+ */
+export const ZSendMessageResponse = successOf({
+  message: ZMessage,
+  rotationSoon: z.literal(true).optional(),
+});
+export type TSendMessageResponse = z.infer<typeof ZSendMessageResponse>;
 
 /**
  * GET /api/messages/get.php — `since`: messages after this sequence number (oldest first, for

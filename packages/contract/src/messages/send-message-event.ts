@@ -5,7 +5,7 @@ import { ZMessage, ZSendMessageRequest } from './messages';
  * Socket event `send_message` (issue 30): send.php's call over the socket that already joined the
  * Ring's room, with an acknowledgement instead of an HTTP answer. Same body, same checks, same
  * refusals (`code`, `currentEpoch`, `ephemeralSec`, `retryAfterSec` as send.php's 409 and 429
- * carry them); `ringId` must be the socket's Ring. send.php stays for clients without a socket.
+ * carry them; `rotationSoon` as send.php's answer); `ringId` must be the socket's Ring. send.php stays for clients without a socket.
  */
 export const ZSendMessageEvent = ZSendMessageRequest.extend({
   ringId: z.string().min(1).max(64),
@@ -13,7 +13,7 @@ export const ZSendMessageEvent = ZSendMessageRequest.extend({
 export type TSendMessageEvent = z.input<typeof ZSendMessageEvent>;
 
 export const ZSendMessageAck = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), message: ZMessage }),
+  z.object({ ok: z.literal(true), message: ZMessage, rotationSoon: z.literal(true).optional() }),
   z.object({
     ok: z.literal(false),
     error: z.string(),

@@ -23,6 +23,7 @@ import * as ringMemberTokens from './20261130-070-ring-member-tokens';
 import * as frenchPlanFeatures from './20261130-090-french-plan-features';
 import * as fileMetaVersion from './20261201-020-file-meta-version';
 import * as webPush from './20261201-070-web-push';
+import * as lighterMessageIndexes from './20261202-010-lighter-message-indexes';
 
 /** Ordered migrations, bundled statically so the built server needs no migration folder on disk. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '20261130-090-french-plan-features': frenchPlanFeatures,
   '20261201-020-file-meta-version': fileMetaVersion,
   '20261201-070-web-push': webPush,
+  '20261202-010-lighter-message-indexes': lighterMessageIndexes,
 };

@@ -99,6 +99,12 @@ function countUnderEpochUpdate(db: QueryCreator<DB>, ringId: string, epoch: numb
     .where('epoch_message_count', '<', maxCount);
 }
 
+/** A stored message's sequence number, and how many messages its epoch carries with it. */
+export interface StoredUnderEpoch {
+  seq: number;
+  epochCount: number;
+}
+
 /** What a send stores besides the sequence number, which the store gives it. */
 export type NewMessage = Omit<MessageRow, 'seq'>;
 
@@ -286,7 +292,7 @@ const storedRow = (values: StoredValues): NewMessage =>
 // the send's transaction on SQLite with `bind` (see precompiledQuery).
 const countUnderEpochStatement = precompiledQuery(
   (db: Database, ringId: string, epoch: number, maxCount: number) =>
-    countUnderEpochUpdate(db, ringId, epoch, maxCount),
+    countUnderEpochUpdate(db, ringId, epoch, maxCount).returning('epoch_message_count'),
 );
 const nextSeqStatement = precompiledQuery((db: Database, conversationId: string) =>
   db
@@ -303,14 +309,15 @@ const insertMessageStatement = precompiledQuery(
 /**
  * storeUnderEpoch on PostgreSQL in one statement: the count's compare-and-set, the numbering that
  * reads it (so it numbers nothing when the count was refused) and the insert that reads the
- * number. `counted`: 0 when refused; `seq`: null when counted but not numbered.
+ * number. `counted`: the epoch's count with this message, null when refused; `seq`: null when
+ * counted but not numbered.
  */
 const storeUnderEpochStatement = precompiledQuery(
   (db: Database, maxCount: number, ...values: StoredValues) => {
     const message = storedRow(values);
     return db
       .with('counted', (db) =>
-        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('id'),
+        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('epoch_message_count'),
       )
       .with('numbered', (db) =>
         db
@@ -335,7 +342,7 @@ const storeUnderEpochStatement = precompiledQuery(
           .returning('seq'),
       )
       .selectNoFrom((eb) => [
-        eb.selectFrom('counted').select(eb.fn.countAll<number>().as('n')).as('counted'),
+        eb.selectFrom('counted').select('epoch_message_count').as('counted'),
         eb.selectFrom('inserted').select('seq').as('seq'),
       ]);
   },
@@ -454,11 +461,16 @@ export class MessagesRepository {
   /**
    * Counts a message under the Ring's epoch if that epoch is still current, no rotation is due and
    * the epoch has carried fewer than `maxCount` messages (a compare-and-set against a concurrent
-   * rotation, deactivation or send). False: refused.
+   * rotation, deactivation or send). Returns the epoch's count with this message; undefined: refused.
    */
-  async countUnderEpoch(ringId: string, epoch: number, maxCount: number, trx: Database): Promise<boolean> {
-    const result = await trx.executeQuery(countUnderEpochStatement.bind(this.db, ringId, epoch, maxCount));
-    return Number(result.numAffectedRows) === 1;
+  async countUnderEpoch(
+    ringId: string,
+    epoch: number,
+    maxCount: number,
+    trx: Database,
+  ): Promise<number | undefined> {
+    const { rows } = await trx.executeQuery(countUnderEpochStatement.bind(this.db, ringId, epoch, maxCount));
+    return rows[0]?.epoch_message_count;
   }
 
   /**
@@ -479,7 +491,7 @@ export class MessagesRepository {
   /**
    * Stores a message if its Ring may still take one under `message.epoch` (see countUnderEpoch):
    * counts it, numbers it in its conversation and inserts it, all or nothing. Returns its sequence
-   * number, or undefined when refused. A duplicate client message id fails with the unique
+   * number and the epoch's message count with it (`epochCount`), or undefined when refused. A duplicate client message id fails with the unique
    * violation and stores nothing.
    *
    * Every send to a Ring writes the same two rows (the Ring's count, the conversation's last_seq),
@@ -489,26 +501,27 @@ export class MessagesRepository {
    * precompiled statements (in the transaction, compiled for the repository's database and bound
    * there: precompiledQuery's `bind`), so a send builds no Kysely query.
    */
-  async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<number | undefined> {
+  async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<StoredUnderEpoch | undefined> {
     if (this.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
     return this.db.transaction().execute(async (trx) => {
-      if (!(await this.countUnderEpoch(message.ring_id, message.epoch, maxCount, trx))) return undefined;
+      const epochCount = await this.countUnderEpoch(message.ring_id, message.epoch, maxCount, trx);
+      if (epochCount === undefined) return undefined;
       const seq = await this.nextSeq(message.conversation_id, trx);
       await this.insertMessage({ ...message, seq }, trx);
-      return seq;
+      return { seq, epochCount };
     });
   }
 
   private async storeUnderEpochInOneStatement(
     message: NewMessage,
     maxCount: number,
-  ): Promise<number | undefined> {
+  ): Promise<StoredUnderEpoch | undefined> {
     const [row] = await storeUnderEpochStatement(this.db, maxCount, ...storedValues(message));
     if (!row) throw new Error('storeUnderEpoch: no row');
-    if (Number(row.counted) === 0) return undefined;
+    if (row.counted === null) return undefined;
     // Counted but not numbered: the conversation is gone (its Ring deleted meanwhile).
     if (row.seq === null) throw new Error(`conversation ${message.conversation_id} not found`);
-    return row.seq;
+    return { seq: row.seq, epochCount: Number(row.counted) };
   }
 
   /**

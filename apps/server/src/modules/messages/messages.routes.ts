@@ -23,7 +23,7 @@ export async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   app.post(CHAT_API_PATHS.send, { preHandler, bodyLimit: SEND_BODY_LIMIT }, async (request, reply) => {
     const input = parseInput(ZSendMessageRequest, request.body);
-    return { success: true, message: await service.send(ringCaller(request), input, reply) };
+    return { success: true, ...(await service.send(ringCaller(request), input, reply)) };
   });
 
   app.get(CHAT_API_PATHS.get, { preHandler }, async (request, reply) => {

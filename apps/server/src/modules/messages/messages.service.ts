@@ -9,6 +9,7 @@ import {
   type TJoinCatchUp,
   type TJoinMissed,
   type TMessage,
+  type TSendMessageResponse,
   type ZGetMessagesQuery,
   type ZMarkReadRequest,
   type ZSendMessageRequest,
@@ -21,7 +22,7 @@ import { isUniqueViolation } from '../../db/database';
 import { AppError, badRequest, notFound, tooManyRequests } from '../../lib/app-error';
 import { MINUTE_MS } from '../../lib/clock';
 import { newId } from '../../lib/ids';
-import { firstReadableEpoch } from '../ring-keys/ring-keys.policy';
+import { firstReadableEpoch, isRotationSoon } from '../ring-keys/ring-keys.policy';
 import { RingKeysService } from '../ring-keys/ring-keys.service';
 import type { RingMembership } from '../rings/ring.guard';
 import { RingRepository } from '../rings/ring.repository';
@@ -43,9 +44,12 @@ import {
   type ConversationRow,
   type ConversationSummaryRow,
   type MessageView,
+  type StoredUnderEpoch,
 } from './messages.repository';
 
 type SendInput = z.output<typeof ZSendMessageRequest>;
+/** send.php's answer: the stored message, and `rotationSoon` when its sender should rotate ahead. */
+export type SentMessage = Omit<TSendMessageResponse, 'success'>;
 type GetQuery = z.output<typeof ZGetMessagesQuery>;
 type ReadInput = z.output<typeof ZMarkReadRequest>;
 
@@ -110,7 +114,7 @@ export class MessagesService {
     input: SendInput,
     /** The answer being made: Web Push starts once it is written. */
     reply?: FastifyReply,
-  ): Promise<TMessage> {
+  ): Promise<SentMessage> {
     const { ctx } = this;
     const acceptedAt = performance.now();
     const { member, ring } = caller;
@@ -135,10 +139,12 @@ export class MessagesService {
     // A retry of a stored message answers it again, whatever happened to the epoch since. It is
     // looked up only when this send would be refused or meets the unique index of its client id
     // (issue 30: one query less for every new message).
-    const answerIfStored = async (conversationRowId: string | undefined): Promise<TMessage | undefined> => {
+    const answerIfStored = async (
+      conversationRowId: string | undefined,
+    ): Promise<SentMessage | undefined> => {
       if (!conversationRowId) return undefined;
       const stored = await this.messages.findByClientId(conversationRowId, member.id, header.clientMessageId);
-      return stored ? toMessage(stored, target, member.id) : undefined;
+      return stored ? { message: toMessage(stored, target, member.id) } : undefined;
     };
 
     const now = ctx.clock.now();
@@ -181,9 +187,9 @@ export class MessagesService {
             { createdAt: nowIso, delaySec: lifetime.ephemeral_sec },
             recipients.map(() => ({ readAt: null })),
           );
-    let seq: number | undefined;
+    let stored: StoredUnderEpoch | undefined;
     try {
-      seq = await this.messages.storeUnderEpoch(
+      stored = await this.messages.storeUnderEpoch(
         {
           id,
           ring_id: ring.id,
@@ -212,11 +218,12 @@ export class MessagesService {
     }
     // A concurrent rotation or deactivation took the epoch the send was checked against, or
     // concurrent sends used up its last messages (unless this is a retry of a stored message).
-    if (seq === undefined) {
-      const stored = await answerIfStored(conversation.id);
-      if (stored) return stored;
+    if (stored === undefined) {
+      const earlier = await answerIfStored(conversation.id);
+      if (earlier) return earlier;
       throw await this.epochRefusal(ring.id, header.epoch);
     }
+    const { seq, epochCount } = stored;
     await this.messages.addRecipients(id, recipients);
 
     const message = toMessage(
@@ -255,7 +262,12 @@ export class MessagesService {
       },
       reply,
     );
-    return message;
+    // Its epoch nears its limit: this sender creates the next one ahead (isRotationSoon). The
+    // epoch's age is read only from a Ring row of that epoch (the caller's may be a second old).
+    const epochCreatedAt = ring.current_epoch === header.epoch ? ring.epoch_created_at : null;
+    return isRotationSoon(ring.encryption_level, { createdAt: epochCreatedAt, messageCount: epochCount }, now)
+      ? { message, rotationSoon: true }
+      : { message };
   }
 
   /**

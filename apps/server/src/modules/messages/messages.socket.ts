@@ -78,7 +78,7 @@ export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder):
         async (raw, { membership }, ack) => {
           try {
             const input = parseInput(ZSendMessageEvent, raw);
-            ack({ ok: true, message: await service.send(membership, input) });
+            ack({ ok: true, ...(await service.send(membership, input)) });
           } catch (error) {
             if (error instanceof AppError) ack(refusedAck(error));
             else throw error;

@@ -57,7 +57,8 @@ export class ReadingSignalsService {
       content: input.content,
     };
     if (ref.kind === 'room') {
-      this.ctx.realtime.emitToRingReaders(ring.id, 'reading_signal', event);
+      // To the other members (as for a private conversation): a tab never hears its own signals.
+      this.ctx.realtime.emitToOtherRingReaders(ring.id, member.id, 'reading_signal', event);
       return { ok: true };
     }
     if (!ref.members.includes(member.id)) return missing;

@@ -7,6 +7,7 @@ import {
   decideKeySave,
   firstReadableEpoch,
   isRotationDue,
+  isRotationSoon,
   mayReadEpoch,
   NOTHING_READABLE,
   neededEpochs,
@@ -327,5 +328,29 @@ describe('pickKeyHolders', () => {
     expect(pickKeyHolders([3], holdings, new Set(['dave', 'carol']), 'me')).toEqual(['carol']);
     expect(pickKeyHolders([4], holdings, new Set(['carol']), 'me')).toEqual([]);
     expect(pickKeyHolders([], holdings, new Set(['bob']), 'me')).toEqual([]);
+  });
+});
+
+describe('isRotationSoon (a send told to rotate ahead)', () => {
+  const fresh = new Date(NOW.getTime() - DAY).toISOString();
+  const soonAt = (level: 'standard' | 'high', counts: number[], createdAt: string | null = fresh) =>
+    counts.filter((messageCount) => isRotationSoon(level, { createdAt, messageCount }, NOW));
+
+  it('tells the send that reaches 90 % of the count, then one in 20 (standard) or 2 (high)', () => {
+    const all = Array.from({ length: 1_001 }, (_, i) => i);
+    expect(soonAt('standard', all)).toEqual([900, 920, 940, 960, 980]);
+    expect(soonAt('high', all.slice(0, 101))).toEqual([90, 92, 94, 96, 98]);
+  });
+
+  it('tells nothing at or past the limit: that send is refused and the rotation is due', () => {
+    expect(soonAt('standard', [1_000, 1_020, 2_000])).toEqual([]);
+  });
+
+  it('tells one send in 20 once the epoch is 90 % of its 7 days old', () => {
+    const old = new Date(NOW.getTime() - 6.4 * DAY).toISOString();
+    const young = new Date(NOW.getTime() - 6.2 * DAY).toISOString();
+    expect(soonAt('standard', [19, 20, 21, 40], old)).toEqual([20, 40]);
+    expect(soonAt('standard', [20, 40], young)).toEqual([]);
+    expect(soonAt('standard', [20], null)).toEqual([]);
   });
 });

@@ -1,5 +1,10 @@
 import { E2EE_MESSAGES, type TE2eeErrorCode, type TPublicKeys } from '@securering/contract';
-import { shouldRotateEpoch, type EpochKeyShare, type SecurityLevel } from '@securering/e2ee';
+import {
+  LEVEL_PARAMETERS,
+  shouldRotateEpoch,
+  type EpochKeyShare,
+  type SecurityLevel,
+} from '@securering/e2ee';
 
 /**
  * Pure rules of the Ring key layer (issue 10): when a new epoch is due, which epochs a member may
@@ -45,6 +50,36 @@ export function isRotationDue(
     { createdAt: ring.epoch_created_at, messageCount: ring.epoch_message_count },
     now,
   );
+}
+
+/** The share of an epoch's messages or age past which its senders are told to rotate ahead. */
+export const ROTATE_AHEAD_FROM = 0.9;
+/** An epoch's messages a hint covers: one send in this many is told, past ROTATE_AHEAD_FROM. */
+export const ROTATE_AHEAD_SPACING = 50;
+
+/**
+ * Whether the answer to the send that brought the epoch to `epochCount` messages tells its sender
+ * to create the next epoch now (`rotationSoon`, issue 30): the epoch has carried 90 % of the
+ * messages or of the age its level allows. Otherwise the send that reaches the limit is refused
+ * (`rotation_required`) and every sender waits for the new epoch, its wraps for every member
+ * included. Only some sends are told (the first past the threshold, then one in
+ * `messagesPerEpoch / ROTATE_AHEAD_SPACING`), so that a busy Ring starts one or two rotations,
+ * not one per sender; a sender gone before it rotated is relayed by the next hint. A hint decides
+ * nothing: the browser holding the current epoch rotates as it would when one is due, and a
+ * server that lies only makes it rotate sooner, as `rotationDue` could already.
+ */
+export function isRotationSoon(
+  level: SecurityLevel,
+  epoch: { createdAt: string | null; messageCount: number },
+  now: Date,
+): boolean {
+  const { rotateAfterMessages, rotateAfterMs } = LEVEL_PARAMETERS[level];
+  const every = Math.max(1, Math.floor(rotateAfterMessages / ROTATE_AHEAD_SPACING));
+  const fromCount = Math.ceil(rotateAfterMessages * ROTATE_AHEAD_FROM);
+  if (epoch.messageCount >= rotateAfterMessages) return false;
+  if (epoch.messageCount >= fromCount) return (epoch.messageCount - fromCount) % every === 0;
+  const age = epoch.createdAt === null ? 0 : now.getTime() - Date.parse(epoch.createdAt);
+  return age >= rotateAfterMs * ROTATE_AHEAD_FROM && epoch.messageCount % every === 0;
 }
 
 /**

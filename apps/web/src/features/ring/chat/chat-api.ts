@@ -8,8 +8,8 @@ import {
   ZMarkReadResponse,
   ZSendMessageResponse,
   type TGetMessagesResponse,
-  type TMessage,
   type TSendMessageRequest,
+  type TSendMessageResponse,
 } from '@securering/contract';
 import { apiRequest } from '@/lib/api-client';
 
@@ -21,8 +21,11 @@ export interface ChatApi {
     before?: number;
     limit?: number;
   }): Promise<TGetMessagesResponse>;
-  send(body: TSendMessageRequest): Promise<TMessage>;
+  send(body: TSendMessageRequest): Promise<SentMessage>;
 }
+
+/** send.php's answer: the stored message; `rotationSoon` when this browser should rotate ahead. */
+export type SentMessage = Omit<TSendMessageResponse, 'success'>;
 
 export const chatApi: ChatApi = {
   getMessages: ({ conversationId, since, before, limit = MESSAGE_PAGE.default }) => {
@@ -37,17 +40,17 @@ export const chatApi: ChatApi = {
       networkError: 'Erreur de connexion',
     });
   },
-  send: async (body) =>
-    (
-      await apiRequest(CHAT_API_PATHS.send, {
-        method: 'POST',
-        auth: 'ring',
-        body,
-        schema: ZSendMessageResponse,
-        fallbackError: CHAT_MESSAGES.sendFailed,
-        networkError: 'Erreur de connexion',
-      })
-    ).message,
+  send: async (body) => {
+    const { message, rotationSoon } = await apiRequest(CHAT_API_PATHS.send, {
+      method: 'POST',
+      auth: 'ring',
+      body,
+      schema: ZSendMessageResponse,
+      fallbackError: CHAT_MESSAGES.sendFailed,
+      networkError: 'Erreur de connexion',
+    });
+    return rotationSoon ? { message, rotationSoon } : { message };
+  },
 };
 
 /** POST create-dm.php: the private conversation with `peerId` (the same whoever asks first). */

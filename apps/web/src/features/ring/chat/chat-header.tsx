@@ -182,20 +182,24 @@ function MuteMenu({ notifications }: { notifications: ChatNotifications }) {
   ) : null;
   if (notifications.muted) {
     const until = notifications.settings.muteUntil;
+    // The preferences stay open if the notifications are muted meanwhile (from another device).
     return (
-      <Button
-        variant="outline"
-        size="sm"
-        disabled={notifications.saving}
-        onClick={notifications.unmute}
-        title={
-          notifications.settings.muteAll || until === null
-            ? 'Notifications coupées'
-            : `Notifications coupées jusqu’à ${new Date(until).toLocaleTimeString('fr-FR', { hour: '2-digit', minute: '2-digit' })}`
-        }
-      >
-        <BellOff aria-hidden /> <span className="max-sm:sr-only">Réactiver les notifications</span>
-      </Button>
+      <>
+        <Button
+          variant="outline"
+          size="sm"
+          disabled={notifications.saving}
+          onClick={notifications.unmute}
+          title={
+            notifications.settings.muteAll || until === null
+              ? 'Notifications coupées'
+              : `Notifications coupées jusqu’à ${new Date(until).toLocaleTimeString('fr-FR', { hour: '2-digit', minute: '2-digit' })}`
+          }
+        >
+          <BellOff aria-hidden /> <span className="max-sm:sr-only">Réactiver les notifications</span>
+        </Button>
+        {preferences}
+      </>
     );
   }
   return (

@@ -19,6 +19,8 @@ class FakeServer {
   sends: TSendMessageRequest[] = [];
   failNext: Array<{ status: number; code?: string; message?: string }> = [];
   gets: Array<{ since?: number; before?: number }> = [];
+  /** The sequence numbers whose send answer carries `rotationSoon`. */
+  rotationSoonAt: number[] = [];
 
   store(sender: string, clientMessageId: string, content: string, extra: Partial<TMessage> = {}): TMessage {
     const existing = this.messages.find(
@@ -76,7 +78,8 @@ class FakeServer {
         const [epochPart, clientId] = body.content.split('|') as [string, string];
         if (Number(epochPart.slice(1)) !== this.epoch)
           throw Object.assign(new Error('Une nouvelle clé'), { status: 409, body: { code: 'epoch_stale' } });
-        return this.store('me', clientId, body.content);
+        const message = this.store('me', clientId, body.content);
+        return this.rotationSoonAt.includes(message.seq) ? { message, rotationSoon: true } : { message };
       },
     };
   }
@@ -86,6 +89,7 @@ function fakeKeys(server: FakeServer, overrides: Partial<RingKeys> = {}) {
   const ensure = vi.fn(async () => ({ epoch: server.epoch }) as unknown as EpochKey);
   const keys = {
     ensureSendableEpoch: ensure,
+    rotateAhead: vi.fn(),
     encryptText: vi.fn(
       async (conversationId: string, text: string, key: EpochKey, clientMessageId?: string) => ({
         content: `e${key.epoch}|${clientMessageId}|${text}`,
@@ -313,6 +317,21 @@ describe('conversation feed', () => {
     expect(keys.ensureSendableEpoch).toHaveBeenCalledTimes(2);
     expect(server.messages).toHaveLength(1);
     expect(feed.getSnapshot().entries[0]).toMatchObject({ status: 'sent', epoch: 2 });
+  });
+
+  it('asks the keys to rotate ahead when a send answer says the epoch nears its limit, and only then', async () => {
+    const server = new FakeServer();
+    server.rotationSoonAt = [2];
+    const keys = fakeKeys(server);
+    const feed = feedFor(server, keys);
+    await feed.load();
+    feed.send('Premier');
+    await settle();
+    expect(keys.rotateAhead).not.toHaveBeenCalled();
+    feed.send('Deuxième');
+    await settle();
+    expect(keys.rotateAhead).toHaveBeenCalledTimes(1);
+    expect(feed.getSnapshot().entries.map((e) => e.status)).toEqual(['sent', 'sent']);
   });
 
   it('re-sends the very same envelope after network failures, and stores one message', async () => {

@@ -822,13 +822,15 @@ export class ConversationFeed {
             this.update(entry.key, { content, epoch: epochKey.epoch });
             this.reads.set(entry.key, { state: 'ok', text, signed: signedOf(sealed.header, hash) });
           }
-          const stored = await this.deps.api.send({
+          const { message: stored, rotationSoon } = await this.deps.api.send({
             content,
             messageType: 'text',
             clientEncrypted: true,
             conversation_id: this.conversationId,
             isEphemeral: ephemeralSec !== null,
           });
+          // The epoch nears its limit: the next one is made now, not when a send finds it due.
+          if (rotationSoon) this.deps.keys().rotateAhead();
           if (this.disposed) return;
           this.add([entryFromMessage(stored)]);
           this.emit();

@@ -47,7 +47,7 @@ class Server {
         const { header } = parseEnvelope(body.content);
         if (header.epoch !== this.epoch)
           throw Object.assign(new Error('clé'), { status: 409, body: { code: 'epoch_stale' } });
-        return this.store(header.senderId, body.content);
+        return { message: this.store(header.senderId, body.content) };
       },
     };
   }

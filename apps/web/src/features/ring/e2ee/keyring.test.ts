@@ -697,6 +697,34 @@ describe('keyring flows against the key endpoints', () => {
   );
 
   it(
+    'rotateAhead (a send answer’s rotationSoon) creates the next epoch in the background, once per epoch',
+    SLOW,
+    async () => {
+      const { server, owner, bob } = await ownerAndBob();
+      await owner.sync();
+      const before = await bob.ensureSendableEpoch();
+      server.calls.length = 0;
+      bob.rotateAhead();
+      // The current key still sends meanwhile: nothing waits for the rotation.
+      expect(bob.currentEpochKey()!.epoch).toBe(before.epoch);
+      await vi.waitFor(() => expect(server.currentEpoch).toBe(before.epoch + 1));
+      await vi.waitFor(() => expect(bob.currentEpochKey()!.epoch).toBe(before.epoch + 1));
+      expect(server.calls.filter((c) => c.startsWith('rotate:'))).toEqual([
+        `rotate:bob:${before.epoch + 1}:withheld=`,
+      ]);
+
+      // The server repeating the hint, or a second send answer of the same epoch, starts nothing more.
+      bob.rotateAhead();
+      bob.rotateAhead();
+      await bob.sync();
+      await owner.sync();
+      expect(server.calls.filter((c) => c.startsWith('rotate:'))).toHaveLength(1);
+      // The owner receives the new epoch as for any rotation.
+      expect((await owner.ensureSendableEpoch()).epoch).toBe(before.epoch + 1);
+    },
+  );
+
+  it(
     'every message names the log head its sender verified: another link there, or a head older than its epoch, is refused',
     SLOW,
     async () => {

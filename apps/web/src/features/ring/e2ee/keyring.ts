@@ -368,6 +368,8 @@ export class Keyring {
   private failed = false;
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
+  /** The epoch a rotation ahead was started from (rotateAhead: at most one per epoch). */
+  private rotatedAheadOf = 0;
   /** A recovery epoch is being created (an orphaned current epoch). */
   private recovering = false;
   private membersChain: Promise<void> = Promise.resolve();
@@ -1548,6 +1550,27 @@ export class Keyring {
       }
     }
     throw new E2eeError('missing_key', 'no sendable epoch key');
+  }
+
+  /**
+   * A send's answer said its epoch nears its limit (`rotationSoon`, issue 30): creates the next
+   * epoch now, in the background, while messages still go under the current one, so that no send
+   * waits for a rotation and its wraps for every member. At most once per epoch, whatever the
+   * server repeats; only from the current epoch's key at the signed level (the other cases are
+   * ensureSendableEpoch's); a concurrent rotation by another member wins (its 409 is the answer).
+   */
+  rotateAhead(): void {
+    const state = this.state;
+    const log = this.log;
+    if (!state || !log || this.rotatedAheadOf >= state.currentEpoch) return;
+    const current = this.epochs.get(state.currentEpoch);
+    if (!current || current.level !== log.level) return;
+    this.rotatedAheadOf = state.currentEpoch;
+    void this.rotateTo(state.currentEpoch + 1, log.level)
+      .then((outcome) => (outcome === 'done' ? this.sync() : undefined))
+      .catch((error: unknown) =>
+        this.report('Nouvelle clé du Ring par avance impossible', { error: messageOf(error) }),
+      );
   }
 
   // ---- messages --------------------------------------------------------------------------------

@@ -52,6 +52,11 @@ export interface RingKeys {
    */
   ensureSendableEpoch(): Promise<EpochKey>;
   /**
+   * A send's answer carried `rotationSoon`: the next epoch is created now, in the background, so
+   * that the send that would have found one due does not wait for it (Keyring.rotateAhead).
+   */
+  rotateAhead(): void;
+  /**
    * Reads the Ring's key state again now (e.g. a message arrived under an epoch this tab does not
    * hold yet, or the socket is down and key events cannot arrive).
    */
