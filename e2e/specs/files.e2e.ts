@@ -668,6 +668,9 @@ describe('[FILES] the encrypted Ring file space', () => {
     owner.on('request', (request) => {
       if (request.url().endsWith('/files/move.php')) moves.push(request.url());
     });
+    // A row is draggable once its signed metadata is checked (its « Déplacer » shows it): under
+    // load that can come after the row itself.
+    await fileRow(owner, byDrag.name).getByRole('button', { name: 'Déplacer' }).waitFor();
     await fileRow(owner, byDrag.name).getByText(byDrag.name).hover();
     await owner.mouse.down();
     await folderTile(owner, 'Classement').hover();

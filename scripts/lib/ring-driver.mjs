@@ -160,6 +160,17 @@ export class RingMember {
 
   /** Creates the next epoch at the log's head, for every member the log admitted (the first is epoch 1). */
   async rotate() {
+    return (await this.prepareRotation()).send();
+  }
+
+  /**
+   * The next epoch's key and its shares for every member the log admitted, made now and sent by
+   * `send()` (resolves with the epoch): what the rotating member's own device computes before it
+   * posts. A benchmark prepares it before its measuring window, so that the load generator's
+   * wraps do not take the measured server's CPU (they share the machine's cores). `send()` fails
+   * if the Ring moved meanwhile (another epoch, another log head): rotate again then.
+   */
+  async prepareRotation() {
     const { e2ee } = this;
     const log = await this.syncLog();
     const state = await apiOk(this.base, 'GET', '/api/rings/keys/state.php', { token: this.token });
@@ -183,26 +194,37 @@ export class RingMember {
         ),
       ),
     );
-    await apiOk(this.base, 'POST', '/api/rings/keys/rotate.php', {
-      token: this.token,
-      body: {
-        epoch,
-        level: log.level,
-        shares,
-        withheld: [],
-        keyVersions: Object.fromEntries(recipients.map((u) => [u.id, u.keys.keyVersion])),
+    return {
+      epoch,
+      send: async () => {
+        await apiOk(this.base, 'POST', '/api/rings/keys/rotate.php', {
+          token: this.token,
+          body: {
+            epoch,
+            level: log.level,
+            shares,
+            withheld: [],
+            keyVersions: Object.fromEntries(recipients.map((u) => [u.id, u.keys.keyVersion])),
+          },
+        });
+        this.epochKeys.set(epoch, key);
+        return epoch;
       },
-    });
-    this.epochKeys.set(epoch, key);
-    return epoch;
+    };
   }
 
   /** Reads its shares and opens each (checking the sender's signature). */
-  async loadKeys() {
+  async loadKeys({ knownSenders = false } = {}) {
     const { e2ee } = this;
     const state = await apiOk(this.base, 'GET', '/api/rings/keys/state.php', { token: this.token });
-    const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
-    const senders = new Map(info.users.map((u) => [u.id, u.keys?.publicKeys.ed25519]));
+    // `knownSenders`: the senders' keys read last time, as a browser checks a new epoch's share
+    // against the log it holds (Keyring.sync reads the key state only); the member list is read
+    // again for a sender it does not know.
+    if (!knownSenders || state.shares.some(({ senderMemberId }) => !this.senderKeys?.has(senderMemberId))) {
+      const info = await apiOk(this.base, 'GET', '/api/rings/info.php', { token: this.token });
+      this.senderKeys = new Map(info.users.map((u) => [u.id, u.keys?.publicKeys.ed25519]));
+    }
+    const senders = this.senderKeys;
     for (const { share, senderMemberId } of state.shares) {
       const senderKey = senders.get(senderMemberId);
       if (!senderKey) continue;
