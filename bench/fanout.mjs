@@ -474,14 +474,13 @@ if (!isMainThread) {
             // are posted now. Otherwise (a later rotation, or the Ring moved) it rotates in full.
             const prepared = state.prepared?.epoch === seen + 1 ? state.prepared : undefined;
             state.prepared = undefined;
-            state.current = await (prepared?.send() ?? Promise.reject(new Error('none'))).catch(() =>
-              ring.owner.rotate(),
-            );
+            state.current = prepared
+              ? await prepared.send().catch(() => ring.owner.rotate())
+              : await ring.owner.rotate();
             resends.rotationMs = Math.round(performance.now() - startedAt);
             // Each member's page loads its share when told of the new epoch (keys_changed), on its
-            // own: a sender waits for its own share only (keyLoads), not for every member's.
-            // As a browser (Keyring.sync): the key state only, the share checked against the
-            // owner's key it already holds, not the whole member list read again.
+            // own, as Keyring.sync does: the key state only, the share checked against the owner's
+            // key it already holds. A sender waits for its own share only (keyLoads).
             for (const sender of ring.senders.slice(1))
               keyLoads.set(sender, sender.loadKeys({ knownSenders: true }));
           })().finally(() => (state.rotating = undefined));

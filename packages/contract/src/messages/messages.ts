@@ -116,11 +116,13 @@ export type TSendMessageRequest = z.input<typeof ZSendMessageRequest>;
  * that makes a new one due; its sender creates the next epoch now, in the background, so that no
  * send waits for it. Absent otherwise. A hint only: the browser rotates as it would when due.
  */
-export const ZSendMessageResponse = successOf({
-  message: ZMessage,
-  rotationSoon: z.literal(true).optional(),
-});
+const sentMessageShape = { message: ZMessage, rotationSoon: z.literal(true).optional() };
+/** What a send answers besides `success` (send.php) or `ok` (the `send_message` ack). */
+export type TSentMessage = z.infer<z.ZodObject<typeof sentMessageShape>>;
+export const ZSendMessageResponse = successOf(sentMessageShape);
 export type TSendMessageResponse = z.infer<typeof ZSendMessageResponse>;
+/** The ack's success branch (messages/send-message-event.ts): the same shape as send.php's answer. */
+export const ZSendMessageAckOk = z.object({ ok: z.literal(true), ...sentMessageShape });
 
 /**
  * GET /api/messages/get.php — `since`: messages after this sequence number (oldest first, for

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZMessage, ZSendMessageRequest } from './messages';
+import { ZSendMessageAckOk, ZSendMessageRequest } from './messages';
 
 /**
  * Socket event `send_message` (issue 30): send.php's call over the socket that already joined the
@@ -13,7 +13,7 @@ export const ZSendMessageEvent = ZSendMessageRequest.extend({
 export type TSendMessageEvent = z.input<typeof ZSendMessageEvent>;
 
 export const ZSendMessageAck = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), message: ZMessage, rotationSoon: z.literal(true).optional() }),
+  ZSendMessageAckOk,
   z.object({
     ok: z.literal(false),
     error: z.string(),

@@ -88,7 +88,7 @@ export function roomReaderIds(db: QueryCreator<DB>, ringId: string, epoch: numbe
     .where('id', '!=', senderId);
 }
 
-/** countUnderEpoch's compare-and-set, for a transaction or a statement's CTE. */
+/** countUnderEpoch's compare-and-set, returning the epoch's new count (a transaction or a CTE). */
 function countUnderEpochUpdate(db: QueryCreator<DB>, ringId: string, epoch: number, maxCount: number) {
   return db
     .updateTable('rings')
@@ -96,7 +96,8 @@ function countUnderEpochUpdate(db: QueryCreator<DB>, ringId: string, epoch: numb
     .where('id', '=', ringId)
     .where('current_epoch', '=', epoch)
     .where('rotation_due', '=', 0)
-    .where('epoch_message_count', '<', maxCount);
+    .where('epoch_message_count', '<', maxCount)
+    .returning('epoch_message_count');
 }
 
 /** A stored message's sequence number, and how many messages its epoch carries with it. */
@@ -292,7 +293,7 @@ const storedRow = (values: StoredValues): NewMessage =>
 // the send's transaction on SQLite with `bind` (see precompiledQuery).
 const countUnderEpochStatement = precompiledQuery(
   (db: Database, ringId: string, epoch: number, maxCount: number) =>
-    countUnderEpochUpdate(db, ringId, epoch, maxCount).returning('epoch_message_count'),
+    countUnderEpochUpdate(db, ringId, epoch, maxCount),
 );
 const nextSeqStatement = precompiledQuery((db: Database, conversationId: string) =>
   db
@@ -316,9 +317,7 @@ const storeUnderEpochStatement = precompiledQuery(
   (db: Database, maxCount: number, ...values: StoredValues) => {
     const message = storedRow(values);
     return db
-      .with('counted', (db) =>
-        countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount).returning('epoch_message_count'),
-      )
+      .with('counted', (db) => countUnderEpochUpdate(db, message.ring_id, message.epoch, maxCount))
       .with('numbered', (db) =>
         db
           .updateTable('conversations')
@@ -491,8 +490,8 @@ export class MessagesRepository {
   /**
    * Stores a message if its Ring may still take one under `message.epoch` (see countUnderEpoch):
    * counts it, numbers it in its conversation and inserts it, all or nothing. Returns its sequence
-   * number and the epoch's message count with it (`epochCount`), or undefined when refused. A duplicate client message id fails with the unique
-   * violation and stores nothing.
+   * number and the epoch's message count with it (`epochCount`), or undefined when refused. A
+   * duplicate client message id fails with the unique violation and stores nothing.
    *
    * Every send to a Ring writes the same two rows (the Ring's count, the conversation's last_seq),
    * so sends to one Ring wait on each other's row locks until commit. On PostgreSQL this is one

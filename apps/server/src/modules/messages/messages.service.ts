@@ -9,7 +9,7 @@ import {
   type TJoinCatchUp,
   type TJoinMissed,
   type TMessage,
-  type TSendMessageResponse,
+  type TSentMessage,
   type ZGetMessagesQuery,
   type ZMarkReadRequest,
   type ZSendMessageRequest,
@@ -48,8 +48,6 @@ import {
 } from './messages.repository';
 
 type SendInput = z.output<typeof ZSendMessageRequest>;
-/** send.php's answer: the stored message, and `rotationSoon` when its sender should rotate ahead. */
-export type SentMessage = Omit<TSendMessageResponse, 'success'>;
 type GetQuery = z.output<typeof ZGetMessagesQuery>;
 type ReadInput = z.output<typeof ZMarkReadRequest>;
 
@@ -114,7 +112,7 @@ export class MessagesService {
     input: SendInput,
     /** The answer being made: Web Push starts once it is written. */
     reply?: FastifyReply,
-  ): Promise<SentMessage> {
+  ): Promise<TSentMessage> {
     const { ctx } = this;
     const acceptedAt = performance.now();
     const { member, ring } = caller;
@@ -141,7 +139,7 @@ export class MessagesService {
     // (issue 30: one query less for every new message).
     const answerIfStored = async (
       conversationRowId: string | undefined,
-    ): Promise<SentMessage | undefined> => {
+    ): Promise<TSentMessage | undefined> => {
       if (!conversationRowId) return undefined;
       const stored = await this.messages.findByClientId(conversationRowId, member.id, header.clientMessageId);
       return stored ? { message: toMessage(stored, target, member.id) } : undefined;

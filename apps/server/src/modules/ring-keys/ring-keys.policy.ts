@@ -54,7 +54,7 @@ export function isRotationDue(
 
 /** The share of an epoch's messages or age past which its senders are told to rotate ahead. */
 export const ROTATE_AHEAD_FROM = 0.9;
-/** An epoch's messages a hint covers: one send in this many is told, past ROTATE_AHEAD_FROM. */
+/** After the first hint, one send in (the level's messages per epoch / this) is told: 1,000 → 20. */
 export const ROTATE_AHEAD_SPACING = 50;
 
 /**

@@ -9,7 +9,7 @@ import {
   ZSendMessageResponse,
   type TGetMessagesResponse,
   type TSendMessageRequest,
-  type TSendMessageResponse,
+  type TSentMessage,
 } from '@securering/contract';
 import { apiRequest } from '@/lib/api-client';
 
@@ -21,11 +21,9 @@ export interface ChatApi {
     before?: number;
     limit?: number;
   }): Promise<TGetMessagesResponse>;
-  send(body: TSendMessageRequest): Promise<SentMessage>;
+  /** The stored message; `rotationSoon` when this browser should rotate ahead. */
+  send(body: TSendMessageRequest): Promise<TSentMessage>;
 }
-
-/** send.php's answer: the stored message; `rotationSoon` when this browser should rotate ahead. */
-export type SentMessage = Omit<TSendMessageResponse, 'success'>;
 
 export const chatApi: ChatApi = {
   getMessages: ({ conversationId, since, before, limit = MESSAGE_PAGE.default }) => {
