@@ -18,6 +18,7 @@
 //   broadcasting the same events; bench/fanout-mix.mjs, with BENCH_REACTIONS_PER_MESSAGE,
 //   BENCH_TYPING_PER_MESSAGE, BENCH_TYPISTS)
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -300,6 +301,8 @@ if (!isMainThread) {
     const child = spawn(
       process.execPath,
       [
+        // BENCH_PLAIN_NODE_FLAGS: Node/V8 flags for the plain peer only, as BENCH_SERVER_NODE_FLAGS.
+        ...(process.env.BENCH_PLAIN_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
         ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
         // BENCH_CPU_PROF: the plain peer's profile too, in its own folder, to compare the same code paths.
         ...(process.env.BENCH_CPU_PROF
@@ -310,6 +313,8 @@ if (!isMainThread) {
       { env: { ...process.env, PLAIN_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     await new Promise((resolve) => child.stdout.once('data', resolve));
+    // BENCH_PLAIN_LOG=file: the peer's output from then on (e.g. --trace-gc in BENCH_PLAIN_NODE_FLAGS).
+    if (process.env.BENCH_PLAIN_LOG) child.stdout.pipe(fs.createWriteStream(process.env.BENCH_PLAIN_LOG));
     const url = `http://127.0.0.1:${port}`;
     try {
       const heapBefore = await heapMiB(inspectPort);

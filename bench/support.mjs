@@ -48,8 +48,12 @@ export async function startServer({
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout.on('data', (c) => (output += c));
-  child.stderr.on('data', (c) => (output += c));
+  // BENCH_SERVER_LOG=file: the server's output appended there (e.g. with --trace-gc in the flags).
+  const log = process.env.BENCH_SERVER_LOG
+    ? fs.createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' })
+    : null;
+  child.stdout.on('data', (c) => (output.length < 1e6 ? (output += c) : null, log?.write(c)));
+  child.stderr.on('data', (c) => (output.length < 1e6 ? (output += c) : null, log?.write(c)));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited during start:\n${output}`);

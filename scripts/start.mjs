@@ -11,13 +11,12 @@ const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')]
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const server = spawn(
-  process.execPath,
-  ['--enable-source-maps', path.join(root, 'apps/server/dist/main.js')],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
-);
+// Without --enable-source-maps: Node would keep the server's source map parsed in the heap, 14 MiB
+// of resident memory on every instance (issue 30). The bundle is not minified, so a stack trace's
+// dist/main.js positions read as they are; the map stays next to it for tools.
+const server = spawn(process.execPath, [path.join(root, 'apps/server/dist/main.js')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -200,7 +200,8 @@ class Instance {
   async start({ waitReady = true, nodeArgs = [] } = {}) {
     if (this.running) return;
     this.lines = [];
-    const args = ['--enable-source-maps', ...nodeArgs, path.join(ROOT, 'apps/server/dist/main.js')];
+    // As `npm start` runs it (scripts/start.mjs: no source maps kept in memory).
+    const args = [...nodeArgs, path.join(ROOT, 'apps/server/dist/main.js')];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env },

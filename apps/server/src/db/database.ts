@@ -10,10 +10,11 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DB } from './schema';
 import { PRIVATE_DIR_MODE } from '../lib/data-dir';
 import { preparingPool } from './prepared-statements';
+import { loadOnFirstUse } from '../lib/load-on-first-use';
 
 export type Database = Kysely<DB>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -54,8 +55,8 @@ export interface DatabaseOptions {
   onQuery?: (query: { sql: string; parameters: readonly unknown[] }) => void;
 }
 
-// int8 (bigint, count(*)) comes back as a string by default; every value we store fits in 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+/** PostgreSQL's driver, loaded when a PostgreSQL database is opened (not on SQLite). */
+const loadPg = loadOnFirstUse<typeof pg>('pg');
 
 /** Opens SQLite (WAL, foreign keys, busy timeout) or a PostgreSQL pool behind one Kysely type. */
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
@@ -192,6 +193,9 @@ export const PG_CONNECT_TIMEOUT_MS = 3000;
 export const PG_STATEMENT_TIMEOUT_MS = 4000;
 
 function openPostgres(connectionString: string, options: DatabaseOptions): DatabaseHandle {
+  const pg = loadPg();
+  // int8 (bigint, count(*)) comes back as a string by default; every value we store fits in 2^53.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
   const schema = options.pgSchema;
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
   const searchPath = schema ? { options: `-c search_path=${schema}` } : {};

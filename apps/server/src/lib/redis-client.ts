@@ -1,4 +1,6 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type * as Ioredis from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { loadOnFirstUse } from './load-on-first-use';
 
 /** No Redis command waits longer than this for its answer (then it fails, and its caller degrades). */
 export const REDIS_COMMAND_TIMEOUT_MS = 2000;
@@ -14,8 +16,11 @@ export const REDIS_CLIENT_OPTIONS: RedisOptions = {
   connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
 };
 
+/** The Redis client's package, loaded with the first client (an instance without REDIS_URL has none). */
+const loadIoredis = loadOnFirstUse<typeof Ioredis>('ioredis');
+
 export function createRedisClient(url: string): Redis {
-  return new Redis(url, REDIS_CLIENT_OPTIONS);
+  return new (loadIoredis().Redis)(url, REDIS_CLIENT_OPTIONS);
 }
 
 /** Whether the client can answer now: callers that can do without Redis skip it otherwise. */

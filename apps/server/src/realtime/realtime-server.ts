@@ -19,7 +19,12 @@ import { withBroadcastTap, type TappedBroadcast } from './broadcast-tap';
 import { PresenceRegistry } from './presence-registry';
 import { signalCatchUpOnReconnect } from './catch-up-signal';
 import { PublishWindow } from './publish-window';
-import { createResilientAdapter, guardAdapterClient, ResilientRedisAdapter } from './resilient-redis-adapter';
+import {
+  createResilientAdapter,
+  guardAdapterClient,
+  isResilientRedisAdapter,
+  type ResilientRedisAdapter,
+} from './resilient-redis-adapter';
 import { isRedisReady, watchRedisClient } from '../lib/redis-client';
 import { NOTHING_READABLE, firstReadableEpoch } from '../modules/ring-keys/ring-keys.policy';
 import { memberRoom, ringReadersRoom, ringRoom, sessionRoom } from './realtime-hub';
@@ -497,9 +502,7 @@ export function createRealtimeServer(
   io.on('replay_window', (request, answer) => {
     const msAgo = Number(request?.msAgo);
     const adapter = io.of('/').adapter;
-    answer(
-      adapter instanceof ResilientRedisAdapter && Number.isFinite(msAgo) ? adapter.publishedSince(msAgo) : [],
-    );
+    answer(isResilientRedisAdapter(adapter) && Number.isFinite(msAgo) ? adapter.publishedSince(msAgo) : []);
   });
 
   // The heartbeat setting is the ping interval of new connections (a restart applies changes).

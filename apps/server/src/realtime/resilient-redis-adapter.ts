@@ -1,5 +1,7 @@
-import { RedisAdapter, type RedisAdapterOptions } from '@socket.io/redis-adapter';
+import type * as RedisAdapterPackage from '@socket.io/redis-adapter';
+import type { RedisAdapterOptions } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
+import { loadOnFirstUse } from '../lib/load-on-first-use';
 import { isRedisReady } from '../lib/redis-client';
 import type { PublishWindow } from './publish-window';
 
@@ -103,49 +105,61 @@ interface RedisAdapterInternals {
   onmessage(pattern: unknown, channel: string, message: Buffer): void;
 }
 
+/** The socket.io Redis adapter's package, loaded with the first adapter (only with REDIS_URL). */
+const loadRedisAdapter = loadOnFirstUse<typeof RedisAdapterPackage>('@socket.io/redis-adapter');
+
 /**
  * The socket.io Redis (pub/sub) adapter, speaking only for this instance while its link is down:
  * asking the others how many they are would wait for Redis, so the answer is "only me" and
  * fetchSockets and friends answer with this instance's sockets at once. It can also hand over what
  * it published lately and apply what another instance hands over (publish-window.ts).
  */
-export class ResilientRedisAdapter extends RedisAdapter {
-  published: PublishWindow | undefined;
+const defineResilientRedisAdapter = ({ RedisAdapter }: typeof RedisAdapterPackage) =>
+  class ResilientRedisAdapter extends RedisAdapter {
+    published: PublishWindow | undefined;
 
-  override serverCount(): Promise<number> {
-    const pub = this.pubClient as Redis;
-    if (!isRedisReady(pub) || !isRedisReady(this.subClient as Redis)) return Promise.resolve(1);
-    return super.serverCount().catch(() => 1);
-  }
-
-  /** This namespace's broadcasts published in the last `msAgo` ms, as [channel, base64 payload]. */
-  publishedSince(msAgo: number): Array<[string, string]> {
-    const prefix = (this as unknown as RedisAdapterInternals).channel;
-    return (this.published?.since(msAgo, prefix) ?? []).map((entry) => [
-      entry.channel,
-      entry.message.toString('base64'),
-    ]);
-  }
-
-  /**
-   * Delivers to this instance's sockets broadcasts another instance published while this one was
-   * not listening, exactly as if Redis had carried them (same rooms and exceptions; the adapter
-   * ignores this instance's own messages, other namespaces and rooms with no socket here).
-   */
-  replay(entries: ReadonlyArray<readonly [string, string]>): number {
-    const internals = this as unknown as RedisAdapterInternals;
-    let applied = 0;
-    for (const [channel, payload] of entries) {
-      if (typeof channel !== 'string' || typeof payload !== 'string') continue;
-      try {
-        internals.onmessage(null, channel, Buffer.from(payload, 'base64'));
-        applied++;
-      } catch {
-        // A payload that does not decode is skipped, like a malformed message from Redis.
-      }
+    override serverCount(): Promise<number> {
+      const pub = this.pubClient as Redis;
+      if (!isRedisReady(pub) || !isRedisReady(this.subClient as Redis)) return Promise.resolve(1);
+      return super.serverCount().catch(() => 1);
     }
-    return applied;
-  }
+
+    /** This namespace's broadcasts published in the last `msAgo` ms, as [channel, base64 payload]. */
+    publishedSince(msAgo: number): Array<[string, string]> {
+      const prefix = (this as unknown as RedisAdapterInternals).channel;
+      return (this.published?.since(msAgo, prefix) ?? []).map((entry) => [
+        entry.channel,
+        entry.message.toString('base64'),
+      ]);
+    }
+
+    /**
+     * Delivers to this instance's sockets broadcasts another instance published while this one was
+     * not listening, exactly as if Redis had carried them (same rooms and exceptions; the adapter
+     * ignores this instance's own messages, other namespaces and rooms with no socket here).
+     */
+    replay(entries: ReadonlyArray<readonly [string, string]>): number {
+      const internals = this as unknown as RedisAdapterInternals;
+      let applied = 0;
+      for (const [channel, payload] of entries) {
+        if (typeof channel !== 'string' || typeof payload !== 'string') continue;
+        try {
+          internals.onmessage(null, channel, Buffer.from(payload, 'base64'));
+          applied++;
+        } catch {
+          // A payload that does not decode is skipped, like a malformed message from Redis.
+        }
+      }
+      return applied;
+    }
+  };
+
+export type ResilientRedisAdapter = InstanceType<ReturnType<typeof defineResilientRedisAdapter>>;
+let resilientRedisAdapter: ReturnType<typeof defineResilientRedisAdapter> | undefined;
+
+/** Whether `adapter` is this file's adapter (the instance's adapter with REDIS_URL). */
+export function isResilientRedisAdapter(adapter: unknown): adapter is ResilientRedisAdapter {
+  return resilientRedisAdapter !== undefined && adapter instanceof resilientRedisAdapter;
 }
 
 /** An adapter constructor for `io.adapter()`, like the package's createAdapter. */
@@ -155,8 +169,10 @@ export function createResilientAdapter(
   options: Partial<RedisAdapterOptions>,
   published?: PublishWindow,
 ): (nsp: unknown) => ResilientRedisAdapter {
+  resilientRedisAdapter ??= defineResilientRedisAdapter(loadRedisAdapter());
+  const Adapter = resilientRedisAdapter;
   return function (nsp: unknown) {
-    const adapter = new ResilientRedisAdapter(nsp, pubClient, subClient, {
+    const adapter = new Adapter(nsp, pubClient, subClient, {
       requestsTimeout: ADAPTER_REQUESTS_TIMEOUT_MS,
       ...options,
     });

@@ -145,6 +145,25 @@ describe('sending to a busy Ring: epoch limits, row locks and readiness', () => 
     expect(await ringRow(ringId)).toMatchObject({ epoch_message_count: limit * 0.92 + 5, current_epoch: 1 });
   });
 
+  it('looks up the room’s conversation row once per Ring, not on every send, and finds it again when the store fails', async () => {
+    const { ringId, members } = await keyedRing(t, 1);
+    expect((await members[0]!.send('première')).statusCode).toBe(200);
+    statements.length = 0;
+    expect((await members[0]!.send('deuxième')).statusCode).toBe(200);
+    expect((await members[0]!.send('troisième')).statusCode).toBe(200);
+    const lookups = () => statements.filter((s) => /select .* from "conversations"/is.test(s));
+    expect(lookups()).toHaveLength(0);
+    expect(await storedSeqs(ringId)).toEqual([1, 2, 3]);
+
+    // The remembered row is gone (as when a store meets a row it no longer finds): the send fails
+    // once, forgets it, and the next send looks the room up again (and makes it anew).
+    await t.ctx.db.deleteFrom('conversations').where('ring_id', '=', ringId).execute();
+    expect((await members[0]!.send('perdue')).statusCode).toBe(500);
+    statements.length = 0;
+    expect((await members[0]!.send('retrouvée')).statusCode).toBe(200);
+    expect(lookups().length).toBeGreaterThan(0);
+  });
+
   it.runIf(onPostgres)(
     'stores a send on PostgreSQL in one statement: the count, the sequence number and the message together',
     async () => {

@@ -4,7 +4,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { BACKUP_MESSAGES } from '@securering/contract';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
+import { loadOnFirstUse } from '../../lib/load-on-first-use';
 import { ensurePrivateDir } from '../../lib/data-dir';
 import {
   BACKUP_LIMITS,
@@ -15,6 +16,9 @@ import {
   type BackupManifest,
   type FileRoot,
 } from './backup.policy';
+
+/** The zip reader, loaded with the first archive opened. */
+const loadYauzl = loadOnFirstUse<typeof yauzl>('yauzl');
 
 /** Why an archive is refused: a French message for the caller and a technical detail for the log. */
 export class BackupArchiveError extends Error {
@@ -101,7 +105,7 @@ export class BackupArchive {
 
     let zip: yauzl.ZipFile;
     try {
-      zip = await yauzl.openPromise(file, {
+      zip = await loadYauzl().openPromise(file, {
         lazyEntries: true,
         autoClose: false,
         // Names are read raw and checked by classifyEntryName: yauzl would silently turn '\' into '/'.
@@ -232,8 +236,7 @@ export class BackupArchive {
   /** Writes every file entry below `target/<root>/`, refusing any path that would leave it. */
   async extractFiles(target: string): Promise<number> {
     const root = path.resolve(target);
-    for (const name of ['ring-files', 'uploads'])
-      await ensurePrivateDir(path.join(root, name));
+    for (const name of ['ring-files', 'uploads']) await ensurePrivateDir(path.join(root, name));
     let count = 0;
     for (const file of this.files) {
       const destination = path.resolve(root, file.root, ...file.relative.split('/'));

@@ -12,7 +12,8 @@ import {
   type TBackupInfo,
   type TBackupSettingToReenter,
 } from '@securering/contract';
-import yazl from 'yazl';
+import type yazl from 'yazl';
+import { loadOnFirstUse } from '../../lib/load-on-first-use';
 import type { AppContext } from '../../app-context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/app-error';
 import { newId } from '../../lib/ids';
@@ -52,6 +53,9 @@ import {
 } from './backup.policy';
 import { PUBLIC_PLANS_TOPIC } from '../plans/public-plans';
 import { BackupRepository, INSERT_BATCH_ROWS, type Row, type TableShape } from './backup.repository';
+
+/** The zip writer, loaded with the first backup. */
+const loadYazl = loadOnFirstUse<typeof yazl>('yazl');
 
 /** An uploaded file as the route hands it over: the client's name and the body stream. */
 export interface UploadedBackup {
@@ -263,7 +267,7 @@ export class BackupService {
               }
             : { encryption: 'none', keys: secrets.keys },
         };
-        const zip = new yazl.ZipFile();
+        const zip = new (loadYazl().ZipFile)();
         zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), MANIFEST_ENTRY);
         for (const table of Object.keys(exported.tables)) {
           zip.addFile(path.join(work, 'db', `${table}.jsonl`), `db/${table}.jsonl`);
