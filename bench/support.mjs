@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../scripts/lib/free-port.mjs';
+import { SERVER_NODE_OPTIONS, serverEnv } from '../scripts/lib/server-process.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-1' };
@@ -28,9 +29,10 @@ export async function startServer({
   let output = '';
   // BENCH_SERVER_NODE_FLAGS: Node/V8 flags for the server only (diagnostics, e.g. heap sizing).
   const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extraFlags, ...execArgv, main], {
+  // The server's own options first (as `npm start`), so that a diagnostic flag can override them.
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...extraFlags, ...execArgv, main], {
     cwd: ROOT,
-    env: {
+    env: serverEnv({
       ...process.env,
       NODE_ENV: 'production',
       PORT: String(port),
@@ -45,7 +47,7 @@ export async function startServer({
       RATE_LIMIT_KEY_WRITES_PER_MIN: '0',
       LOG_LEVEL: 'warn',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // BENCH_SERVER_LOG=file: the server's output appended there (e.g. with --trace-gc in the flags).

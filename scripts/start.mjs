@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverArgs, serverEnv } from './lib/server-process.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
@@ -11,11 +12,13 @@ const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')]
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-// Without --enable-source-maps: Node would keep the server's source map parsed in the heap, 14 MiB
-// of resident memory on every instance (issue 30). The bundle is not minified, so a stack trace's
+// With the server's Node.js options (scripts/lib/server-process.mjs) and without
+// --enable-source-maps: Node would keep the server's source map parsed in the heap, 14 MiB of
+// resident memory on every instance (issue 30). The bundle is not minified, so a stack trace's
 // dist/main.js positions read as they are; the map stays next to it for tools.
-const server = spawn(process.execPath, [path.join(root, 'apps/server/dist/main.js')], {
+const server = spawn(process.execPath, serverArgs(), {
   cwd: root,
+  env: serverEnv(),
   stdio: 'inherit',
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../scripts/lib/free-port.mjs';
+import { serverArgs, serverEnv } from '../../scripts/lib/server-process.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const E2E_ADMIN = { username: 'admin', password: 'Admin-E2E-Password-1' } as const;
@@ -29,7 +30,10 @@ export interface StartOptions {
   dataDir?: string;
 }
 
-/** The built server as `npm start` runs it, on `port` with `dataDir`, and `env` on top. */
+/**
+ * The built server as `npm start` runs it (with source maps on top, for TypeScript positions in the
+ * tests' logs), on `port` with `dataDir`, and `env` on top.
+ */
 function spawnServer(options: {
   port: number;
   dataDir: string;
@@ -38,9 +42,9 @@ function spawnServer(options: {
   gid?: number;
 }): ChildProcess {
   const url = `http://127.0.0.1:${options.port}`;
-  return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'apps/server/dist/main.js')], {
+  return spawn(process.execPath, serverArgs(['--enable-source-maps']), {
     cwd: ROOT,
-    env: {
+    env: serverEnv({
       ...process.env,
       NODE_ENV: 'development',
       PORT: String(options.port),
@@ -55,7 +59,7 @@ function spawnServer(options: {
       // Off, as with `npm start`: specs that pay with the test provider ask for PAYMENT_TEST_MODE=1.
       PAYMENT_TEST_MODE: '',
       ...options.env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
   });

@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import S3rver from 's3rver';
 import { freePort } from './free-port.mjs';
+import { serverArgs, serverEnv } from './server-process.mjs';
 
 export { freePort };
 
@@ -200,11 +201,11 @@ class Instance {
   async start({ waitReady = true, nodeArgs = [] } = {}) {
     if (this.running) return;
     this.lines = [];
-    // As `npm start` runs it (scripts/start.mjs: no source maps kept in memory).
-    const args = [...nodeArgs, path.join(ROOT, 'apps/server/dist/main.js')];
+    // As `npm start` runs it (server-process.mjs).
+    const args = serverArgs(nodeArgs);
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { ...process.env, ...this.env },
+      env: serverEnv({ ...process.env, ...this.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
