@@ -1,5 +1,6 @@
 // How the built server is run: `npm start`, `npm run cluster`, the browser tests and the
-// benchmarks all start it with these Node.js options, so that what they measure is what runs.
+// benchmarks all start it with these Node.js options and this environment, so that what they
+// measure is what runs.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,14 +11,12 @@ export const SERVER_MAIN = path.resolve(
 );
 
 /**
- * The server's V8 options (issue 30). `--max-semi-space-size=8`: the young generation grows to
- * 2 × 8 MiB at most instead of 2 × 16. Each message's fan-out to hundreds of sockets allocates
- * about 2 KiB per socket, and V8 grew the young generation to its largest while those writes were
- * in flight: 16 MiB more resident memory on every instance, for 0.1 s less collection per minute
- * at 20 messages/s to 300 sockets (bench/fanout.mjs, docs/BENCHMARKS.md). Plain socket.io reaches
- * 2 × 8 MiB under the same load.
+ * The server's Node.js options: none besides V8's defaults. Measured and not taken (issue 30,
+ * docs/BENCHMARKS.md): `--max-semi-space-size=8` caps the young generation at 2 × 8 MiB instead
+ * of 2 × 16 and saves 16 MiB of resident memory under chat load, but the collector then runs
+ * twice as often during fan-outs and the server spends 12 % more CPU per delivery.
  */
-export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=8'];
+export const SERVER_NODE_OPTIONS = [];
 
 /**
  * The server's environment besides the operator's own (which wins). `MALLOC_ARENA_MAX=2`: glibc's
