@@ -54,10 +54,10 @@ type ReadInput = z.output<typeof ZMarkReadRequest>;
 /** Messages one member may send per minute (on every instance together). */
 export const SENDS_PER_MINUTE = 120;
 
-/** A conversation the caller may use: its public id, kind, row (none yet for an unused room) and members. */
 /** Rings whose room row id a MessagesService keeps (the first remembered goes first). */
 export const ROOM_ROW_IDS_KEPT = 10_000;
 
+/** A conversation the caller may use: its public id, kind, row (none yet for an unused room) and members. */
 interface Target {
   id: string;
   kind: 'room' | 'dm';
