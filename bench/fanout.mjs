@@ -137,6 +137,7 @@ if (!isMainThread) {
     cpuSeconds,
     machine,
     memoryAfterGc,
+    nodeFlagsFrom,
     percentile,
     rssMiB,
     startServer,
@@ -302,7 +303,7 @@ if (!isMainThread) {
       process.execPath,
       [
         // BENCH_PLAIN_NODE_FLAGS: Node/V8 flags for the plain peer only, as BENCH_SERVER_NODE_FLAGS.
-        ...(process.env.BENCH_PLAIN_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+        ...nodeFlagsFrom('BENCH_PLAIN_NODE_FLAGS'),
         ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
         // BENCH_CPU_PROF: the plain peer's profile too, in its own folder, to compare the same code paths.
         ...(process.env.BENCH_CPU_PROF

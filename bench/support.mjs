@@ -17,6 +17,11 @@ export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-
  * Starts `apps/server/dist/main.js` (or `main`, another build's) with IP rate limits off (a
  * benchmark is one IP sending thousands of requests) and waits for /healthz.
  */
+/** Node/V8 flags given in the environment variable `name`, separated by spaces (none when unset). */
+export function nodeFlagsFrom(name) {
+  return process.env[name]?.split(' ').filter(Boolean) ?? [];
+}
+
 export async function startServer({
   dataDir,
   databaseUrl = '',
@@ -28,7 +33,7 @@ export async function startServer({
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   // BENCH_SERVER_NODE_FLAGS: Node/V8 flags for the server only (diagnostics, e.g. heap sizing).
-  const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const extraFlags = nodeFlagsFrom('BENCH_SERVER_NODE_FLAGS');
   // The server's own options first (as `npm start`), so that a diagnostic flag can override them.
   const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...extraFlags, ...execArgv, main], {
     cwd: ROOT,
@@ -54,8 +59,13 @@ export async function startServer({
   const log = process.env.BENCH_SERVER_LOG
     ? fs.createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' })
     : null;
-  child.stdout.on('data', (c) => (output.length < 1e6 ? (output += c) : null, log?.write(c)));
-  child.stderr.on('data', (c) => (output.length < 1e6 ? (output += c) : null, log?.write(c)));
+  const onOutput = (chunk) => {
+    // Kept for a start-up failure's message; the first megabyte is enough.
+    if (output.length < 1e6) output += chunk;
+    log?.write(chunk);
+  };
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited during start:\n${output}`);

@@ -147,6 +147,8 @@ export class MessagesService {
     const target: Target = knownRoomRowId
       ? { id: ROOM_CONVERSATION_ID, kind: 'room', row: undefined, participants: [] }
       : await this.resolve(caller, input.conversation_id);
+    /** The conversation's row id, when it has a row yet (a room gets one with its first message). */
+    const rowId = knownRoomRowId ?? target.row?.id;
     const mismatch = checkEnvelopeHeader(header, {
       ringId: ring.id,
       conversationId: target.id,
@@ -168,27 +170,27 @@ export class MessagesService {
     const now = ctx.clock.now();
     const lifetime = ephemeralFor(ring, input.isEphemeral, header.ephemeralSec);
     if (!lifetime.ok) {
-      const stored = await answerIfStored(knownRoomRowId ?? target.row?.id);
+      const stored = await answerIfStored(rowId);
       if (stored) return stored;
       throw refusal(lifetime.refusal);
     }
     const stale = await this.sendEpochRefusal(caller.ring, header.epoch);
     if (stale) {
-      const stored = await answerIfStored(knownRoomRowId ?? target.row?.id);
+      const stored = await answerIfStored(rowId);
       if (stored) return stored;
       throw refusal(stale);
     }
 
     const nowIso = now.toISOString();
-    const conversation: Pick<ConversationRow, 'id'> =
-      (knownRoomRowId ? { id: knownRoomRowId } : target.row) ??
-      (await this.messages.ensureConversation({
-        id: newId(),
-        ring_id: ring.id,
-        kind: 'room',
-        conversation_key: ROOM_CONVERSATION_ID,
-        created_at: nowIso,
-      }));
+    const conversation: Pick<ConversationRow, 'id'> = rowId
+      ? { id: rowId }
+      : await this.messages.ensureConversation({
+          id: newId(),
+          ring_id: ring.id,
+          kind: 'room',
+          conversation_key: ROOM_CONVERSATION_ID,
+          created_at: nowIso,
+        });
     const id = newId();
     // An ephemeral message goes once the members who may read it now have read it (recipients),
     // or after its delay when nobody else may.
@@ -227,12 +229,11 @@ export class MessagesService {
         messagesPerEpoch(ring.encryption_level),
       );
     } catch (error) {
-      if (knownRoomRowId && !isUniqueViolation(error)) this.roomRowIds.delete(ring.id);
       if (isUniqueViolation(error)) {
         // The same message sent again (a retry), or twice at once: answer the stored one.
         const stored = await answerIfStored(conversation.id);
         if (stored) return stored;
-      }
+      } else if (knownRoomRowId) this.roomRowIds.delete(ring.id);
       throw error;
     }
     // A concurrent rotation or deactivation took the epoch the send was checked against, or
