@@ -468,6 +468,9 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         let answeredRevisions = 0;
         let catchUpRequests = 0;
         let keyStateReads = 0;
+        // When the page last started or finished a key-state read, and how many are in flight.
+        let keyStateActivityAt = Date.now();
+        let keyStateReadsInFlight = 0;
         page.on('websocket', (ws) => {
           ws.on('framereceived', ({ payload }) => {
             if (typeof payload !== 'string' || !payload.includes('"ringId"')) return;
@@ -484,8 +487,19 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         page.on('request', (request) => {
           if (request.url().includes('/api/rings/mint-stream-token.php')) mints += 1;
           if (/\/api\/messages\/get\.php\?.*since=/.test(request.url())) catchUpRequests += 1;
-          if (request.url().includes('/api/rings/keys/state.php')) keyStateReads += 1;
+          if (request.url().includes('/api/rings/keys/state.php')) {
+            keyStateReads += 1;
+            keyStateReadsInFlight += 1;
+            keyStateActivityAt = Date.now();
+          }
         });
+        const keyStateReadDone = (request: { url(): string }) => {
+          if (!request.url().includes('/api/rings/keys/state.php')) return;
+          keyStateReadsInFlight -= 1;
+          keyStateActivityAt = Date.now();
+        };
+        page.on('requestfinished', keyStateReadDone);
+        page.on('requestfailed', keyStateReadDone);
         await page.goto(`${cluster.url}/ring`);
         await page.getByLabel('Email').fill(email);
         await page.getByLabel('Mot de passe', { exact: true }).fill(DRIVER_CUSTOMER_PASSWORD);
@@ -523,6 +537,13 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)(
         await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
         // A connected page takes its next connection's stream token over the socket (within 30 s).
         await waitUntil(async () => spareTokens > 0, 40_000, 'the page holds a spare stream token');
+        // The admission's key work (epoch, shares, the keys_changed each write sends back, each
+        // read 250 ms after) has settled: no key-state read in flight or started for 2 s.
+        await waitUntil(
+          () => keyStateReadsInFlight === 0 && Date.now() - keyStateActivityAt > 2_000,
+          30_000,
+          'the page is done reading its key state',
+        );
         const loadsBefore = loads;
         const websocketsBefore = websockets;
         const mintsBefore = mints;
