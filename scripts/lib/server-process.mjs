@@ -19,12 +19,19 @@ export const SERVER_MAIN = path.resolve(
 export const SERVER_NODE_OPTIONS = [];
 
 /**
- * The server's environment besides the operator's own (which wins). `MALLOC_ARENA_MAX=2`: glibc's
- * allocator gives each thread that allocates (V8's compiler and collector threads, libuv's pool)
- * an arena of its own, and keeps what they freed there: 8 MiB of resident memory per instance
- * after a fan-out run, against 2 arenas shared by every thread (issue 30).
+ * The server's environment besides the operator's own (which wins): how glibc's malloc keeps the
+ * memory freed by native code (SQLite, sockets, V8's compiler and collector threads, Argon2).
+ * - `MALLOC_ARENA_MAX=1`: one arena for every thread. By default glibc gives each thread that
+ *   allocates an arena of its own and keeps what the thread freed there: 8 MiB more resident
+ *   memory per instance after a fan-out run than with 2 arenas, and 2 arenas 3 to 4 MiB more than
+ *   one (issue 30).
+ * - `MALLOC_MMAP_THRESHOLD_=131072`: blocks of 128 KiB and more are mapped apart and given back to
+ *   the system when freed. Without it glibc raises the threshold to the size of the largest block
+ *   freed, and then keeps such blocks in its arena: Argon2's 19 MiB per password hash stayed
+ *   resident after the logins (5 MiB more RSS at the end of a fan-out run). Neither changed the
+ *   CPU time per delivery measurably (docs/BENCHMARKS.md).
  */
-export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
+export const SERVER_ENV = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** The server's environment: SERVER_ENV under `env` (process.env by default). */
 export function serverEnv(env = process.env) {

@@ -4,7 +4,7 @@ import type { AppContext } from '../app-context';
 import { MINUTE_MS } from '../lib/clock';
 import { unavailableDependency } from '../lib/dependency-errors';
 import { isDiskFullError } from '../lib/disk-space';
-import { findLiveRingAccess, type RingMembership } from '../modules/rings/ring.guard';
+import type { RingMembership } from '../modules/rings/ring.guard';
 import { RingRepository, type RingMemberRow, type RingRow } from '../modules/rings/ring.repository';
 import type { TypedSocket } from './realtime-server';
 
@@ -94,12 +94,6 @@ export class SharedRingRows {
     return pending;
   }
 
-  /** A row read with a member's access (join, re-check): at least as new as the one kept. */
-  seen(ring: RingRow, now: number): void {
-    const known = this.rows.get(ring.id);
-    if (!known || known.at <= now) this.remember(ring.id, ring, now);
-  }
-
   private remember(ringId: string, ring: RingRow | undefined, now: number): void {
     // Rings whose sockets left are forgotten once their rows are long stale.
     if (this.rows.size >= 1000)
@@ -145,18 +139,26 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
       checkedAt.delete(socket);
       return undefined;
     }
-    const access = await findLiveRingAccess(ctx, socket.data.sessionId);
-    if (!access || access.member.id !== socket.data.memberId || access.ring.id !== socket.data.ringId) {
+    // The session and its member here; the Ring (serviceable, its row) as for every event, shared.
+    const [live, ring] = await Promise.all([
+      ringRepository.findLiveMemberBySession(socket.data.sessionId, ctx.clock.now().toISOString()),
+      rings.get(socket.data.ringId, now),
+    ]);
+    if (
+      !live ||
+      !ring ||
+      live.member.id !== socket.data.memberId ||
+      live.member.ring_id !== socket.data.ringId
+    ) {
       checkedAt.delete(socket);
       return undefined;
     }
     checkedAt.set(socket, {
       at: now,
-      member: access.member,
-      sessionExpiresAt: Date.parse(access.session.expires_at),
+      member: live.member,
+      sessionExpiresAt: Date.parse(live.sessionExpiresAt),
     });
-    rings.seen(access.ring, now);
-    return { member: access.member, ring: access.ring };
+    return { member: live.member, ring };
   }
 
   return function bind<S extends z.ZodType>(

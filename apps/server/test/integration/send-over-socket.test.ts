@@ -167,6 +167,37 @@ describe('Ring chat: sending over the socket', () => {
     expect(await rows(ringId)).toEqual([]);
   });
 
+  it('is refused once its session is revoked or expired by hand, and the other member is still served', async () => {
+    const { members, ringId } = await keyedRing(app.t, 3);
+    const [alice, bob, carol] = members as [E2eeMember, E2eeMember, E2eeMember];
+    const aliceSocket = await joined(alice);
+    const bobSocket = await joined(bob);
+    const carolSocket = await joined(carol);
+    for (const [socket, member] of [
+      [aliceSocket, alice],
+      [bobSocket, bob],
+      [carolSocket, carol],
+    ] as const)
+      expect(await send(socket.socket, body(member, await member.encrypt(ROOM, 'avant')))).toMatchObject({
+        ok: true,
+      });
+    // Behind the service's back (no disconnectSession): the re-check reads the session again.
+    const sessionOf = (member: E2eeMember) =>
+      app.t.ctx.db.updateTable('sessions').where('subject_id', '=', member.memberId).where('audience', '=', 'ring');
+    await sessionOf(alice).set({ revoked_at: new Date().toISOString() }).execute();
+    await sessionOf(bob).set({ expires_at: new Date(clock.now().getTime() - 1000).toISOString() }).execute();
+    await new Promise((resolve) => setTimeout(resolve, MEMBER_RECHECK_MS + 100));
+    const attempt = (socket: TestSocket, member: E2eeMember) =>
+      member
+        .encrypt(ROOM, 'après')
+        .then((content) => send(socket, body(member, content)))
+        .catch(() => ({ ok: false as const, error: 'disconnected' }));
+    expect((await attempt(aliceSocket.socket, alice)).ok).toBe(false);
+    expect((await attempt(bobSocket.socket, bob)).ok).toBe(false);
+    expect((await attempt(carolSocket.socket, carol)).ok).toBe(true);
+    expect((await rows(ringId)).length).toBe(4);
+  });
+
   it('is refused within a second once the Ring no longer serves its members, for every socket of it', async () => {
     const { members, ringId } = await keyedRing(app.t, 2);
     const [alice, bob] = members as [E2eeMember, E2eeMember];

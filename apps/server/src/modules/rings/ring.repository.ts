@@ -195,6 +195,23 @@ const ringAccessBySessionId = precompiledQuery((db: Database, sessionId: string,
   ringAccessRows(db, nowIso).where('sessions.id', '=', sessionId),
 );
 
+/**
+ * A socket's membership re-check (every few seconds per socket): the live Ring session's member,
+ * still active, and when the session ends. Not the Ring: the socket events read it apart, one read
+ * per Ring for all its sockets (SharedRingRows). Three tables and 24 columns less than
+ * ringAccessBySessionId: making each column a JavaScript value is most of such a read's cost.
+ */
+const liveMemberBySessionId = precompiledQuery((db: Database, sessionId: string, nowIso: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('ring_members', 'ring_members.id', 'sessions.subject_id')
+    .selectAll('ring_members')
+    .select('sessions.expires_at as session_expires_at')
+    .where('sessions.id', '=', sessionId)
+    .where((eb) => liveSession(eb, 'ring', nowIso))
+    .where('ring_members.status', '=', 'active'),
+);
+
 /** A joined row of ringAccessRows split into its three rows. */
 function ringAccessOf(joined: Record<string, unknown> | undefined): RingAccess | undefined {
   if (!joined) return undefined;
@@ -250,6 +267,20 @@ export class RingRepository {
   async findRingAccessBySession(sessionId: string, nowIso: string): Promise<RingAccess | undefined> {
     const [joined] = await ringAccessBySessionId(this.db, sessionId, nowIso);
     return ringAccessOf(joined as Record<string, unknown> | undefined);
+  }
+
+  /**
+   * The active member behind a live Ring session, and when the session expires (see
+   * liveMemberBySessionId: whether the member's Ring still serves it is not read here).
+   */
+  async findLiveMemberBySession(
+    sessionId: string,
+    nowIso: string,
+  ): Promise<{ member: RingMemberRow; sessionExpiresAt: string } | undefined> {
+    const [row] = await liveMemberBySessionId(this.db, sessionId, nowIso);
+    if (!row) return undefined;
+    const { session_expires_at: sessionExpiresAt, ...member } = row;
+    return { member, sessionExpiresAt };
   }
 
   async findMemberById(id: string): Promise<RingMemberRow | undefined> {
