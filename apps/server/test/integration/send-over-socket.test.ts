@@ -183,9 +183,14 @@ describe('Ring chat: sending over the socket', () => {
       });
     // Behind the service's back (no disconnectSession): the re-check reads the session again.
     const sessionOf = (member: E2eeMember) =>
-      app.t.ctx.db.updateTable('sessions').where('subject_id', '=', member.memberId).where('audience', '=', 'ring');
+      app.t.ctx.db
+        .updateTable('sessions')
+        .where('subject_id', '=', member.memberId)
+        .where('audience', '=', 'ring');
     await sessionOf(alice).set({ revoked_at: new Date().toISOString() }).execute();
-    await sessionOf(bob).set({ expires_at: new Date(clock.now().getTime() - 1000).toISOString() }).execute();
+    await sessionOf(bob)
+      .set({ expires_at: new Date(clock.now().getTime() - 1000).toISOString() })
+      .execute();
     await new Promise((resolve) => setTimeout(resolve, MEMBER_RECHECK_MS + 100));
     const attempt = (socket: TestSocket, member: E2eeMember) =>
       member
