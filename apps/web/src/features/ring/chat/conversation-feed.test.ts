@@ -331,6 +331,8 @@ describe('conversation feed', () => {
     feed.send('Deuxième');
     await settle();
     expect(keys.rotateAhead).toHaveBeenCalledTimes(1);
+    // With the epoch the message went under, so that a late answer cannot rotate the next epoch.
+    expect(keys.rotateAhead).toHaveBeenCalledWith(server.epoch);
     expect(feed.getSnapshot().entries.map((e) => e.status)).toEqual(['sent', 'sent']);
   });
 

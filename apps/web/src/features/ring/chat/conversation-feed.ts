@@ -830,7 +830,7 @@ export class ConversationFeed {
             isEphemeral: ephemeralSec !== null,
           });
           // The epoch nears its limit: the next one is made now, not when a send finds it due.
-          if (rotationSoon) this.deps.keys().rotateAhead();
+          if (rotationSoon) this.deps.keys().rotateAhead(stored.epoch);
           if (this.disposed) return;
           this.add([entryFromMessage(stored)]);
           this.emit();

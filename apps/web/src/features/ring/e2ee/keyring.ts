@@ -1558,11 +1558,14 @@ export class Keyring {
    * waits for a rotation and its wraps for every member. At most once per epoch, whatever the
    * server repeats; only from the current epoch's key at the signed level (the other cases are
    * ensureSendableEpoch's); a concurrent rotation by another member wins (its 409 is the answer).
+   * `epoch`: the epoch of the message whose answer carried the hint. A hint about an epoch this
+   * member no longer sends under (an answer that came late, once the next epoch was read) starts
+   * nothing: it would rotate the new epoch as soon as it began.
    */
-  rotateAhead(): void {
+  rotateAhead(epoch: number): void {
     const state = this.state;
     const log = this.log;
-    if (!state || !log || this.rotatedAheadOf >= state.currentEpoch) return;
+    if (!state || !log || epoch !== state.currentEpoch || this.rotatedAheadOf >= epoch) return;
     const current = this.epochs.get(state.currentEpoch);
     if (!current || current.level !== log.level) return;
     this.rotatedAheadOf = state.currentEpoch;

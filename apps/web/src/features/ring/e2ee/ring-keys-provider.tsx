@@ -201,7 +201,7 @@ export function RingKeysProvider({ info, children }: { info: TRingInfo; children
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));
         return keyring.ensureSendableEpoch();
       },
-      rotateAhead: () => keyring?.rotateAhead(),
+      rotateAhead: (epoch) => keyring?.rotateAhead(epoch),
       refresh: () => void keyring?.sync(),
       encryptText: (conversationId, plaintext, epochKey, clientMessageId, ephemeralSec, chain) => {
         if (!keyring) return Promise.reject(new Error('Clés du Ring indisponibles'));

@@ -54,8 +54,9 @@ export interface RingKeys {
   /**
    * A send's answer carried `rotationSoon`: the next epoch is created now, in the background, so
    * that the send that would have found one due does not wait for it (Keyring.rotateAhead).
+   * `epoch`: the epoch the message was sent under.
    */
-  rotateAhead(): void;
+  rotateAhead(epoch: number): void;
   /**
    * Reads the Ring's key state again now (e.g. a message arrived under an epoch this tab does not
    * hold yet, or the socket is down and key events cannot arrive).
