@@ -198,8 +198,9 @@ const ringAccessBySessionId = precompiledQuery((db: Database, sessionId: string,
 /**
  * A socket's membership re-check (every few seconds per socket): the live Ring session's member,
  * still active, and when the session ends. Not the Ring: the socket events read it apart, one read
- * per Ring for all its sockets (SharedRingRows). Three tables and 24 columns less than
- * ringAccessBySessionId: making each column a JavaScript value is most of such a read's cost.
+ * per Ring for all its sockets (SharedRingRows). Two tables and 24 columns, against five tables
+ * and 66 columns for ringAccessBySessionId: making each column a JavaScript value is most of such
+ * a read's cost.
  */
 const liveMemberBySessionId = precompiledQuery((db: Database, sessionId: string, nowIso: string) =>
   db
