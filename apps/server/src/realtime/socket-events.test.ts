@@ -82,6 +82,18 @@ describe('SharedRingRows', () => {
     expect((await rings.get('r1', 1000))?.current_epoch).toBe(3);
   });
 
+  it('reads the Ring now when asked for a fresh row, and keeps it for the others', async () => {
+    let epoch = 1;
+    const reads: number[] = [];
+    const rings = new SharedRingRows(async (id) => (reads.push(epoch), row(id, epoch)), 1000);
+    expect((await rings.get('r1', 0))?.current_epoch).toBe(1);
+    epoch = 2;
+    expect((await rings.get('r1', 100))?.current_epoch).toBe(1);
+    expect((await rings.fresh('r1', 200))?.current_epoch).toBe(2);
+    expect((await rings.get('r1', 300))?.current_epoch).toBe(2);
+    expect(reads).toEqual([1, 2]);
+  });
+
   it('does not keep a failed read', async () => {
     let fail = true;
     const rings = new SharedRingRows(async (id) => {

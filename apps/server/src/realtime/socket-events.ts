@@ -94,6 +94,18 @@ export class SharedRingRows {
     return pending;
   }
 
+  /**
+   * The Ring read now, whatever the age of the row kept (a socket's first event: what it may do is
+   * decided on the Ring as it is, not as another socket last saw it), and kept for the others
+   * unless a newer read landed first.
+   */
+  async fresh(ringId: string, now: number): Promise<RingRow | undefined> {
+    const ring = await this.read(ringId);
+    const known = this.rows.get(ringId);
+    if (!known || known.at <= now) this.remember(ringId, ring, now);
+    return ring;
+  }
+
   private remember(ringId: string, ring: RingRow | undefined, now: number): void {
     // Rings whose sockets left are forgotten once their rows are long stale.
     if (this.rows.size >= 1000)
@@ -139,10 +151,11 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
       checkedAt.delete(socket);
       return undefined;
     }
-    // The session and its member here; the Ring (serviceable, its row) as for every event, shared.
+    // The session and its member here; the Ring (serviceable, its row) read now for a socket's
+    // first event, and then shared as for every event.
     const [live, ring] = await Promise.all([
       ringRepository.findLiveMemberBySession(socket.data.sessionId, ctx.clock.now().toISOString()),
-      rings.get(socket.data.ringId, now),
+      cached ? rings.get(socket.data.ringId, now) : rings.fresh(socket.data.ringId, now),
     ]);
     if (
       !live ||

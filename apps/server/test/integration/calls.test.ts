@@ -296,6 +296,22 @@ describe('calls', () => {
     await expect.poll(() => plain.of('call_invite').length).toBe(1);
   });
 
+  it('a socket’s first event sees voiceAdminOnly switched on a moment before, while another socket of the Ring had its row read', async () => {
+    const { ring } = await ringSetup();
+    const plain = await member(ring.id);
+    const target = await member(ring.id);
+    // An event of the Ring: its row is read and kept for the Ring's sockets (at most a second).
+    const first = await invite(target, plain, ring.id);
+    expect(first).toMatchObject({ ok: true });
+    expect(await emit(target, 'call_cancel', { ringId: ring.id, callId: first.callId })).toEqual({
+      ok: true,
+    });
+    await t.ctx.db.updateTable('rings').set({ voice_admin_only: 1 }).where('id', '=', ring.id).execute();
+    // The plain member's new socket: its first event is decided on the Ring as it is now.
+    const again = await connect(plain.id, plain.username, ring.id);
+    expect(await invite(again, target, ring.id)).toEqual({ ok: false, error: CALL_MESSAGES.adminOnly });
+  });
+
   it('refuses video when the Ring or the plan lacks it, and voice when the Ring has no calls', async () => {
     // Professional plan without the video option: the Ring switch alone is not enough.
     const noPlanVideo = await ringSetup({ ring: { allow_video: 1 } });
