@@ -13,15 +13,15 @@ import { SERVER_NODE_OPTIONS, serverEnv } from '../scripts/lib/server-process.mj
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-1' };
 
-/**
- * Starts `apps/server/dist/main.js` (or `main`, another build's) with IP rate limits off (a
- * benchmark is one IP sending thousands of requests) and waits for /healthz.
- */
 /** Node/V8 flags given in the environment variable `name`, separated by spaces (none when unset). */
 export function nodeFlagsFrom(name) {
   return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
+/**
+ * Starts `apps/server/dist/main.js` (or `main`, another build's) with IP rate limits off (a
+ * benchmark is one IP sending thousands of requests) and waits for /healthz.
+ */
 export async function startServer({
   dataDir,
   databaseUrl = '',

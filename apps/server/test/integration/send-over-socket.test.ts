@@ -42,6 +42,12 @@ describe('Ring chat: sending over the socket', () => {
       await socket.timeout(5000).emitWithAck('send_message', payload as TSendMessageEvent),
     );
 
+  /** A send after the member's access may have ended: its ack, or a refusal when the socket was cut. */
+  const sendOrCut = async (socket: TestSocket, member: E2eeMember, text: string) => {
+    const content = await member.encrypt(ROOM, text);
+    return send(socket, body(member, content)).catch(() => ({ ok: false as const, error: 'disconnected' }));
+  };
+
   const rows = (ringId: string) =>
     app.t.ctx.db
       .selectFrom('messages')
@@ -160,9 +166,7 @@ describe('Ring chat: sending over the socket', () => {
     // Changed behind the service's back (no disconnectMember): the member row is re-read at most
     // MEMBER_RECHECK_MS old.
     await new Promise((resolve) => setTimeout(resolve, MEMBER_RECHECK_MS + 100));
-    const after = await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'désactivée'))).catch(
-      () => ({ ok: false as const, error: 'disconnected' }),
-    );
+    const after = await sendOrCut(aliceSocket.socket, alice, 'désactivée');
     expect(after.ok).toBe(false);
     expect(await rows(ringId)).toEqual([]);
   });
@@ -192,14 +196,9 @@ describe('Ring chat: sending over the socket', () => {
       .set({ expires_at: new Date(clock.now().getTime() - 1000).toISOString() })
       .execute();
     await new Promise((resolve) => setTimeout(resolve, MEMBER_RECHECK_MS + 100));
-    const attempt = (socket: TestSocket, member: E2eeMember) =>
-      member
-        .encrypt(ROOM, 'après')
-        .then((content) => send(socket, body(member, content)))
-        .catch(() => ({ ok: false as const, error: 'disconnected' }));
-    expect((await attempt(aliceSocket.socket, alice)).ok).toBe(false);
-    expect((await attempt(bobSocket.socket, bob)).ok).toBe(false);
-    expect((await attempt(carolSocket.socket, carol)).ok).toBe(true);
+    expect((await sendOrCut(aliceSocket.socket, alice, 'après')).ok).toBe(false);
+    expect((await sendOrCut(bobSocket.socket, bob, 'après')).ok).toBe(false);
+    expect((await sendOrCut(carolSocket.socket, carol, 'après')).ok).toBe(true);
     expect((await rows(ringId)).length).toBe(4);
   });
 
@@ -214,13 +213,8 @@ describe('Ring chat: sending over the socket', () => {
     // Deactivated by hand: nothing closes the sockets; the Ring row is re-read at most RING_RECHECK_MS old.
     await app.t.ctx.db.updateTable('rings').set({ is_active: 0 }).where('id', '=', ringId).execute();
     await new Promise((resolve) => setTimeout(resolve, RING_RECHECK_MS + 100));
-    const refused = (socket: TestSocket, member: E2eeMember) =>
-      member
-        .encrypt(ROOM, 'après')
-        .then((content) => send(socket, body(member, content)))
-        .catch(() => ({ ok: false as const, error: 'disconnected' }));
-    expect((await refused(aliceSocket.socket, alice)).ok).toBe(false);
-    expect((await refused(bobSocket.socket, bob)).ok).toBe(false);
+    expect((await sendOrCut(aliceSocket.socket, alice, 'après')).ok).toBe(false);
+    expect((await sendOrCut(bobSocket.socket, bob, 'après')).ok).toBe(false);
     expect((await rows(ringId)).length).toBe(1);
   });
 });
