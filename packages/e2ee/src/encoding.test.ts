@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertExactKeys,
+  base64ByteLength,
+  checkBase64Field,
   concatBytes,
   encodeFields,
   fromBase64,
@@ -62,6 +64,38 @@ describe('encoding', () => {
         if (reencodes) expect(toBase64(fromBase64(text))).toBe(text);
         else expectThrowsCode(() => fromBase64(text), 'invalid_format');
       }
+    }
+  });
+
+  it('base64ByteLength gives the decoded size of every length and refuses what fromBase64 refuses', () => {
+    for (let length = 0; length < 70; length++)
+      expect(base64ByteLength(toBase64(randomBytes(length)))).toBe(length);
+    for (const bad of ['Zm8', 'Zm9=', 'Zm8=\n', ' Zm8=', 'Z===', 'Zm8_', '====', 'AB=='])
+      expectThrowsCode(() => base64ByteLength(bad), 'invalid_format');
+  });
+
+  it('checkBase64Field accepts and refuses exactly what readBase64Field does, without decoding', () => {
+    const cases: [unknown, number | { min: number; max: number }][] = [
+      [toBase64(randomBytes(12)), 12],
+      [toBase64(randomBytes(11)), 12],
+      [toBase64(randomBytes(13)), 12],
+      [toBase64(randomBytes(20)), { min: 16, max: 64 }],
+      [toBase64(randomBytes(15)), { min: 16, max: 64 }],
+      [toBase64(randomBytes(65)), { min: 16, max: 64 }],
+      ['Zm9=', 2],
+      ['A'.repeat(400), 12],
+      [12, 12],
+      [undefined, 12],
+    ];
+    for (const [value, size] of cases) {
+      let read: unknown;
+      try {
+        read = readBase64Field(value, 'f', size);
+      } catch (error) {
+        read = error;
+      }
+      if (read instanceof Uint8Array) expect(() => checkBase64Field(value, 'f', size)).not.toThrow();
+      else expectThrowsCode(() => checkBase64Field(value, 'f', size), 'invalid_format');
     }
   });
 

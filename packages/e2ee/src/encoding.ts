@@ -104,6 +104,17 @@ function canonicalPadding(text: string): boolean {
   return (last & (padding === 2 ? 0b1111 : 0b11)) === 0;
 }
 
+/**
+ * How many bytes a strict base64 text decodes to, checked as fromBase64 checks it (only the
+ * canonical encoding of some bytes), without decoding: for a reader that needs the size only.
+ */
+export function base64ByteLength(text: string): number {
+  if (!BASE64.test(text)) throw new E2eeError('invalid_format', 'not base64');
+  if (!canonicalPadding(text)) throw new E2eeError('invalid_format', 'non-canonical base64');
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
+}
+
 /** Strict base64 decoding: only the canonical encoding of some bytes is accepted. */
 export function fromBase64(text: string): Bytes {
   if (!BASE64.test(text)) throw new E2eeError('invalid_format', 'not base64');
@@ -154,16 +165,28 @@ export function readBase64Field(
   field: string,
   size: number | { min: number; max: number },
 ): Bytes {
+  checkBase64Field(value, field, size);
+  return fromBase64(value);
+}
+
+/**
+ * readBase64Field's checks without the decoding: for a reader that only needs to know the field is
+ * well formed (a server checking an envelope it cannot open). Throws as readBase64Field does.
+ */
+export function checkBase64Field(
+  value: unknown,
+  field: string,
+  size: number | { min: number; max: number },
+): asserts value is string {
   const { min, max } = typeof size === 'number' ? { min: size, max: size } : size;
-  // 4 characters per 3 bytes: refuse oversized text before decoding it.
+  // 4 characters per 3 bytes: refuse oversized text before reading it.
   if (typeof value !== 'string' || value.length > Math.ceil(max / 3) * 4) {
     throw new E2eeError('invalid_format', `${field}: expected base64`);
   }
-  const bytes = fromBase64(value);
-  if (bytes.length < min || bytes.length > max) {
+  const length = base64ByteLength(value);
+  if (length < min || length > max) {
     throw new E2eeError('invalid_format', `${field}: wrong size`);
   }
-  return bytes;
 }
 
 const WIRE_ID = /^[\x21-\x7e]{1,128}$/;

@@ -10,6 +10,7 @@ import {
   encryptMessage,
   messageHash,
   parseEnvelope,
+  readEnvelopeHeader,
 } from './envelope';
 import { type EpochKey, generateEpochKey } from './epoch-keys';
 import { generateIdentity } from './identity';
@@ -82,6 +83,19 @@ describe('message envelope', () => {
       'x'.repeat(100_000),
     ];
     for (const text of bad) expectThrowsCode(() => parseEnvelope(text), 'invalid_format');
+    // What a server reads: the same header, the same refusals (the binary fields' base64 and sizes
+    // included), without decoding them.
+    expect(readEnvelopeHeader(envelope)).toEqual(header());
+    const badBinary = [
+      rewrite(envelope, (w) => Object.assign(w, { iv: `${w.iv.slice(0, -2)}A=` })),
+      rewrite(envelope, (w) => Object.assign(w, { ct: `${w.ct} ` })),
+      rewrite(envelope, (w) => Object.assign(w, { ct: w.ct.slice(0, 20) })),
+      rewrite(envelope, (w) => Object.assign(w, { sig: w.sig.slice(4) })),
+      rewrite(envelope, (w) => Object.assign(w, { sig: 7 })),
+    ];
+    for (const text of badBinary) expectThrowsCode(() => parseEnvelope(text), 'invalid_format');
+    for (const text of [...bad, ...badBinary])
+      expectThrowsCode(() => readEnvelopeHeader(text), 'invalid_format');
   });
 
   it('rejects every altered field, the signature and the ciphertext', async () => {

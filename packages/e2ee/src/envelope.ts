@@ -2,6 +2,7 @@ import {
   type Bytes,
   assertExactKeys,
   assertWireId,
+  checkBase64Field,
   concatBytes,
   encodeFields,
   randomBytes,
@@ -308,10 +309,34 @@ export async function encryptMessage(
 }
 
 /**
- * Strict parse of an envelope (exact fields, types, sizes) without any key, so a server can read
- * the ring, conversation, epoch, sender and client message id. Throws `invalid_format`.
+ * Strict parse of an envelope (exact fields, types, sizes) without any key. Throws `invalid_format`.
  */
 export function parseEnvelope(text: string): ParsedEnvelope {
+  const { header, wire } = readWire(text);
+  return {
+    header,
+    iv: readBase64Field(wire.iv, 'iv', IV_BYTES),
+    ciphertext: readBase64Field(wire.ct, 'ct', { min: TAG_BYTES, max: MAX_ENVELOPE_CIPHERTEXT_BYTES }),
+    signature: readBase64Field(wire.sig, 'sig', SIGNATURE_BYTES),
+  };
+}
+
+/**
+ * The header of an envelope, which is checked exactly as parseEnvelope checks it (the binary
+ * fields' base64 and sizes included) without decoding its binary fields: what a server reads of a
+ * message it cannot open (the ring, conversation, epoch, sender and client message id). Throws
+ * `invalid_format`.
+ */
+export function readEnvelopeHeader(text: string): MessageHeader {
+  const { header, wire } = readWire(text);
+  checkBase64Field(wire.iv, 'iv', IV_BYTES);
+  checkBase64Field(wire.ct, 'ct', { min: TAG_BYTES, max: MAX_ENVELOPE_CIPHERTEXT_BYTES });
+  checkBase64Field(wire.sig, 'sig', SIGNATURE_BYTES);
+  return header;
+}
+
+/** An envelope's JSON with exactly its fields, and its checked header. */
+function readWire(text: string) {
   if (typeof text !== 'string' || text.length > MAX_ENVELOPE_TEXT_LENGTH) {
     throw new E2eeError('invalid_format', 'envelope: not a string or too long');
   }
@@ -351,12 +376,7 @@ export function parseEnvelope(text: string): ParsedEnvelope {
     ...(v2 ? { chain: { stream: wire.d, counter: wire.n, prevHash: wire.p, lastPermanent: wire.k } } : {}),
   } as MessageHeader;
   assertHeader(header);
-  return {
-    header,
-    iv: readBase64Field(wire.iv, 'iv', IV_BYTES),
-    ciphertext: readBase64Field(wire.ct, 'ct', { min: TAG_BYTES, max: MAX_ENVELOPE_CIPHERTEXT_BYTES }),
-    signature: readBase64Field(wire.sig, 'sig', SIGNATURE_BYTES),
-  };
+  return { header, wire };
 }
 
 /** Where the keys of a message come from: the local key store of the member reading it. */

@@ -81,6 +81,7 @@ export {
   encryptMessage,
   messageHash,
   parseEnvelope,
+  readEnvelopeHeader,
 } from './envelope';
 export { type ChainBreak, type ChainedMessage, checkMessageChains, linkProblem } from './message-chain';
 export {

@@ -14,7 +14,7 @@ import {
   type ZMarkReadRequest,
   type ZSendMessageRequest,
 } from '@securering/contract';
-import { parseEnvelope, type ParsedEnvelope } from '@securering/e2ee';
+import { readEnvelopeHeader, type MessageHeader } from '@securering/e2ee';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import type { AppContext } from '../../app-context';
@@ -135,13 +135,13 @@ export class MessagesService {
     const budget = await ctx.rateLimiter.hit(`message-send:${member.id}`, SENDS_PER_MINUTE, MINUTE_MS);
     if (!budget.allowed) throw tooManyRequests(Math.ceil(budget.resetMs / 1000));
 
-    let envelope: ParsedEnvelope;
+    // Checked in full, its binary fields read for their size only (the server cannot open them).
+    let header: MessageHeader;
     try {
-      envelope = parseEnvelope(input.content);
+      header = readEnvelopeHeader(input.content);
     } catch {
       throw badRequest(E2EE_MESSAGES.plaintextRefused);
     }
-    const { header } = envelope;
     const knownRoomRowId =
       input.conversation_id === ROOM_CONVERSATION_ID ? this.roomRowIds.get(ring.id) : undefined;
     const target: Target = knownRoomRowId

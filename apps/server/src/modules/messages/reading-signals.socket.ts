@@ -6,7 +6,7 @@ import {
   type TReadingSignal,
   type TReadingSignalEvent,
 } from '@securering/contract';
-import { parseEnvelope } from '@securering/e2ee';
+import { readEnvelopeHeader } from '@securering/e2ee';
 import type { AppContext } from '../../app-context';
 import type { SocketFeature } from '../../realtime/realtime-server';
 import type { SocketEventBinder } from '../../realtime/socket-events';
@@ -40,7 +40,7 @@ export class ReadingSignalsService {
     if (!ref) return missing;
     let header;
     try {
-      header = parseEnvelope(input.content).header;
+      header = readEnvelopeHeader(input.content);
     } catch {
       return { ok: false, error: E2EE_MESSAGES.plaintextRefused };
     }
