@@ -12,7 +12,7 @@ import {
   dmConversationId,
   CHAT_API_PATHS,
 } from '@securering/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/lib/clock';
 import { csrfTokenOf } from '../../src/plugins/auth';
 import { endpointRefusal } from '../../src/modules/web-push/web-push.policy';
@@ -239,6 +239,24 @@ describe('Web Push', () => {
     expect(created.statusCode, created.body).toBe(200);
     const dm = dmConversationId(alice.memberId, owner.memberId);
     expect((await sendAndCollect(alice, 'En privé', dm)).map((p) => p.path)).toEqual(['/owner']);
+  });
+
+  it('a message of a Ring known to have no subscription schedules no push work; a subscription made here is seen at once', async () => {
+    const { owner, members } = await keyedRing(t, 1);
+    const alice = members[0]!;
+    const run = vi.spyOn(t.ctx.deferred, 'run');
+    try {
+      const pushTasks = () => run.mock.calls.filter(([name]) => name === 'web-push').length;
+      // The first message asks whether the Ring has subscriptions (none): known from then on.
+      expect(await sendAndCollect(owner, 'Premier')).toHaveLength(0);
+      const afterFirst = pushTasks();
+      expect(await sendAndCollect(owner, 'Deuxième')).toHaveLength(0);
+      expect(pushTasks()).toBe(afterFirst);
+      expect((await subscribe(alice, `${pushBase}/known/alice`)).statusCode).toBe(200);
+      expect((await sendAndCollect(owner, 'Troisième')).map((p) => p.path)).toEqual(['/known/alice']);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('pushes nothing to a member no longer active in the Ring', async () => {

@@ -113,6 +113,8 @@ export class WebPushService {
    * send's answer) is written, so the sender never waits for them; without a reply, on a later turn.
    */
   messageStored(message: StoredMessage, reply?: FastifyReply): void {
+    // A Ring known to have no subscription: nothing to schedule (fanOut would stop there).
+    if (this.ringsWithSubscriptions.knownWithout(message.ringId)) return;
     if (reply) this.ctx.deferred.afterResponse(reply, 'web-push', () => this.fanOut(message));
     else this.ctx.deferred.run('web-push', () => this.fanOut(message));
   }
@@ -296,6 +298,12 @@ class RingsWithSubscriptions {
     if (this.known.size > 10_000) this.known.clear();
     this.known.set(ringId, { has, until: now + RINGS_CACHE_MS });
     return has;
+  }
+
+  /** Whether the Ring is known, within RINGS_CACHE_MS, to have no subscription (no query made). */
+  knownWithout(ringId: string): boolean {
+    const cached = this.known.get(ringId);
+    return cached !== undefined && !cached.has && cached.until > this.now();
   }
 
   forget(ringId: string): void {
