@@ -95,12 +95,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     done(null, payload);
   });
   // API response times feed the console's p50/p95 (static files and sockets are left out).
-  const queryDuration = {
-    ok: ctx.operatorMetrics.dbQueryDuration.labels({ outcome: 'ok' }),
-    error: ctx.operatorMetrics.dbQueryDuration.labels({ outcome: 'error' }),
-  };
+  const { dbQueries } = ctx.operatorMetrics;
   options.database.observeQueries((ms, failed) =>
-    (failed ? queryDuration.error : queryDuration.ok).observe(ms / 1000),
+    (failed ? dbQueries.error : dbQueries.ok).observe(ms / 1000),
   );
   // Every request feeds the operators' metrics, by route pattern (never the URL: it may hold tokens).
   const { httpRequests, httpDuration } = ctx.operatorMetrics;

@@ -13,6 +13,36 @@ export interface MetricsSources {
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
 
+/** Observations waiting in a BufferedObserver before they are folded into their histogram. */
+export const OBSERVATIONS_FOLDED_AT = 1024;
+
+/**
+ * Observations of one histogram series that happen in a hot path (every database query, every
+ * message pushed), written to a buffer and folded into the histogram together (issue 30): when the
+ * histogram is scraped, or as soon as OBSERVATIONS_FOLDED_AT are waiting (so an instance nobody
+ * scrapes holds no more than that). Each observation then costs an array write where it happens; the
+ * histogram's own observe runs in one loop, as the delivery counts are added at scrape time.
+ */
+export class BufferedObserver {
+  private readonly pending: number[] = [];
+
+  constructor(
+    private readonly observeNow: (value: number) => void,
+    private readonly foldAt = OBSERVATIONS_FOLDED_AT,
+  ) {}
+
+  observe(value: number): void {
+    this.pending.push(value);
+    if (this.pending.length >= this.foldAt) this.fold();
+  }
+
+  /** Adds every waiting observation to the histogram. */
+  fold(): void {
+    for (const value of this.pending) this.observeNow(value);
+    this.pending.length = 0;
+  }
+}
+
 /**
  * The instance's Prometheus metrics (`GET /metrics`, issue 30), one registry per app so that several
  * apps in one process (tests) never share or collide. Counters are incremented where the work
@@ -38,19 +68,34 @@ export class OperatorMetrics {
   });
   /** Deliveries counted since the last scrape, by event: a map update per broadcast, not a counter call. */
   private readonly pendingDeliveries = new Map<string, number>();
-  readonly messagePushDelay = new Histogram({
+  /** Observed through `messagePushDelay` (buffered). */
+  private readonly messagePushDelayHistogram = new Histogram({
     name: 'securering_message_push_delay_seconds',
     help: 'From a message send reaching the server to its push to socket.io (checks, storage and commit included), on the instance that stored it.',
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
+    collect: () => this.messagePushDelay.fold(),
   });
-  readonly dbQueryDuration = new Histogram({
+  readonly messagePushDelay = new BufferedObserver((seconds) =>
+    this.messagePushDelayHistogram.observe(seconds),
+  );
+  /** Observed through `dbQueries` (buffered). */
+  private readonly dbQueryDuration = new Histogram({
     name: 'securering_db_query_duration_seconds',
     help: 'Database query time, by outcome.',
     labelNames: ['outcome'] as const,
     buckets: QUERY_BUCKETS,
     registers: [this.registry],
+    collect: () => {
+      this.dbQueries.ok.fold();
+      this.dbQueries.error.fold();
+    },
   });
+  /** Database query times in seconds, by outcome. */
+  readonly dbQueries = {
+    ok: new BufferedObserver((seconds) => this.dbQueryDuration.observe({ outcome: 'ok' }, seconds)),
+    error: new BufferedObserver((seconds) => this.dbQueryDuration.observe({ outcome: 'error' }, seconds)),
+  };
   readonly redisAdapterErrors = new Counter({
     name: 'securering_redis_adapter_errors_total',
     help: 'Redis commands of the socket.io adapter that failed (publish, subscribe).',
