@@ -29,19 +29,24 @@ export function csvLine(cells: CsvCell[], numeric: ReadonlySet<number> = new Set
   return cells.map((cell, i) => csvField(cell, { text: !numeric.has(i) })).join(SEPARATOR) + LINE_END;
 }
 
-/** "22/11/2026 19:30" in Paris time. */
-const dateFormat = new Intl.DateTimeFormat('fr-FR', {
-  timeZone: 'Europe/Paris',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-});
+/**
+ * "22/11/2026 19:30" in Paris time. Made on the first export, not when the module loads: a French
+ * Intl formatter maps about 5 MiB of ICU data, which an instance that never exports need not hold.
+ */
+let dateFormat: Intl.DateTimeFormat | undefined;
 
 export function csvDate(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date).replace(',', '');
+  if (Number.isNaN(date.getTime())) return iso;
+  dateFormat ??= new Intl.DateTimeFormat('fr-FR', {
+    timeZone: 'Europe/Paris',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  return dateFormat.format(date).replace(',', '');
 }
 
 /** 1234.5 → "1234,50": a decimal comma, no thousands separator, so spreadsheets read a number. */
