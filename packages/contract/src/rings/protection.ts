@@ -57,7 +57,7 @@ export const AUTO_DESTROY_PRESETS = [
 /**
  * A count of seconds as French readers write it: « 86 400 s » (narrow no-break space between
  * thousands). formatCount writes the grouping out: a French Intl.NumberFormat made when this module
- * loads mapped about 5 MiB of ICU data into every process importing the contract, the server's included.
+ * loads mapped about 4 MiB of ICU data into every process importing the contract, the server's included.
  */
 export function formatSeconds(seconds: number): string {
   return `${formatCount(seconds)}\u00a0s`;
