@@ -98,27 +98,35 @@ const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
  * are zero. The same answer as re-encoding and comparing, without the re-encoding.
  */
 function canonicalPadding(text: string): boolean {
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const padding = paddingOf(text);
   if (padding === 0) return true;
   const last = BASE64_ALPHABET.indexOf(text.charAt(text.length - padding - 1));
   return (last & (padding === 2 ? 0b1111 : 0b11)) === 0;
 }
 
+/** The "=" characters that end a base64 text: 0, 1 or 2. */
+function paddingOf(text: string): number {
+  return text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+}
+
 /**
- * How many bytes a strict base64 text decodes to, checked as fromBase64 checks it (only the
- * canonical encoding of some bytes), without decoding: for a reader that needs the size only.
+ * How many bytes a strict base64 text decodes to: only the canonical encoding of some bytes is
+ * accepted (fromBase64's checks), and nothing is decoded, for a reader that needs the size only.
  */
 export function base64ByteLength(text: string): number {
   if (!BASE64.test(text)) throw new E2eeError('invalid_format', 'not base64');
   if (!canonicalPadding(text)) throw new E2eeError('invalid_format', 'non-canonical base64');
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  return (text.length / 4) * 3 - padding;
+  return (text.length / 4) * 3 - paddingOf(text);
 }
 
 /** Strict base64 decoding: only the canonical encoding of some bytes is accepted. */
 export function fromBase64(text: string): Bytes {
-  if (!BASE64.test(text)) throw new E2eeError('invalid_format', 'not base64');
-  if (!canonicalPadding(text)) throw new E2eeError('invalid_format', 'non-canonical base64');
+  base64ByteLength(text);
+  return decodeCheckedBase64(text);
+}
+
+/** The bytes of a base64 text base64ByteLength has accepted. */
+function decodeCheckedBase64(text: string): Bytes {
   const binary = atob(text);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
@@ -166,7 +174,7 @@ export function readBase64Field(
   size: number | { min: number; max: number },
 ): Bytes {
   checkBase64Field(value, field, size);
-  return fromBase64(value);
+  return decodeCheckedBase64(value);
 }
 
 /**
