@@ -292,8 +292,8 @@ class RingsWithSubscriptions {
 
   async has(ringId: string): Promise<boolean> {
     const now = this.now();
-    const cached = this.known.get(ringId);
-    if (cached && cached.until > now) return cached.has;
+    const cached = this.cached(ringId, now);
+    if (cached !== undefined) return cached;
     const has = await this.repo.ringHasSubscriptions(ringId);
     if (this.known.size > 10_000) this.known.clear();
     this.known.set(ringId, { has, until: now + RINGS_CACHE_MS });
@@ -302,8 +302,13 @@ class RingsWithSubscriptions {
 
   /** Whether the Ring is known, within RINGS_CACHE_MS, to have no subscription (no query made). */
   knownWithout(ringId: string): boolean {
-    const cached = this.known.get(ringId);
-    return cached !== undefined && !cached.has && cached.until > this.now();
+    return this.cached(ringId, this.now()) === false;
+  }
+
+  /** The answer kept for the Ring, while it is fresh. */
+  private cached(ringId: string, now: number): boolean | undefined {
+    const entry = this.known.get(ringId);
+    return entry && entry.until > now ? entry.has : undefined;
   }
 
   forget(ringId: string): void {
