@@ -1175,8 +1175,9 @@ describe.each(['local', 's3'] as const)('the Ring file space on %s storage (issu
   it('streams a large upload and its download without holding the file in memory', async () => {
     const r = await ringFixture({ max_file_size_mb: 200 });
     // Bounded buffers (three 6 MiB S3 parts by design, socket and disk buffers that grow when a
-    // loaded machine writes slowly) stay far below half of a file this size; a whole-file buffer
-    // would not.
+    // loaded machine writes slowly, chunks a collection has freed but not yet swept) stay below
+    // three quarters of a file this size (21–29 MiB held on an idle machine, 50.5 MiB once in CI
+    // with the whole suite running); a whole-file buffer holds the whole file at least.
     const fileBytes = 100 * MIB;
     // Warm up (first use of the multipart parser and storage code), so only the file's bytes count.
     await uploaded(r, r.member, fakeCiphertext(100_000));
@@ -1232,8 +1233,8 @@ describe.each(['local', 's3'] as const)('the Ring file space on %s storage (issu
     );
     // A whole-file buffer would hold the file's size at least (the test client, the server and, for
     // S3, the local S3 server share this process): streaming stays well under it.
-    expect(uploadGrowth.held).toBeLessThan(fileBytes / 2);
-    expect(downloadGrowth.held).toBeLessThan(fileBytes / 2);
+    expect(uploadGrowth.held).toBeLessThan(fileBytes * 0.75);
+    expect(downloadGrowth.held).toBeLessThan(fileBytes * 0.75);
     expect(uploadGrowth.rss).toBeLessThan(fileBytes * 0.75);
     expect(downloadGrowth.rss).toBeLessThan(fileBytes * 0.75);
   }, 120_000);
