@@ -340,6 +340,7 @@ if (!isMainThread) {
 } else {
   const {
     BENCH_ADMIN,
+    analyzeSeeded,
     cpuSeconds,
     commandCpuSnapshot,
     commandCpuUsed,
@@ -349,6 +350,7 @@ if (!isMainThread) {
     percentile,
     rssMiB,
     table,
+    withPg,
   } = await import('./support.mjs');
   const { HAPROXY_BIN, freePort, startCluster } = await import('../scripts/lib/cluster.mjs');
   const { loadE2ee } = await import('../scripts/lib/workspace-bundle.mjs');
@@ -893,39 +895,11 @@ if (!isMainThread) {
     await cluster.stop();
   }
 
-  async function withPg(url, body) {
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await body(client);
-    } finally {
-      await client.end();
-    }
-  }
-
   function pgVersion(url) {
     return withPg(
       url,
       async (client) => (await client.query('show server_version')).rows[0].server_version.split(' ')[0],
     );
-  }
-
-  /**
-   * The planner's statistics of the freshly seeded database, as autovacuum gathers them on a
-   * production server within a minute of such growth. Without them (autovacuum is off on some
-   * machines, and a bench measures seconds after seeding) every estimate is a row or two and
-   * PostgreSQL may join in any order: the Ring session lookup then walked every active member of
-   * every Ring. BENCH_NO_ANALYZE=1 skips it (to see that case). Says whether autovacuum is on.
-   */
-  function analyzeSeeded(url) {
-    return withPg(url, async (client) => {
-      const autovacuum = (await client.query('show autovacuum')).rows[0].autovacuum;
-      if (process.env.BENCH_NO_ANALYZE === '1')
-        return `autovacuum ${autovacuum}; not analyzed (BENCH_NO_ANALYZE=1)`;
-      await client.query('analyze');
-      return `autovacuum ${autovacuum}; analyzed after seeding`;
-    });
   }
 
   function haproxyVersion() {

@@ -137,6 +137,7 @@ if (!isMainThread) {
   const {
     BENCH_ADMIN,
     ROOT,
+    analyzeSeeded,
     cpuSeconds,
     machine,
     memoryAfterGc,
@@ -470,6 +471,8 @@ if (!isMainThread) {
         const epochs = new Map();
         for (const ring of rings)
           epochs.set(ring, { current: 1, rotating: undefined, prepared: await ring.owner.prepareRotation() });
+        // PostgreSQL: the planner's statistics of the seeded tables, as on a production server.
+        if (databaseUrl) console.log(`PostgreSQL: ${await analyzeSeeded(databaseUrl)}`);
         // Sends refused for their epoch and sent again, and the new epochs this made (shown at the end).
         const resends = { rotation_required: 0, epoch_stale: 0, old_view: 0, rotations: 0, ahead: 0 };
         /** Per sender, its pending share load after the last rotation. */

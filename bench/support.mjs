@@ -362,3 +362,32 @@ export function table(headers, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
+
+/** Runs `body` with a PostgreSQL client connected to `url`, closed afterwards. */
+export async function withPg(url, body) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The planner's statistics of the freshly seeded database, as autovacuum gathers them on a
+ * production server within a minute of such growth. Without them (autovacuum is off on some
+ * machines, and a bench measures seconds after seeding) every estimate is a row or two and
+ * PostgreSQL may join in any order: the Ring session lookup then walked every active member of
+ * every Ring (60–130 ms a lookup with 300 members, measured in the fan-out's rotation). BENCH_NO_ANALYZE=1 skips it
+ * (to see that case). Says whether autovacuum is on.
+ */
+export function analyzeSeeded(url) {
+  return withPg(url, async (client) => {
+    const autovacuum = (await client.query('show autovacuum')).rows[0].autovacuum;
+    if (process.env.BENCH_NO_ANALYZE === '1')
+      return `autovacuum ${autovacuum}; not analyzed (BENCH_NO_ANALYZE=1)`;
+    await client.query('analyze');
+    return `autovacuum ${autovacuum}; analyzed after seeding`;
+  });
+}
