@@ -16,8 +16,7 @@
 //   (another server build, e.g. to compare two builds alternately),
 //   BENCH_MIX=chat (issue 29: reactions and typing signals besides the messages, the plain peer
 //   broadcasting the same events; bench/fanout-mix.mjs, with BENCH_REACTIONS_PER_MESSAGE,
-//   BENCH_TYPING_PER_MESSAGE, BENCH_TYPISTS), BENCH_LOAD_SCHED=normal (the load generator with
-//   Linux's default scheduling policy instead of SCHED_BATCH: see runAsBatchLoad in support.mjs)
+//   BENCH_TYPING_PER_MESSAGE, BENCH_TYPISTS)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -131,8 +130,6 @@ if (!isMainThread) {
     for (const socket of sockets) socket.close();
     parentPort.postMessage({ type: 'collected', latencies, deliveries, byKind });
   });
-} else if ((await import('./support.mjs')).runAsBatchLoad(fileURLToPath(import.meta.url))) {
-  // Run again as SCHED_BATCH (support.mjs, runAsBatchLoad): that run measures, this one waits.
 } else {
   const {
     BENCH_ADMIN,
@@ -144,7 +141,6 @@ if (!isMainThread) {
     nodeFlagsFrom,
     percentile,
     rssMiB,
-    serverCommand,
     startServer,
     table,
     withDatabase,
@@ -304,20 +300,20 @@ if (!isMainThread) {
   async function runPlain(events) {
     const port = await freePort();
     const inspectPort = READ_HEAP ? await freePort() : undefined;
-    const plainServer = serverCommand(process.execPath, [
-      // BENCH_PLAIN_NODE_FLAGS: Node/V8 flags for the plain peer only, as BENCH_SERVER_NODE_FLAGS.
-      ...nodeFlagsFrom('BENCH_PLAIN_NODE_FLAGS'),
-      ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
-      // BENCH_CPU_PROF: the plain peer's profile too, in its own folder, to compare the same code paths.
-      ...(process.env.BENCH_CPU_PROF
-        ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, 'plain')}`]
-        : []),
-      path.join(ROOT, 'bench/fanout-plain.mjs'),
-    ]);
-    const child = spawn(plainServer.command, plainServer.args, {
-      env: { ...process.env, PLAIN_PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        // BENCH_PLAIN_NODE_FLAGS: Node/V8 flags for the plain peer only, as BENCH_SERVER_NODE_FLAGS.
+        ...nodeFlagsFrom('BENCH_PLAIN_NODE_FLAGS'),
+        ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
+        // BENCH_CPU_PROF: the plain peer's profile too, in its own folder, to compare the same code paths.
+        ...(process.env.BENCH_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, 'plain')}`]
+          : []),
+        path.join(ROOT, 'bench/fanout-plain.mjs'),
+      ],
+      { env: { ...process.env, PLAIN_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise((resolve) => child.stdout.once('data', resolve));
     // BENCH_PLAIN_LOG=file: the peer's output from then on (e.g. --trace-gc in BENCH_PLAIN_NODE_FLAGS).
     if (process.env.BENCH_PLAIN_LOG) child.stdout.pipe(fs.createWriteStream(process.env.BENCH_PLAIN_LOG));
@@ -694,9 +690,6 @@ if (!isMainThread) {
         ? ` with the chat mix (${REACTIONS_PER_MESSAGE} reaction and ${TYPING_PER_MESSAGE} typing signal per message, ` +
           `typing by ${Math.min(TYPISTS, MEMBERS)} members per Ring over their sockets; "Messages" counts every event)`
         : '') +
-      (process.env.BENCH_LOAD_SCHED === 'normal'
-        ? '; load generator with the default scheduling policy (BENCH_LOAD_SCHED=normal)'
-        : '; load generator as SCHED_BATCH, servers with the default policy') +
       '; ' +
       `budget: CPU per delivery ≤ ${BUDGET.cpuRatio} × plain, p99 ≤ ${BUDGET.p99Ratio} × plain p99 and ≤ ${BUDGET.p99Ms} ms, ` +
       `RSS ≤ ${BUDGET.rssRatio} × plain${READ_HEAP ? `, heap ≤ ${BUDGET.heapPerSocketKiB} KiB per socket` : ''}.\n`,

@@ -18,51 +18,6 @@ export function nodeFlagsFrom(name) {
   return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
-/** Set by runAsBatchLoad in the re-executed benchmark: its processes run as SCHED_BATCH. */
-const BATCH_LOAD_MARK = 'BENCH_LOAD_RUNS_AS_BATCH';
-
-/**
- * Runs this benchmark again as a SCHED_BATCH process (`chrt --batch 0`), unless
- * `BENCH_LOAD_SCHED=normal`, and returns true when it did (the caller then stops; the exit code is
- * the new run's). The load generator shares the two cores with the servers it measures: under
- * Linux's default policy each delivery a server writes wakes a receiver thread of the generator,
- * which then preempts the server on its own core (wake-up preemption); the server resumes later,
- * on caches the receiver has used. A server that does more per message is preempted more often,
- * so the generator's own scheduling weighed on the ratio (issue 30: 40 % of SecureRing's context
- * switches, 19 % of plain's). Real clients are on other machines. A batch task does not preempt
- * the one running when it wakes up; it still gets its share of the CPU. The servers are started
- * with the default policy again (serverCommand), so both run as `npm start` runs them.
- */
-export function runAsBatchLoad(script) {
-  if (process.env.BENCH_LOAD_SCHED === 'normal' || process.env[BATCH_LOAD_MARK] === '1') return false;
-  const child = spawn(
-    'chrt',
-    ['--batch', '0', process.execPath, ...process.execArgv, script, ...process.argv.slice(2)],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, [BATCH_LOAD_MARK]: '1' },
-    },
-  );
-  child.on('error', (error) => {
-    console.error(`chrt (util-linux) is needed to run the load generator as SCHED_BATCH: ${error.message}`);
-    console.error('BENCH_LOAD_SCHED=normal runs it with the default policy.');
-    process.exit(1);
-  });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-  return true;
-}
-
-/**
- * The command and arguments that start `command args` with Linux's default scheduling policy
- * (SCHED_OTHER) when this benchmark runs as SCHED_BATCH (runAsBatchLoad): children inherit the
- * policy of the process that starts them.
- */
-export function serverCommand(command, args) {
-  return process.env[BATCH_LOAD_MARK] === '1'
-    ? { command: 'chrt', args: ['--other', '0', command, ...args] }
-    : { command, args };
-}
-
 /**
  * Starts `apps/server/dist/main.js` (or `main`, another build's) with IP rate limits off (a
  * benchmark is one IP sending thousands of requests) and waits for /healthz.
@@ -80,8 +35,7 @@ export async function startServer({
   // BENCH_SERVER_NODE_FLAGS: Node/V8 flags for the server only (diagnostics, e.g. heap sizing).
   const extraFlags = nodeFlagsFrom('BENCH_SERVER_NODE_FLAGS');
   // The server's own options first (as `npm start`), so that a diagnostic flag can override them.
-  const server = serverCommand(process.execPath, [...SERVER_NODE_OPTIONS, ...extraFlags, ...execArgv, main]);
-  const child = spawn(server.command, server.args, {
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...extraFlags, ...execArgv, main], {
     cwd: ROOT,
     env: serverEnv({
       ...process.env,
