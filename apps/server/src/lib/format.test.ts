@@ -3,7 +3,10 @@ import { formatDateFr, parisOffsetMs } from './format';
 
 const HOUR_MS = 3_600_000;
 const icuDateFr = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'long', timeZone: 'Europe/Paris' });
-const icuParisOffset = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', timeZoneName: 'shortOffset' });
+const icuParisOffset = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/Paris',
+  timeZoneName: 'shortOffset',
+});
 
 describe('formatDateFr', () => {
   it('writes the day of Paris in French', () => {

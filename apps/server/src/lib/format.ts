@@ -41,7 +41,7 @@ let intlDateFr: Intl.DateTimeFormat | undefined;
 
 /**
  * "22 novembre 2026", in Paris time: how dates read in French mails. Computed without Intl (issue
- * 30): a French `Intl.DateTimeFormat` with a time zone maps about 7 MiB of ICU data into the
+ * 30): a French `Intl.DateTimeFormat` with a time zone maps about 8 MiB of ICU data into the
  * process for good, and every instance formats such dates (owner notifications, subscription
  * mails). Intl is used only for a date outside parisOffsetMs's years.
  */
