@@ -333,8 +333,9 @@ export async function withPg(url, body) {
  * production server within a minute of such growth. Without them (autovacuum is off on some
  * machines, and a bench measures seconds after seeding) every estimate is a row or two and
  * PostgreSQL may join in any order: the Ring session lookup then walked every active member of
- * every Ring (60–130 ms a lookup with 300 members, measured in the fan-out's rotation). BENCH_NO_ANALYZE=1 skips it
- * (to see that case). Says whether autovacuum is on.
+ * every Ring (in the fan-out's rotation, with 300 members, the share loads' session lookups and
+ * key states took 47–130 ms each). BENCH_NO_ANALYZE=1 skips it (to see that case). Says whether
+ * autovacuum is on.
  */
 export function analyzeSeeded(url) {
   return withPg(url, async (client) => {

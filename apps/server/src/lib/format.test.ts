@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateFr, parisOffsetMs } from './format';
+import { formatDateFr, lastSundayAtOneUtc, parisOffsetMs } from './format';
 
 const HOUR_MS = 3_600_000;
 const icuDateFr = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'long', timeZone: 'Europe/Paris' });
@@ -28,11 +28,11 @@ describe('formatDateFr', () => {
         mismatches.push(`${new Date(ms).toISOString()}: ${actual} ≠ ${expected}`);
     };
     for (let ms = Date.UTC(1996, 0, 1); ms < Date.UTC(2041, 0, 1); ms += HOUR_MS) check(ms);
-    // Each change at 01:00 UTC, to the minute: the offset flips exactly there.
+    // Around each change, to the minute: the offset flips where ICU's data flips it (the hourly
+    // loop above checks that the change is on the right day).
     for (let year = 1996; year <= 2040; year++)
       for (const month of [2, 9]) {
-        const lastDay = new Date(Date.UTC(year, month + 1, 0));
-        const change = Date.UTC(year, month, lastDay.getUTCDate() - lastDay.getUTCDay(), 1);
+        const change = lastSundayAtOneUtc(year, month);
         for (let ms = change - 2 * HOUR_MS; ms <= change + 2 * HOUR_MS; ms += 60_000) {
           const offsetHours = Number(
             icuParisOffset

@@ -18,7 +18,7 @@ const MONTHS_FR = [
 const HOUR_MS = 3_600_000;
 
 /** 01:00 UTC on the last Sunday of `month` (0-based) of `year`: when the EU's summer time starts or ends. */
-function lastSundayAtOneUtc(year: number, month: number): number {
+export function lastSundayAtOneUtc(year: number, month: number): number {
   const lastDay = new Date(Date.UTC(year, month + 1, 0));
   return Date.UTC(year, month, lastDay.getUTCDate() - lastDay.getUTCDay(), 1);
 }
