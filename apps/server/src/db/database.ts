@@ -204,9 +204,17 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
     ...(schema ? [`-c search_path=${schema}`] : []),
     ...(statementTimeoutMs > 0 ? [`-c statement_timeout=${statementTimeoutMs}`] : []),
   ];
+  const poolSize = options.pgPoolSize ?? 10;
   const pool = new pg.Pool({
     connectionString,
-    max: options.pgPoolSize ?? 10,
+    max: poolSize,
+    // A fixed-size pool (issue 30): a connection, once opened, stays open while idle (pg-pool
+    // closes idle connections past `min`, after 10 s by default). Otherwise a quiet spell closes
+    // them and the next burst (a key rotation's share loads, the first messages after a lull)
+    // waits for new backends, each forked, authenticated and planning the hot statements again on
+    // cold caches: 18–32 ms per statement at such moments, and 150–250 ms of delay for the
+    // messages behind them in bench:fanout. Connections are still opened only when needed.
+    min: poolSize,
     connectionTimeoutMillis: options.pgConnectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
     ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 1000 } : {}),
     ...(serverOptions.length > 0 ? { options: serverOptions.join(' ') } : {}),
