@@ -16,10 +16,11 @@ import {
   resealRecord,
   upgradeRecord,
 } from '@securering/e2ee';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../build-test-app';
 import { type E2eeMember, TEST_PASSPHRASE } from '../e2ee-member';
 import { NOTHING_READABLE } from '../../src/modules/ring-keys/ring-keys.policy';
+import { RingKeysRepository } from '../../src/modules/ring-keys/ring-keys.repository';
 import { adminToken, bearer } from '../factories';
 import { joinedSocket, ringWithMembers } from '../ring-fixture';
 import { listen, type TestSocket } from '../socket-client';
@@ -615,6 +616,61 @@ describe('Ring keys: records, epochs, shares', () => {
         .where('member_id', 'in', [alice.memberId, bob.memberId])
         .execute(),
     ).toEqual([]);
+  });
+
+  it('reads who lacks which key once per key revision for all the members, each getting its own part', async () => {
+    const { ringId, owner: ownerMember, members } = await ringWithMembers(t, 3);
+    const [alice, bob, dave] = members as [E2eeMember, E2eeMember, E2eeMember];
+    await alice.publish();
+    await bob.publish();
+    expect((await alice.rotate()).statusCode).toBe(200);
+    // Dave is admitted with the history after epoch 1: he lacks it, and may read it.
+    await dave.publish({ admit: false });
+    expect((await ownerMember.admit(dave.memberId, { shareHistory: true })).statusCode).toBe(200);
+    const reads = vi.spyOn(RingKeysRepository.prototype, 'ringWideLackingShares');
+    try {
+      const daveLacksEpoch1 = [
+        { memberId: dave.memberId, keyVersion: 1, publicKeys: dave.publicKeys, epochs: [1] },
+      ];
+      // Three members read their state at the same revision (as after a rotation): one read.
+      const [aliceState, bobState, daveState] = await Promise.all([alice.state(), bob.state(), dave.state()]);
+      expect(aliceState.pending).toEqual(daveLacksEpoch1);
+      expect(bobState.pending).toEqual(daveLacksEpoch1);
+      // Dave holds nothing: nothing he could wrap, and he is never his own pending member.
+      expect(daveState.pending).toEqual([]);
+      expect((await alice.state()).pending).toEqual(daveLacksEpoch1);
+      expect(reads).toHaveBeenCalledTimes(1);
+
+      // A share stored raises the revision: the next state reads the list again.
+      await alice.shareAll();
+      expect((await bob.state()).pending).toEqual([]);
+      expect(reads).toHaveBeenCalledTimes(2);
+
+      // A list too long to keep: each caller's own part is read instead, the same answer.
+      await dave.newIdentity();
+      const reset = await dave.call('POST', KEY_API_PATHS.saveMemberKey, {
+        key: dave.record,
+        publicKeys: dave.publicKeys,
+        reset: true,
+      });
+      expect(reset.statusCode).toBe(200);
+      const confirmed = await ownerMember.appendChange({
+        type: 'key_change',
+        body: { memberId: dave.memberId, keys: dave.publicKeys },
+      });
+      expect(confirmed.statusCode, confirmed.body).toBe(200);
+      const repository = new RingKeysRepository(t.ctx.db);
+      expect(await repository.ringWideLackingShares(ringId, 0)).toBeUndefined();
+      expect((await repository.ringWideLackingShares(ringId, 1))?.map((r) => [r.id, r.epoch])).toEqual([
+        [dave.memberId, 1],
+      ]);
+      reads.mockResolvedValueOnce(undefined);
+      expect((await alice.state()).pending).toEqual([
+        { memberId: dave.memberId, keyVersion: 2, publicKeys: dave.publicKeys, epochs: [1] },
+      ]);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('moves the key revision with every change key states depend on, and answers it at join_ring when asked', async () => {

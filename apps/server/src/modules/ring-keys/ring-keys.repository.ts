@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import type { DB, EpochKeySharesTable, MemberKeysTable, RingEpochsTable } from '../../db/schema';
+import { LACKING_SHARES_ROWS_KEPT } from './lacking-shares-by-revision';
 
 export type MemberKeyRow = MemberKeysTable;
 export type RingEpochRow = RingEpochsTable;
@@ -47,6 +48,33 @@ const KEYED_MEMBER_COLUMNS = [
   'member_keys.public_x25519',
   'member_keys.public_ed25519',
 ] as const;
+
+/** Whether a member lacks a valid share (for its current key version) of the joined epoch. */
+function lacksShareOfEpoch({ not, exists, selectFrom }: ExpressionBuilder<DB, 'ring_members' | 'member_keys' | 'ring_epochs'>) {
+  return not(
+    exists(
+      selectFrom('epoch_key_shares')
+        .select('epoch_key_shares.epoch')
+        .whereRef('epoch_key_shares.ring_id', '=', 'ring_epochs.ring_id')
+        .whereRef('epoch_key_shares.epoch', '=', 'ring_epochs.epoch')
+        .whereRef('epoch_key_shares.recipient_member_id', '=', 'ring_members.id')
+        .whereRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
+    ),
+  );
+}
+
+/** See ringWideLackingShares (`limit`: one row more than is kept tells the list is too long). */
+const ringWideLacking = precompiledQuery((db: Database, ringId: string, limit: number) =>
+  activeKeyedMemberRows(db)
+    .innerJoin('ring_epochs', 'ring_epochs.ring_id', 'ring_members.ring_id')
+    .select([...KEYED_MEMBER_COLUMNS, 'ring_epochs.epoch'])
+    .where('ring_members.ring_id', '=', ringId)
+    .whereRef('ring_epochs.epoch', '>=', 'ring_members.first_readable_epoch')
+    .where(lacksShareOfEpoch)
+    .orderBy('ring_members.id')
+    .orderBy('ring_epochs.epoch')
+    .limit(limit),
+);
 
 /**
  * What a key nudge at every socket join reads, in one query: for an active member of the Ring with
@@ -232,6 +260,19 @@ export class RingKeysRepository {
   }
 
   /**
+   * Every active admitted member with published keys and every epoch of the Ring it may read (from
+   * its first readable one) and lacks a valid share of, by member id then epoch: the Ring-wide list
+   * that LackingSharesByRevision keeps. Undefined when longer than `keep` rows.
+   */
+  async ringWideLackingShares(
+    ringId: string,
+    keep = LACKING_SHARES_ROWS_KEPT,
+  ): Promise<Array<KeyedMember & { epoch: number }> | undefined> {
+    const rows = await ringWideLacking(this.db, ringId, keep + 1);
+    return rows.length > keep ? undefined : rows;
+  }
+
+  /**
    * The other active admitted members with published keys who lack a valid share (for their
    * current key version) of some of `epochs`, those they may read (from their first readable one,
    * which their admission set): one row per member and epoch lacking, by member id then epoch. Only what is
@@ -249,18 +290,7 @@ export class RingKeysRepository {
       .where('ring_members.ring_id', '=', ringId)
       .where('ring_members.id', '!=', exceptMemberId)
       .where('ring_epochs.epoch', 'in', [...epochs])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('epoch_key_shares')
-              .select('epoch_key_shares.epoch')
-              .whereRef('epoch_key_shares.ring_id', '=', 'ring_epochs.ring_id')
-              .whereRef('epoch_key_shares.epoch', '=', 'ring_epochs.epoch')
-              .whereRef('epoch_key_shares.recipient_member_id', '=', 'ring_members.id')
-              .whereRef('epoch_key_shares.recipient_key_version', '=', 'member_keys.key_version'),
-          ),
-        ),
-      )
+      .where(lacksShareOfEpoch)
       .whereRef('ring_epochs.epoch', '>=', 'ring_members.first_readable_epoch')
       .orderBy('ring_members.id')
       .orderBy('ring_epochs.epoch')

@@ -27,6 +27,7 @@ import {
   pickKeyHolders,
   type KeyRuleError,
 } from './ring-keys.policy';
+import { LackingSharesByRevision, lackingForCaller } from './lacking-shares-by-revision';
 import { RingKeysRepository, type MemberKeyRow } from './ring-keys.repository';
 
 type SaveInput = z.output<typeof ZSaveMemberKeyRequest>;
@@ -81,6 +82,18 @@ const recordColumns = (key: TMemberKeyRecord) => ({
   hmac_hex: key.hmac_hex,
   recovery_json: key.recovery ? JSON.stringify(key.recovery) : null,
 });
+
+/** Each app's Ring-wide lists of lacking shares, shared by every RingKeysService of the app. */
+const lackingSharesByApp = new WeakMap<AppContext, LackingSharesByRevision>();
+function lackingSharesOf(ctx: AppContext): LackingSharesByRevision {
+  let lists = lackingSharesByApp.get(ctx);
+  if (!lists) {
+    const keys = new RingKeysRepository(ctx.db);
+    lists = new LackingSharesByRevision((ringId) => keys.ringWideLackingShares(ringId));
+    lackingSharesByApp.set(ctx, lists);
+  }
+  return lists;
+}
 
 /**
  * The Ring key layer (issue 10): each member's sealed key record and public keys, the Ring's key
@@ -240,12 +253,14 @@ export class RingKeysService {
     const firstReadable = firstReadableEpoch(member);
     const shares =
       keyVersion > 0 ? await this.keys.findSharesOf(ring.id, member.id, keyVersion, firstReadable) : [];
-    // The members who lack epochs the caller holds and may read them (mayReadEpoch's rule, in SQL).
-    const lacking = await this.keys.lackingShares(
-      ring.id,
-      member.id,
-      shares.map((s) => s.epoch),
-    );
+    // The members who lack epochs the caller holds and may read them (mayReadEpoch's rule, in SQL):
+    // the Ring-wide list of this key revision, read once for all its members (after a rotation
+    // they all read their state at once), or the caller's own part when too long to keep.
+    const heldEpochs = shares.map((s) => s.epoch);
+    const ringWide = heldEpochs.length > 0 ? await lackingSharesOf(this.ctx).get(ring.id, ring.key_revision) : [];
+    const lacking = ringWide
+      ? lackingForCaller(ringWide, member.id, new Set(heldEpochs))
+      : await this.keys.lackingShares(ring.id, member.id, heldEpochs);
     const pending: TPendingShare[] = [];
     for (const row of lacking) {
       const last = pending.at(-1);
