@@ -49,6 +49,15 @@ const SEND_OVER = process.env.BENCH_SEND === 'http' ? 'http' : 'socket';
 // Issue 30's budget (issue 11 had p99 ≤ 2 × plain's and no RSS bound).
 const BUDGET = { cpuRatio: 1.25, p99Ratio: 1.5, p99Ms: 50, rssRatio: 2, heapPerSocketKiB: 20 };
 const wallNow = () => performance.timeOrigin + performance.now();
+/**
+ * Messages each sender sends before the measuring window, on both servers (BENCH_WARMUP, 1; 0: none):
+ * what a server does once and not per message (V8 compiling the send path, PostgreSQL planning its
+ * statements on each connection after the seeding's ANALYZE, a socket's first membership read) is
+ * not measured as the cost of a message. Not counted, paced at the same rate.
+ */
+const WARMUP_PER_SENDER = Number(process.env.BENCH_WARMUP ?? 1);
+/** BENCH_TIMELINE=file: each event's send time, fastest and slowest delivery, and marks (CSV). */
+const TIMELINE = process.env.BENCH_TIMELINE;
 
 if (!isMainThread) {
   // Receivers: every socket of the Ring in this thread; each event's arrival time by client id.
@@ -113,6 +122,7 @@ if (!isMainThread) {
     }
     if (message.type !== 'collect') return;
     const latencies = [];
+    const timeline = [];
     let deliveries = 0;
     // By kind of event (message, reaction, typing), for BENCH_MIX.
     const byKind = {};
@@ -126,9 +136,14 @@ if (!isMainThread) {
       }
       deliveries += arrivals.get(key)?.length ?? 0;
       byKind[kind].deliveries += arrivals.get(key)?.length ?? 0;
+      // BENCH_TIMELINE: each event's send time and its fastest and slowest delivery (ms).
+      if (message.timeline) {
+        const times = arrivals.get(key) ?? [];
+        timeline.push([key, sentAt, Math.min(...times) - sentAt, Math.max(...times) - sentAt]);
+      }
     }
     for (const socket of sockets) socket.close();
-    parentPort.postMessage({ type: 'collected', latencies, deliveries, byKind });
+    parentPort.postMessage({ type: 'collected', latencies, deliveries, byKind, timeline });
   });
 } else {
   const {
@@ -176,6 +191,21 @@ if (!isMainThread) {
     });
   }
 
+  /**
+   * BENCH_TIMELINE: a CSV of the run, in ms from the first send: `event,at,fastest,slowest,answer`
+   * per event (its deliveries and its send's answer, in ms after its send) and `mark,at,label`.
+   */
+  function writeTimeline(file, timeline, marks, answeredAt) {
+    const start = Math.min(...timeline.map(([, sentAt]) => sentAt));
+    const lines = timeline.map(([key, sentAt, fastest, slowest]) => {
+      const answer = answeredAt.get(key);
+      return `event,${(sentAt - start).toFixed(1)},${fastest.toFixed(1)},${slowest.toFixed(1)},${answer === undefined ? '' : (answer - sentAt).toFixed(1)}`;
+    });
+    for (const [label, at] of marks) lines.push(`mark,${(at - start).toFixed(1)},${label}`);
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    console.error(`timeline: ${file}`);
+  }
+
   /** Connects the receivers in a worker thread; resolves its handle once every socket joined. */
   async function receivers(options) {
     const worker = new Worker(fileURLToPath(import.meta.url), { workerData: options });
@@ -203,7 +233,7 @@ if (!isMainThread) {
         });
       },
       async collect(sent, kinds = new Map()) {
-        worker.postMessage({ type: 'collect', sent: [...sent], kinds });
+        worker.postMessage({ type: 'collect', sent: [...sent], kinds, timeline: Boolean(TIMELINE) });
         const result = await new Promise((resolve) =>
           worker.on('message', (m) => m.type === 'collected' && resolve(m)),
         );
@@ -211,6 +241,19 @@ if (!isMainThread) {
         return result;
       },
     };
+  }
+
+  /**
+   * The warm-up (WARMUP_PER_SENDER): sends `messages` one after the other at the benchmark's rate,
+   * each awaited, then lets their deliveries land. Nothing of it is measured.
+   */
+  async function warmUp(messages, send) {
+    for (const message of messages) {
+      const res = await send(message);
+      if (res.status !== 200) throw new Error(`warm-up send refused: ${res.status} ${res.body.slice(0, 120)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000 / TOTAL_RATE));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 
   /**
@@ -326,6 +369,17 @@ if (!isMainThread) {
       const errors = [];
       let i = 0;
       let t = 0;
+      // The same number of warm-up events as SecureRing's, copies of the first ones under other ids.
+      const sendPlain = (room, event) =>
+        SEND_OVER === 'socket'
+          ? group.send(room * MEMBERS + (i++ % SENDERS), event)
+          : post(`${url}/send?room=ring-${room}`, {}, event);
+      const warmupEvents = events
+        .filter((e) => e.kind !== 'typing')
+        .slice(0, WARMUP_PER_SENDER * SENDERS * RINGS)
+        .map((e, k) => ({ room: e.room, event: { ...e.event, clientMessageId: `warm-up-${k}` } }));
+      await warmUp(warmupEvents, ({ room, event }) => sendPlain(room, event));
+      i = 0;
       const { sent, kinds, cpu } = await drive(
         child.pid,
         events,
@@ -333,9 +387,7 @@ if (!isMainThread) {
           // Typing signals go over the socket in both modes (SecureRing has no HTTP call for them).
           kind === 'typing'
             ? group.send(room * MEMBERS + (t++ % Math.min(TYPISTS, MEMBERS)), event, 'typing')
-            : SEND_OVER === 'socket'
-              ? group.send(room * MEMBERS + (i++ % SENDERS), event)
-              : post(`${url}/send?room=ring-${room}`, {}, event),
+            : sendPlain(room, event),
         errors,
       );
       const rss = rssMiB(child.pid);
@@ -461,6 +513,20 @@ if (!isMainThread) {
           messages.push(...(await mixEvents(rings, messages)));
           messages.sort((a, b) => a.at - b.at);
         }
+        // WARMUP_PER_SENDER messages by each sender of each Ring, sent before the window.
+        const warmupMessages = await mapLimit(
+          rings.flatMap((ring, room) =>
+            Array.from({ length: WARMUP_PER_SENDER }, () =>
+              ring.senders.map((sender) => ({ room, ring, sender })),
+            ).flat(),
+          ),
+          8,
+          async (m, k) => {
+            const clientMessageId = crypto.randomUUID();
+            const plain = `${text} (avant la mesure, n°${k})`;
+            return { ...m, clientMessageId, plain, content: await m.sender.encrypt(plain, clientMessageId) };
+          },
+        );
         // Each Ring's next epoch is prepared by its owner now, before the window: on a real Ring the
         // rotating member's device wraps the new key for every member, not the server's machine,
         // and here the load generator shares the server's two cores (300 wraps: about 0.3 s of CPU).
@@ -473,12 +539,16 @@ if (!isMainThread) {
         const resends = { rotation_required: 0, epoch_stale: 0, old_view: 0, rotations: 0, ahead: 0 };
         /** Per sender, its pending share load after the last rotation. */
         const keyLoads = new Map();
+        /** BENCH_TIMELINE: the rotation's moments, and when each send's answer came. */
+        const marks = [];
+        const answeredAt = new Map();
         const renewEpoch = (ring, seen) => {
           const state = epochs.get(ring);
           if (state.current > seen) return state.rotating;
           state.rotating ??= (async () => {
             resends.rotations += 1;
             const startedAt = performance.now();
+            marks.push(['rotation posted', wallNow()]);
             // The owner's device made the new key and its shares before the window (above); they
             // are posted now. Otherwise (a later rotation, or the Ring moved) it rotates in full.
             const prepared = state.prepared?.epoch === seen + 1 ? state.prepared : undefined;
@@ -487,11 +557,15 @@ if (!isMainThread) {
               ? await prepared.send().catch(() => ring.owner.rotate())
               : await ring.owner.rotate();
             resends.rotationMs = Math.round(performance.now() - startedAt);
+            marks.push(['rotation answered', wallNow()]);
             // Each member's page loads its share when told of the new epoch (keys_changed), on its
             // own, as Keyring.sync does: the key state only, the share checked against the owner's
             // key it already holds. A sender waits for its own share only (keyLoads).
             for (const sender of ring.senders.slice(1))
-              keyLoads.set(sender, sender.loadKeys({ knownSenders: true }));
+              keyLoads.set(
+                sender,
+                sender.loadKeys({ knownSenders: true }).then(() => marks.push(['share loaded', wallNow()])),
+              );
           })().finally(() => (state.rotating = undefined));
           return state.rotating;
         };
@@ -555,6 +629,7 @@ if (!isMainThread) {
         const rooms = everyone.map((member) => member.ringId);
         group = await receivers({ url: server.url, tokens, rooms, count: everyone.length });
         const heapAfter = await heapMiB(inspectPort);
+        await warmUp(warmupMessages, sendOne);
         const errors = [];
         const events = [];
         const { sent, kinds, cpu } = await drive(
@@ -562,6 +637,7 @@ if (!isMainThread) {
           messages,
           async (m) => {
             const res = await sendOne(m);
+            if (TIMELINE) answeredAt.set(m.key ?? m.clientMessageId, wallNow());
             if (res.status === 200 && m.kind === 'typing') {
               // What the server relays (TReadingSignalEvent), its envelope as sent.
               events[m.index] = {
@@ -605,6 +681,7 @@ if (!isMainThread) {
         const rss = rssMiB(server.pid);
         console.error(`epoch refusals sent again: ${JSON.stringify(resends)}`);
         const result = await group.collect(sent, kinds);
+        if (TIMELINE) writeTimeline(`${TIMELINE}.${kind}`, result.timeline, marks, answeredAt);
         const heapPerSocketKiB = perSocketKiB(heapBefore, heapAfter, everyone.length);
         const ordered = events.filter(Boolean);
         if (MIX) ordered.sort((a, b) => a.at - b.at);
