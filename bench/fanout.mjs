@@ -250,7 +250,8 @@ if (!isMainThread) {
   async function warmUp(messages, send) {
     for (const message of messages) {
       const res = await send(message);
-      if (res.status !== 200) throw new Error(`warm-up send refused: ${res.status} ${res.body.slice(0, 120)}`);
+      if (res.status !== 200)
+        throw new Error(`warm-up send refused: ${res.status} ${res.body.slice(0, 120)}`);
       await new Promise((resolve) => setTimeout(resolve, 1000 / TOTAL_RATE));
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));

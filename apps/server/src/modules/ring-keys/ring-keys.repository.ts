@@ -50,7 +50,11 @@ const KEYED_MEMBER_COLUMNS = [
 ] as const;
 
 /** Whether a member lacks a valid share (for its current key version) of the joined epoch. */
-function lacksShareOfEpoch({ not, exists, selectFrom }: ExpressionBuilder<DB, 'ring_members' | 'member_keys' | 'ring_epochs'>) {
+function lacksShareOfEpoch({
+  not,
+  exists,
+  selectFrom,
+}: ExpressionBuilder<DB, 'ring_members' | 'member_keys' | 'ring_epochs'>) {
   return not(
     exists(
       selectFrom('epoch_key_shares')

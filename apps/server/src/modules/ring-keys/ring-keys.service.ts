@@ -257,7 +257,8 @@ export class RingKeysService {
     // the Ring-wide list of this key revision, read once for all its members (after a rotation
     // they all read their state at once), or the caller's own part when too long to keep.
     const heldEpochs = shares.map((s) => s.epoch);
-    const ringWide = heldEpochs.length > 0 ? await lackingSharesOf(this.ctx).get(ring.id, ring.key_revision) : [];
+    const ringWide =
+      heldEpochs.length > 0 ? await lackingSharesOf(this.ctx).get(ring.id, ring.key_revision) : [];
     const lacking = ringWide
       ? lackingForCaller(ringWide, member.id, new Set(heldEpochs))
       : await this.keys.lackingShares(ring.id, member.id, heldEpochs);
