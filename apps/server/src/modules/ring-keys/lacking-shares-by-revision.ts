@@ -16,12 +16,13 @@ export const LACKING_SHARES_ROWS_KEPT = 1000;
  * per caller, a 300-member Ring ran 300 times the same join of members, keys, epochs and shares
  * (about 7 ms of PostgreSQL each, planned anew each time), while its messages waited behind them.
  *
- * Keyed by the revision of the Ring row the request read: the revision is raised in the same
- * transaction as every change the list depends on (epochs, shares, members' keys, admissions,
- * deactivations, the level and the history setting: migration 20261128-001), so a list is never
- * older than the revision it is kept under. A list read after a newer change landed is fresher
- * than its key, never staler. `read` resolves undefined for a list too long to keep (the caller
- * then asks for its own part).
+ * Keyed by the revision of the Ring row the request read: the revision is raised with every change
+ * the list depends on (epochs, shares, members' keys, admissions, deactivations, the level and the
+ * history setting: migration 20261128-001), in the change's transaction or, for shares given
+ * (`share.php`), right after it commits — never before — so a list is never older than the
+ * revision it is kept under. A list read after a newer change landed is fresher than its key,
+ * never staler. `read` resolves undefined for a list too long to keep (the caller then asks for
+ * its own part).
  */
 export class LackingSharesByRevision {
   private readonly lists = new Map<string, { revision: number; rows: Promise<LackingShare[] | undefined> }>();
