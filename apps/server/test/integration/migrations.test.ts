@@ -118,7 +118,7 @@ describe('migrations on a database an older version filled', () => {
     });
     await seedDatabase(ctx);
     const customers: string[] = [];
-    const conversations: string[] = [];
+    const conversations: Array<{ id: string; ringId: string; senderId: string }> = [];
     for (let c = 0; c < 3; c++) {
       const customer = await buildCustomer(ctx);
       customers.push(customer.id);
@@ -129,7 +129,7 @@ describe('migrations on a database an older version filled', () => {
       for (const member of members) await ringToken(ctx, member.id);
       await customerToken(ctx, customer.id);
       const conversation = newId();
-      conversations.push(conversation);
+      conversations.push({ id: conversation, ringId: ring.id, senderId: members[0]!.id });
       const now = new Date().toISOString();
       await db
         .insertInto('conversations')
@@ -184,8 +184,33 @@ describe('migrations on a database an older version filled', () => {
     ).toEqual(new Set([0]));
     for (const id of customers)
       expect((await new SubscriptionRepository(db).findCurrent(id, nowIso))?.customer_id).toBe(id);
-    const messages = new MessagesRepository(db);
-    for (const id of conversations)
-      expect(await db.transaction().execute((trx) => messages.nextSeq(id, trx))).toBe(6);
+    const messages = new MessagesRepository(db, database.handle);
+    for (const conversation of conversations) {
+      const { current_epoch: epoch } = await db
+        .selectFrom('rings')
+        .select('current_epoch')
+        .where('id', '=', conversation.ringId)
+        .executeTakeFirstOrThrow();
+      const stored = await messages.storeUnderEpoch(
+        {
+          id: newId(),
+          ring_id: conversation.ringId,
+          conversation_id: conversation.id,
+          sender_member_id: conversation.senderId,
+          content: '{"v":1,"ct":"6"}',
+          message_type: 'text',
+          client_encrypted: 1,
+          is_ephemeral: 0,
+          expires_at: null,
+          created_at: nowIso,
+          client_message_id: newId(),
+          epoch,
+          ephemeral_sec: null,
+          first_read_at: null,
+        },
+        1000,
+      );
+      expect(stored?.seq).toBe(6);
+    }
   });
 });

@@ -6,15 +6,16 @@ import { buildTestApp, type TestApp } from '../build-test-app';
 import { buildCustomer, buildRing, buildRingMember } from '../factories';
 
 /**
- * MessagesRepository.storeUnderEpoch, the send's store (precompiled statements: a transaction of
- * three on SQLite, one statement on PostgreSQL): all or nothing, numbered without a gap.
+ * MessagesRepository.storeUnderEpoch, the send's store (precompiled statements: a synchronous
+ * transaction of three on SQLite, one statement on PostgreSQL): all or nothing, numbered without a
+ * gap.
  */
 describe('storing a message under its Ring’s epoch', () => {
   let t: TestApp;
   let repo: MessagesRepository;
   beforeAll(async () => {
     t = await buildTestApp({ redis: false });
-    repo = new MessagesRepository(t.ctx.db, t.ctx.database.dialect);
+    repo = new MessagesRepository(t.ctx.db, t.ctx.database);
   });
   afterAll(() => t.close());
 
@@ -98,5 +99,44 @@ describe('storing a message under its Ring’s epoch', () => {
     expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
     // The next message takes the number the failed one did not keep.
     expect(await repo.storeUnderEpoch(message(), 10)).toEqual({ seq: 2, epochCount: 2 });
+  });
+
+  it('waits for a transaction open on the connection, then stores without mixing into it', async () => {
+    const { message, state } = await ringWithRoom();
+    const first = message();
+    let storing: Promise<unknown> | undefined;
+    // A send arrives while another request's transaction is open and then rolled back: it is
+    // stored after that transaction, not inside it (whose rollback would take it away).
+    const failure = await t.ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('rings').set({ name: 'Renommé' }).where('id', '=', first.ring_id).execute();
+        storing = repo.storeUnderEpoch(first, 10);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('annulée');
+      })
+      .catch((error: unknown) => error);
+    expect((failure as Error).message).toBe('annulée');
+    expect(await storing).toEqual({ seq: 1, epochCount: 1 });
+    expect(await state()).toEqual({ count: 1, lastSeq: 1, stored: [1] });
+    const ring = await t.ctx.db
+      .selectFrom('rings')
+      .select('name')
+      .where('id', '=', first.ring_id)
+      .executeTakeFirstOrThrow();
+    expect(ring.name).not.toBe('Renommé');
+  });
+
+  it('reports each of its statements to the query observers, as Kysely’s queries are', async () => {
+    const { message } = await ringWithRoom();
+    const seen: boolean[] = [];
+    const restore = t.ctx.database.observeQueries((_ms, failed) => seen.push(failed));
+    try {
+      await repo.storeUnderEpoch(message(), 10);
+    } finally {
+      restore();
+    }
+    // SQLite: the count, the numbering and the insert; PostgreSQL: one statement.
+    expect(seen).toEqual(t.ctx.database.dialect === 'postgres' ? [false] : [false, false, false]);
   });
 });

@@ -12,7 +12,7 @@ const BATCH = 500;
  * Returns how many messages went.
  */
 export async function purgeExpiredMessages(ctx: AppContext): Promise<number> {
-  const repo = new MessagesRepository(ctx.db);
+  const repo = new MessagesRepository(ctx.db, ctx.database);
   const nowIso = ctx.clock.now().toISOString();
   let total = 0;
   for (;;) {

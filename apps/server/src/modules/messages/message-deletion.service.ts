@@ -22,7 +22,7 @@ export class MessageDeletionService {
   private readonly deletions: MessageDeletionRepository;
 
   constructor(private readonly ctx: AppContext) {
-    this.messages = new MessagesRepository(ctx.db, ctx.database.dialect);
+    this.messages = new MessagesRepository(ctx.db, ctx.database);
     this.deletions = new MessageDeletionRepository(ctx.db);
   }
 

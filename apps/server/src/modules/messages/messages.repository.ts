@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type JoinBuilder, type QueryCreator } from 'kysely';
-import type { Database, DialectName } from '../../db/database';
+import type { Database, DatabaseHandle, DialectName, SyncQueries } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import { fitCatchUp } from './catch-up-budget';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
@@ -356,10 +356,15 @@ const storeUnderEpochStatement = precompiledQuery(
  * both dialects.
  */
 export class MessagesRepository {
+  private readonly dialect: DialectName;
+
   constructor(
     private readonly db: Database,
-    private readonly dialect: DialectName = 'sqlite',
-  ) {}
+    /** The database `db` belongs to: its dialect, and SQLite's synchronous transaction. */
+    private readonly database: Pick<DatabaseHandle, 'dialect' | 'immediateTransaction'>,
+  ) {
+    this.dialect = database.dialect;
+  }
 
   async findConversation(
     ringId: string,
@@ -458,56 +463,44 @@ export class MessagesRepository {
   }
 
   /**
-   * Counts a message under the Ring's epoch if that epoch is still current, no rotation is due and
-   * the epoch has carried fewer than `maxCount` messages (a compare-and-set against a concurrent
-   * rotation, deactivation or send). Returns the epoch's count with this message; undefined: refused.
-   */
-  async countUnderEpoch(
-    ringId: string,
-    epoch: number,
-    maxCount: number,
-    trx: Database,
-  ): Promise<number | undefined> {
-    const { rows } = await trx.executeQuery(countUnderEpochStatement.bind(this.db, ringId, epoch, maxCount));
-    return rows[0]?.epoch_message_count;
-  }
-
-  /**
-   * The conversation's next sequence number: an atomic increment (use inside the insert's
-   * transaction, a transaction of this repository's database, as for countUnderEpoch).
-   */
-  async nextSeq(conversationId: string, trx: Database): Promise<number> {
-    const { rows } = await trx.executeQuery(nextSeqStatement.bind(this.db, conversationId));
-    const row = rows[0];
-    if (!row) throw new Error(`conversation ${conversationId} not found`);
-    return row.last_seq;
-  }
-
-  async insertMessage(row: MessageRow, trx: Database): Promise<void> {
-    await trx.executeQuery(insertMessageStatement.bind(this.db, row.seq, ...storedValues(row)));
-  }
-
-  /**
-   * Stores a message if its Ring may still take one under `message.epoch` (see countUnderEpoch):
-   * counts it, numbers it in its conversation and inserts it, all or nothing. Returns its sequence
-   * number and the epoch's message count with it (`epochCount`), or undefined when refused. A
-   * duplicate client message id fails with the unique violation and stores nothing.
+   * Stores a message if its Ring may still take one under `message.epoch`: counts it under the
+   * epoch if that epoch is still current, no rotation is due and the epoch has carried fewer than
+   * `maxCount` messages (a compare-and-set against a concurrent rotation, deactivation or send),
+   * numbers it in its conversation (an atomic increment of `last_seq`) and inserts it, all or
+   * nothing. Returns its sequence number and the epoch's message count with it (`epochCount`), or
+   * undefined when refused. A duplicate client message id fails with the unique violation and
+   * stores nothing.
    *
    * Every send to a Ring writes the same two rows (the Ring's count, the conversation's last_seq),
    * so sends to one Ring wait on each other's row locks until commit. On PostgreSQL this is one
    * statement (data-modifying CTEs, committed on its own), so the locks last one round trip, not
-   * a transaction of five; SQLite has a single writer and keeps the transaction. Both run
-   * precompiled statements (in the transaction, compiled for the repository's database and bound
-   * there: precompiledQuery's `bind`), so a send builds no Kysely query.
+   * a transaction of five. SQLite has a single writer: its three statements run in one
+   * synchronous transaction (DatabaseHandle.immediateTransaction; issue 30: Kysely's transaction,
+   * five awaited statements, cost more than SQLite's own work), at once, or once the Kysely
+   * transaction open on the connection has ended. Both run precompiled statements (compiled for
+   * the repository's database and bound: precompiledQuery's `bind`), so a send builds no query.
    */
   async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<StoredUnderEpoch | undefined> {
     if (this.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
-    return this.db.transaction().execute(async (trx) => {
-      const epochCount = await this.countUnderEpoch(message.ring_id, message.epoch, maxCount, trx);
-      if (epochCount === undefined) return undefined;
-      const seq = await this.nextSeq(message.conversation_id, trx);
-      await this.insertMessage({ ...message, seq }, trx);
-      return { seq, epochCount };
+    const { immediateTransaction } = this.database;
+    if (!immediateTransaction) throw new Error('storeUnderEpoch: SQLite needs its database handle');
+    const store = (queries: SyncQueries): StoredUnderEpoch | undefined => {
+      const [counted] = queries.all(
+        countUnderEpochStatement.bind(this.db, message.ring_id, message.epoch, maxCount),
+      );
+      if (!counted) return undefined;
+      const [numbered] = queries.all(nextSeqStatement.bind(this.db, message.conversation_id));
+      if (!numbered) throw new Error(`conversation ${message.conversation_id} not found`);
+      queries.run(insertMessageStatement.bind(this.db, numbered.last_seq, ...storedValues(message)));
+      return { seq: numbered.last_seq, epochCount: counted.epoch_message_count };
+    };
+    const now = immediateTransaction(store);
+    if (now) return now.value;
+    // A Kysely transaction is open: once it ends, Kysely hands the connection over, with none open.
+    return this.db.connection().execute(async () => {
+      const then = immediateTransaction(store);
+      if (!then) throw new Error('storeUnderEpoch: a transaction is still open on the connection');
+      return then.value;
     });
   }
 

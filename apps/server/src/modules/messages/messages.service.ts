@@ -94,7 +94,7 @@ export class MessagesService {
 
   constructor(private readonly ctx: AppContext) {
     this.webPush = new WebPushService(ctx);
-    this.messages = new MessagesRepository(ctx.db, ctx.database.dialect);
+    this.messages = new MessagesRepository(ctx.db, ctx.database);
     this.rings = new RingRepository(ctx.db);
     this.keys = new RingKeysService(ctx);
   }

@@ -26,7 +26,7 @@ export class ReadingSignalsService {
   private readonly messages: MessagesRepository;
 
   constructor(private readonly ctx: AppContext) {
-    this.messages = new MessagesRepository(ctx.db, ctx.database.dialect);
+    this.messages = new MessagesRepository(ctx.db, ctx.database);
   }
 
   /** Relays the signal; the French refusal otherwise (nothing is sent then). */
