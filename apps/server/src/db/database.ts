@@ -40,7 +40,7 @@ export interface DatabaseHandle {
    * SQLite only: runs `work` now, in one synchronous transaction on the connection (BEGIN, its
    * statements, COMMIT; a ROLLBACK when it throws, the error then thrown again), or answers
    * undefined without running it when a Kysely transaction is open on the connection (the caller
-   * then runs the same statements in a Kysely transaction, which waits its turn). Kysely holds
+   * then waits for the connection, `db.connection().execute`, and asks again there). Kysely holds
    * its single connection across awaits; a synchronous block runs between two of them, never
    * inside a transaction (checked), so neither sees the other's half-done work. Each statement is
    * observed and logged as Kysely's are. For the hottest write (a message's send, issue 30):
@@ -218,13 +218,13 @@ function openSqlite(file: string, options: DatabaseOptions = {}): DatabaseHandle
     run: (query) => timed(query, (statement) => Number(statement.run(query.parameters).changes)),
   };
   // better-sqlite3's transaction function: BEGIN, the work, COMMIT, or ROLLBACK and rethrow.
-  const inTransaction = sqlite.transaction((work: (queries: SyncQueries) => unknown) => work(queries));
+  const runTransaction = sqlite.transaction((work: (queries: SyncQueries) => unknown) => work(queries));
   return {
     db,
     dialect: 'sqlite',
     immediateTransaction<T>(work: (queries: SyncQueries) => T) {
       if (sqlite.inTransaction) return undefined;
-      return { value: inTransaction(work) as T };
+      return { value: runTransaction(work) as T };
     },
     observeQueries: (observer) => replaceObserver(queryObserver, observer),
     async ping() {
