@@ -42,17 +42,12 @@ describe('SQLite’s immediateTransaction', () => {
   });
 
   it('undoes every statement of a work that throws, and throws its error again', async () => {
-    const failure = (() => {
-      try {
-        handle.immediateTransaction!((queries) => {
-          queries.all(bump('a'));
-          queries.run(CompiledQuery.raw("insert into counters values ('b', 1)")); // b exists
-        });
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(String(failure)).toMatch(/UNIQUE constraint failed/);
+    expect(() =>
+      handle.immediateTransaction!((queries) => {
+        queries.all(bump('a'));
+        queries.run(CompiledQuery.raw("insert into counters values ('b', 1)")); // b exists
+      }),
+    ).toThrow(/UNIQUE constraint failed/);
     expect(reported.slice(0, 2)).toEqual([false, true]);
     expect(await values()).toEqual({ a: 0, b: 0 });
   });

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type JoinBuilder, type QueryCreator } from 'kysely';
-import type { Database, DatabaseHandle, DialectName, SyncQueries } from '../../db/database';
+import type { Database, DatabaseHandle, SyncQueries } from '../../db/database';
 import { precompiledQuery } from '../../db/precompiled-query';
 import { fitCatchUp } from './catch-up-budget';
 import type { ConversationsTable, DB, MessagesTable } from '../../db/schema';
@@ -351,20 +351,16 @@ const storeUnderEpochStatement = precompiledQuery(
 /**
  * The SQL of conversations and messages. Sequence numbers come from an atomic increment of the
  * conversation's `last_seq` in the same unit as the insert (a row lock on PostgreSQL, the single
- * writer on SQLite), so concurrent sends get 1, 2, 3… without gaps or duplicates. `dialect`
- * chooses how a send is stored (`storeUnderEpoch`); the transaction used without it is correct on
- * both dialects.
+ * writer on SQLite), so concurrent sends get 1, 2, 3… without gaps or duplicates. The database's
+ * dialect chooses how a send is stored (`storeUnderEpoch`: one statement on PostgreSQL, SQLite's
+ * synchronous transaction).
  */
 export class MessagesRepository {
-  private readonly dialect: DialectName;
-
   constructor(
     private readonly db: Database,
     /** The database `db` belongs to: its dialect, and SQLite's synchronous transaction. */
     private readonly database: Pick<DatabaseHandle, 'dialect' | 'immediateTransaction'>,
-  ) {
-    this.dialect = database.dialect;
-  }
+  ) {}
 
   async findConversation(
     ringId: string,
@@ -481,7 +477,7 @@ export class MessagesRepository {
    * the repository's database and bound: precompiledQuery's `bind`), so a send builds no query.
    */
   async storeUnderEpoch(message: NewMessage, maxCount: number): Promise<StoredUnderEpoch | undefined> {
-    if (this.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
+    if (this.database.dialect === 'postgres') return this.storeUnderEpochInOneStatement(message, maxCount);
     const { immediateTransaction } = this.database;
     if (!immediateTransaction) throw new Error('storeUnderEpoch: SQLite needs its database handle');
     const store = (queries: SyncQueries): StoredUnderEpoch | undefined => {
@@ -749,7 +745,7 @@ export class MessagesRepository {
         .select(['created_at', 'ephemeral_sec', 'expires_at'])
         .where('id', '=', messageId);
       // SQLite has a single writer: the transaction is already alone.
-      if (this.dialect === 'postgres') locked = locked.forUpdate();
+      if (this.database.dialect === 'postgres') locked = locked.forUpdate();
       const message = await locked.executeTakeFirst();
       if (!message || message.ephemeral_sec === null) return undefined;
       await trx
