@@ -41,6 +41,8 @@ export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
+      // Copies of a build compared by the benchmarks (docs/BENCHMARKS.md), ignored by git too.
+      'apps/server/dist-*/**',
       '**/node_modules/**',
       'data/**',
       'coverage/**',
