@@ -29,10 +29,18 @@ export const serviceUnavailable = (retryAfterSec: number) =>
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  throw invalidInput(result.error);
+}
+
+/**
+ * The 400 of input a contract schema refused: its first issue's message when the contract gives a
+ * French one, « Requête invalide » otherwise.
+ */
+export function invalidInput(error: z.ZodError): AppError {
+  const issue = error.issues[0];
   // Zod's built-in English messages are replaced; contract schemas carry French ones where it matters.
   const message = issue && !isDefaultZodMessage(issue.message) ? issue.message : MESSAGES.invalidRequest;
-  throw badRequest(message);
+  return badRequest(message);
 }
 
 function isDefaultZodMessage(message: string): boolean {

@@ -31,6 +31,18 @@ export interface SocketEventOptions<S extends z.ZodType> {
   perMinute: number;
   /** Refuse the event until the socket joined its Ring's room (default true). */
   requireJoined?: boolean;
+  /**
+   * What a payload the schema refuses is answered (default « Requête invalide »): send_message
+   * answers as send.php would, with the contract's French message and the status.
+   */
+  invalidAck?: (error: z.ZodError) => Parameters<SocketAck>[0];
+  /**
+   * Whether the binder spends the member's shared budget of the event (default true). False: the
+   * handler spends a budget of its own that is shared with another way in (send_message counts in
+   * send.php's, so that a member has one budget over HTTP and socket, and one shared-limiter hit
+   * per message). This process's counter (`perMinute`) still turns a flood away first.
+   */
+  sharedBudget?: boolean;
 }
 
 export type SocketAck = (result: { ok: boolean; error?: string; [key: string]: unknown }) => void;
@@ -121,7 +133,8 @@ type EventName = Exclude<keyof ClientToServerEvents, 'join_ring'>;
  * same care as routes): the payload is validated with the contract, a `ringId` in it must be the
  * socket's Ring, the socket must have joined, the member is rate-limited (first by this process's
  * counter, which turns a flood away without a Redis round trip, then by the shared limiter, so a
- * member with sockets on several instances has one budget), and the membership is checked: the
+ * member with sockets on several instances has one budget — unless the handler spends a shared
+ * budget of its own, `sharedBudget: false`), and the membership is checked: the
  * live Ring session and its active member re-read from the database at most
  * {@link MEMBER_RECHECK_MS} old (and the session's expiry checked on every event), the Ring
  * (serviceable, its settings and epoch) at most {@link RING_RECHECK_MS} old — a member whose access
@@ -189,7 +202,7 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
         }
         const parsed = options.schema.safeParse(payload);
         if (!parsed.success) {
-          ack({ ok: false, error: MESSAGES.invalidRequest });
+          ack(options.invalidAck?.(parsed.error) ?? { ok: false, error: MESSAGES.invalidRequest });
           return;
         }
         const input = parsed.data as z.output<S>;
@@ -200,13 +213,14 @@ export function createSocketEventBinder(ctx: AppContext, limiter = new SocketEve
         }
         if (
           !limiter.allow(socket.data.memberId, event, options.perMinute) ||
-          !(
-            await ctx.rateLimiter.hit(
-              `socket-event:${event}:${socket.data.memberId}`,
-              options.perMinute,
-              MINUTE_MS,
-            )
-          ).allowed
+          (options.sharedBudget !== false &&
+            !(
+              await ctx.rateLimiter.hit(
+                `socket-event:${event}:${socket.data.memberId}`,
+                options.perMinute,
+                MINUTE_MS,
+              )
+            ).allowed)
         ) {
           ack({ ok: false, error: MESSAGES.tooManyRequests });
           return;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CHAT_MESSAGES,
   E2EE_MESSAGES,
+  MAX_ENVELOPE_LENGTH,
   MESSAGES,
   ZSendMessageAck,
   type TNewMessageEvent,
@@ -8,6 +10,7 @@ import {
 } from '@securering/contract';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock';
+import { SENDS_PER_MINUTE } from '../../src/modules/messages/messages.service';
 import { MEMBER_RECHECK_MS, RING_RECHECK_MS } from '../../src/realtime/socket-events';
 import { useListeningApp } from '../listening-app';
 import { connectSocket, type TestSocket } from '../socket-client';
@@ -84,6 +87,29 @@ describe('Ring chat: sending over the socket', () => {
     expect((await rows(ringId)).map((r) => r.seq)).toEqual([1]);
   });
 
+  it('counts each message once in the member’s one budget, over HTTP and the socket together', async () => {
+    const { ringId, members } = await keyedRing(app.t, 2);
+    const [alice] = members as [E2eeMember];
+    const aliceSocket = await joined(alice);
+    const half = SENDS_PER_MINUTE / 2;
+    for (let i = 0; i < half; i++) expect((await alice.send(`http ${i}`)).statusCode).toBe(200);
+    for (let i = 0; i < half; i++)
+      expect((await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, `socket ${i}`)))).ok).toBe(
+        true,
+      );
+    // The budget is spent: refused on both ways in, with send.php's 429 and its delay.
+    const refused = await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'de trop')));
+    expect(refused).toMatchObject({ ok: false, error: MESSAGES.tooManyRequests, status: 429 });
+    expect(refused.ok === false && refused.retryAfterSec).toBeGreaterThan(0);
+    expect((await alice.send('de trop aussi')).statusCode).toBe(429);
+    expect(await rows(ringId)).toHaveLength(SENDS_PER_MINUTE);
+    // A new minute, a new budget.
+    clock.advance(MINUTE_MS);
+    expect(
+      (await send(aliceSocket.socket, body(alice, await alice.encrypt(ROOM, 'minute suivante')))).ok,
+    ).toBe(true);
+  });
+
   it('carries send.php’s rotationSoon in the ack when the epoch nears its limit', async () => {
     const { ringId, members } = await keyedRing(app.t, 2);
     const [alice] = members as [E2eeMember];
@@ -108,9 +134,20 @@ describe('Ring chat: sending over the socket', () => {
     // Not an envelope: the contract's French error.
     const plaintext = await send(aliceSocket.socket, body(alice, 'bonjour en clair'));
     expect(plaintext).toMatchObject({ ok: false, error: E2EE_MESSAGES.plaintextRefused, status: 400 });
-    // Not encrypted at all: refused by the contract.
+    // Not encrypted at all: refused by the contract, with its French message, as send.php does.
     const unencrypted = await send(aliceSocket.socket, { ...body(alice, 'x'), clientEncrypted: false });
-    expect(unencrypted.ok).toBe(false);
+    expect(unencrypted).toEqual({
+      ok: false,
+      error: 'Les messages d’un Ring doivent être chiffrés de bout en bout.',
+      status: 400,
+    });
+    const tooLarge = await send(aliceSocket.socket, body(alice, 'x'.repeat(MAX_ENVELOPE_LENGTH + 1)));
+    expect(tooLarge).toEqual({ ok: false, error: CHAT_MESSAGES.tooLarge, status: 400 });
+    expect(await send(aliceSocket.socket, 'pas un objet')).toEqual({
+      ok: false,
+      error: MESSAGES.invalidRequest,
+      status: 400,
+    });
     // Another Ring named: refused before the service.
     const content = await alice.encrypt(ROOM, 'ailleurs');
     const elsewhere = await send(aliceSocket.socket, { ...body(alice, content), ringId: randomUUID() });

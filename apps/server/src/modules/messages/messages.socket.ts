@@ -2,14 +2,8 @@ import { CHAT_MESSAGES, ZMessageRead, ZSendMessageEvent, type TSendMessageAck } 
 import type { AppContext } from '../../app-context';
 import type { SocketFeature, TypedSocket } from '../../realtime/realtime-server';
 import type { SocketEventBinder } from '../../realtime/socket-events';
-import { AppError, parseInput } from '../../lib/app-error';
+import { AppError, invalidInput } from '../../lib/app-error';
 import { MessagesService, SENDS_PER_MINUTE } from './messages.service';
-
-/**
- * What `send_message` checks before the handler: the Ring named (the binder refuses another one);
- * the whole body is then parsed with the contract, so that a bad one gets send.php's French error.
- */
-const ZSendMessageEnvelope = ZSendMessageEvent.pick({ ringId: true }).passthrough();
 
 /** A refusal of the messages service, as send.php would have answered it, for the socket's ack. */
 function refusedAck(error: AppError): TSendMessageAck {
@@ -69,15 +63,21 @@ export function messagesSocketFeature(ctx: AppContext, bind: SocketEventBinder):
   const service = new MessagesService(ctx);
   return {
     onConnection(socket) {
-      // send.php over the socket (issue 30): the binder checked the Ring, the room joined, the rate
-      // and the membership (re-read at most a second old); the service checks the rest, as for HTTP.
+      // send.php over the socket (issue 30): the binder checked the body with the contract (a bad one
+      // gets send.php's French error), the Ring, the room joined, this process's rate counter and
+      // the membership (re-read at most a second old); the service checks the rest as for HTTP,
+      // send.php's shared budget included (the member's one budget, one hit per message).
       bind(
         socket,
         'send_message',
-        { schema: ZSendMessageEnvelope, perMinute: SENDS_PER_MINUTE },
-        async (raw, { membership }, ack) => {
+        {
+          schema: ZSendMessageEvent,
+          perMinute: SENDS_PER_MINUTE,
+          sharedBudget: false,
+          invalidAck: (error) => refusedAck(invalidInput(error)),
+        },
+        async (input, { membership }, ack) => {
           try {
-            const input = parseInput(ZSendMessageEvent, raw);
             ack({ ok: true, ...(await service.send(membership, input)) });
           } catch (error) {
             if (error instanceof AppError) ack(refusedAck(error));
