@@ -153,7 +153,8 @@ export function MessageList({
           )}
         </div>
       ) : null}
-      {loading ? (
+      {/* A reload of the latest page (after an admission) keeps what is shown, open dialogs included. */}
+      {loading && entries.length === 0 ? (
         <div className="flex h-full items-center justify-center">
           <Spinner label={CHAT_MESSAGES.loading} />
         </div>

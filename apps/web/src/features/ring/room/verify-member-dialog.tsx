@@ -247,7 +247,8 @@ export function KeyChangeDialog({ user, open, onOpenChange }: DialogOpenProps & 
   const safety = keys.safety.get(user.id);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  if (safety && safety.trust !== 'changed' && safety.logFingerprint)
+  // Pending as the timeline's notice says it (published keys ≠ the log's), whatever the log's state.
+  if (safety?.logFingerprint && safety.fingerprint === safety.logFingerprint)
     return (
       <VerifyMemberDialog
         user={user}
