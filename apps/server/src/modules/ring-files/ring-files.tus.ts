@@ -56,6 +56,19 @@ const ORPHAN_UPLOAD_MS = HOUR_MS;
 const currentRequest = new AsyncLocalStorage<IncomingMessage>();
 
 /**
+ * tus requests being served. On Node 20 and 22 an AsyncLocalStorage that has run keeps Node's async
+ * hooks on for the whole process until it is disabled: from the first resumable upload on, every
+ * promise, tick and socket write of the instance (each delivery of a chat message included) would
+ * run them. The storage is switched off when the last tus request in progress ends.
+ */
+let tusRequestsInFlight = 0;
+
+/** Whether the request storage is on (Node's own flag; false on Node versions without it). */
+export function tusRequestContextEnabled(): boolean {
+  return (currentRequest as unknown as { enabled?: unknown }).enabled === true;
+}
+
+/**
  * @tus/server and @tus/file-store (about 4.6 MiB of heap together) are loaded by the first tus
  * request, not at start-up: most instances never see a resumable upload (issue 30's memory
  * budget). One promise for the process; the routes are registered at start-up all the same.
@@ -305,7 +318,14 @@ export async function ringFilesTusRoutes(
     if (receiving) ctx.operatorMetrics.uploadsInProgress.inc();
     try {
       const tus = await tusServerOf();
-      const response = await currentRequest.run(raw, () => tus.handleWeb(webRequestOf(raw, reply.raw)));
+      tusRequestsInFlight++;
+      let response: Response;
+      try {
+        response = await currentRequest.run(raw, () => tus.handleWeb(webRequestOf(raw, reply.raw)));
+      } finally {
+        // None left in progress: no store reads it any more (disable() empties every context).
+        if (--tusRequestsInFlight === 0) currentRequest.disable();
+      }
       reply.raw.statusCode = response.status;
       for (const [name, value] of response.headers) reply.raw.setHeader(name, value);
       reply.raw.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
