@@ -60,7 +60,7 @@ describe('MessageList', () => {
     expect(html).not.toContain('La clé de Léa a changé');
   });
 
-  it('keeps messages and notices (and what they opened) while the latest page is read again', () => {
+  it('keeps messages and notices on screen while the latest page is read again', () => {
     const html = render({ loading: true, entries: [entry], highestSeq: 1 });
     expect(html).toContain('La clé de Léa a changé');
     expect(html).toContain('aria-busy="true"');
