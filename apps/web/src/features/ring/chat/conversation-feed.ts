@@ -118,6 +118,23 @@ export interface FeedSnapshot {
   duplicates: ReadonlySet<string>;
 }
 
+/** A feed before its first page: nothing to show yet, loading. */
+export function initialFeedSnapshot(): FeedSnapshot {
+  return {
+    entries: [],
+    reads: new Map(),
+    hideAt: new Map(),
+    loading: true,
+    loadError: null,
+    hasOlder: false,
+    loadingOlder: false,
+    sending: false,
+    highestSeq: 0,
+    missing: new Map(),
+    duplicates: new Set(),
+  };
+}
+
 export interface FeedDeps {
   conversationId: string;
   memberId: string;
@@ -226,19 +243,7 @@ export class ConversationFeed {
   private readonly chainStore: MessageChainStore;
   /** Key of the latest message this tab sent (sendAction follows it). */
   private lastSent = '';
-  private snapshot: FeedSnapshot = {
-    entries: [],
-    reads: new Map(),
-    hideAt: new Map(),
-    loading: true,
-    loadError: null,
-    hasOlder: false,
-    loadingOlder: false,
-    sending: false,
-    highestSeq: 0,
-    missing: new Map(),
-    duplicates: new Set(),
-  };
+  private snapshot: FeedSnapshot = initialFeedSnapshot();
 
   constructor(private readonly deps: FeedDeps) {
     this.chainStore = deps.chainStore ?? browserChainStore(deps.memberId);

@@ -2,7 +2,7 @@ import { CHAT_MESSAGES } from '@securering/contract';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ChatEntry } from './chat-policy';
-import type { FeedSnapshot } from './conversation-feed';
+import { initialFeedSnapshot, type FeedSnapshot } from './conversation-feed';
 import { MessageList } from './message-list';
 
 const entry: ChatEntry = {
@@ -24,22 +24,11 @@ const entry: ChatEntry = {
   localOrder: 0,
 };
 
-function snapshot(over: Partial<FeedSnapshot>): FeedSnapshot {
-  return {
-    entries: [],
-    reads: new Map(),
-    hideAt: new Map(),
-    loading: false,
-    loadError: null,
-    hasOlder: false,
-    loadingOlder: false,
-    sending: false,
-    highestSeq: 0,
-    missing: new Map(),
-    duplicates: new Set(),
-    ...over,
-  };
-}
+const snapshot = (over: Partial<FeedSnapshot>): FeedSnapshot => ({
+  ...initialFeedSnapshot(),
+  loading: false,
+  ...over,
+});
 
 const notice = { key: 'lea:pending', at: '2026-11-30T11:00:00.000Z', node: <p>La clé de Léa a changé</p> };
 const render = (over: Partial<FeedSnapshot>) =>
