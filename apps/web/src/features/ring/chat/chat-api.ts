@@ -6,12 +6,14 @@ import {
   ZCreateDmResponse,
   ZGetMessagesResponse,
   ZMarkReadResponse,
+  ZSendMessageAck,
   ZSendMessageResponse,
   type TGetMessagesResponse,
   type TSendMessageRequest,
   type TSentMessage,
 } from '@securering/contract';
-import { apiRequest } from '@/lib/api-client';
+import { ApiError, apiRequest } from '@/lib/api-client';
+import type { RingSocket } from '@/lib/realtime';
 
 /** The chat's server calls (spec 2 §7), over the Ring session. */
 export interface ChatApi {
@@ -50,6 +52,53 @@ export const chatApi: ChatApi = {
     return rotationSoon ? { message, rotationSoon } : { message };
   },
 };
+
+/** How long a send waits for the socket's acknowledgement before send.php carries it. */
+export const SOCKET_SEND_TIMEOUT_MS = 10_000;
+
+/** What a socket-first send needs of the room's connection. */
+export interface ChatSocketLink {
+  /** The room's socket if it is connected and has joined the Ring's room now, else null. */
+  joinedSocket(): Pick<RingSocket, 'timeout'> | null;
+  ringId(): string;
+}
+
+/**
+ * The chat's calls with each send over the room's socket while it has joined the Ring's room
+ * (`send_message` with an acknowledgement, issue 30: no HTTP request, no session look-up per
+ * message; the server checks what send.php checks), through send.php otherwise. A refusal of the
+ * messages service carries send.php's status and is thrown as send.php's answer would be (a 409
+ * re-encrypts, a 429 waits…). A socket that does not answer in time, drops, or refuses before the
+ * service (not joined yet, its own rate counter, a membership to check again, a failure) hands the
+ * same body to send.php: the server stores a client message id once, so a message both paths
+ * carried is stored and numbered once, and send.php answers it again.
+ */
+export function socketFirstChatApi(link: ChatSocketLink, http: ChatApi = chatApi): ChatApi {
+  return {
+    getMessages: (query) => http.getMessages(query),
+    send: async (body) => {
+      const socket = link.joinedSocket();
+      if (!socket) return http.send(body);
+      let answer: unknown;
+      try {
+        answer = await socket
+          .timeout(SOCKET_SEND_TIMEOUT_MS)
+          .emitWithAck('send_message', { ...body, ringId: link.ringId() });
+      } catch {
+        return http.send(body);
+      }
+      const ack = ZSendMessageAck.safeParse(answer);
+      if (!ack.success) return http.send(body);
+      if (ack.data.ok) {
+        const { message, rotationSoon } = ack.data;
+        return rotationSoon ? { message, rotationSoon } : { message };
+      }
+      const { ok: _ok, status, ...refusal } = ack.data;
+      if (status === undefined) return http.send(body);
+      throw new ApiError(refusal.error, status, refusal);
+    },
+  };
+}
 
 /** POST create-dm.php: the private conversation with `peerId` (the same whoever asks first). */
 export async function createDm(peerId: string): Promise<string> {

@@ -24,7 +24,7 @@ import { useRingEvent, useRingSocket } from '../realtime/ring-socket';
 import { useRingKeys } from '../e2ee/use-ring-keys';
 import { parseCallNotice } from '../calls/call-notice';
 import { isSilentAction, mentions as mentionsMember, plainTextOf } from './message-actions';
-import { chatApi, createDm, listConversations, markRead as postMarkRead } from './chat-api';
+import { createDm, listConversations, markRead as postMarkRead, socketFirstChatApi } from './chat-api';
 import type { ChatEntry } from './chat-policy';
 import { ConversationFeed, type FeedSnapshot } from './conversation-feed';
 import { isPopupOpen, onConversationRead, announceConversationRead, openDmPopup } from './dm-popups';
@@ -245,7 +245,14 @@ export function ChatProvider({
           conversationId,
           memberId,
           username: info.user.username,
-          api: chatApi,
+          // Sends over the socket while it has joined the room, through send.php otherwise.
+          api: socketFirstChatApi({
+            joinedSocket: () => {
+              const current = live.current.socket;
+              return current?.connected && joinCatchUp.isJoined ? current : null;
+            },
+            ringId: () => live.current.info.ring.id,
+          }),
           keys: () => live.current.keys,
           ephemeralSec: () =>
             live.current.info.ring.ephemeral ? live.current.info.ring.autoDestroyDelay : null,
