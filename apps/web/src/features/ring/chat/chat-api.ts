@@ -6,7 +6,7 @@ import {
   ZCreateDmResponse,
   ZGetMessagesResponse,
   ZMarkReadResponse,
-  ZSendMessageAck,
+  ZSendMessageAckOk,
   ZSendMessageResponse,
   type TGetMessagesResponse,
   type TSendMessageRequest,
@@ -64,6 +64,21 @@ export interface ChatSocketLink {
 }
 
 /**
+ * A refusal the messages service made (`ok: false` with send.php's status), as send.php's error
+ * and body; undefined for anything else (a refusal before the service has no status).
+ */
+function serviceRefusal(
+  answer: unknown,
+): { error: string; status: number; body: Record<string, unknown> } | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const { ok, status, ...body } = answer as Record<string, unknown>;
+  if (ok !== false || typeof body.error !== 'string') return undefined;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
+    return undefined;
+  return { error: body.error, status, body };
+}
+
+/**
  * The chat's calls with each send over the room's socket while it has joined the Ring's room
  * (`send_message` with an acknowledgement, issue 30: no HTTP request, no session look-up per
  * message; the server checks what send.php checks), through send.php otherwise. A refusal of the
@@ -87,15 +102,14 @@ export function socketFirstChatApi(link: ChatSocketLink, http: ChatApi = chatApi
       } catch {
         return http.send(body);
       }
-      const ack = ZSendMessageAck.safeParse(answer);
-      if (!ack.success) return http.send(body);
-      if (ack.data.ok) {
-        const { message, rotationSoon } = ack.data;
+      const sent = ZSendMessageAckOk.safeParse(answer);
+      if (sent.success) {
+        const { message, rotationSoon } = sent.data;
         return rotationSoon ? { message, rotationSoon } : { message };
       }
-      const { ok: _ok, status, ...refusal } = ack.data;
-      if (status === undefined) return http.send(body);
-      throw new ApiError(refusal.error, status, refusal);
+      const refused = serviceRefusal(answer);
+      if (!refused) return http.send(body);
+      throw new ApiError(refused.error, refused.status, refused.body);
     },
   };
 }
