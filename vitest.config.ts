@@ -28,7 +28,8 @@ export default defineConfig({
       {
         test: {
           name: 'server',
-          include: ['apps/server/src/**/*.test.ts', ...serverIntegration],
+          // scripts/lib: how `npm start`, the cluster, the browser tests and the benchmarks run the server.
+          include: ['apps/server/src/**/*.test.ts', 'scripts/lib/*.test.mjs', ...serverIntegration],
           environment: 'node',
           env: { TEST_DB: 'sqlite', TEST_REDIS_URL: '' },
           testTimeout: 30_000,

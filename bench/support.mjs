@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../scripts/lib/free-port.mjs';
-import { SERVER_NODE_OPTIONS, serverEnv } from '../scripts/lib/server-process.mjs';
+import { serverEnv, serverNodeOptions } from '../scripts/lib/server-process.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH_ADMIN = { username: 'admin', password: 'Bench-Admin-Password-1' };
@@ -35,7 +35,7 @@ export async function startServer({
   // BENCH_SERVER_NODE_FLAGS: Node/V8 flags for the server only (diagnostics, e.g. heap sizing).
   const extraFlags = nodeFlagsFrom('BENCH_SERVER_NODE_FLAGS');
   // The server's own options first (as `npm start`), so that a diagnostic flag can override them.
-  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...extraFlags, ...execArgv, main], {
+  const child = spawn(process.execPath, [...serverNodeOptions(), ...extraFlags, ...execArgv, main], {
     cwd: ROOT,
     env: serverEnv({
       ...process.env,

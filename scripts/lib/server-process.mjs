@@ -1,6 +1,7 @@
 // How the built server is run: `npm start`, `npm run cluster`, the browser tests and the
 // benchmarks all start it with these Node.js options and this environment, so that what they
 // measure is what runs.
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,12 +12,40 @@ export const SERVER_MAIN = path.resolve(
 );
 
 /**
- * The server's Node.js options: none besides V8's defaults. Measured and not taken (issue 30,
- * docs/BENCHMARKS.md): `--max-semi-space-size=8` caps the young generation at 2 × 8 MiB instead
- * of 2 × 16 and saves 16 MiB of resident memory under chat load, but the collector then runs
- * twice as often during fan-outs and the server spends 12 % more CPU per delivery.
+ * The server's Node.js options (issue 30, docs/BENCHMARKS.md « Socket fan-out »):
+ * - `--no-allocation-site-pretenuring`: V8 may decide, from what an allocation site's objects
+ *   did so far, to allocate that site's objects directly in the old generation. Under chat load
+ *   it did so in most runs, for objects that die young: dead in the old generation, they keep
+ *   alive the young objects they point to until the next full collection, those are promoted in
+ *   turn, and the server then promoted 1.3 MB a second (against 0.1), collected its old
+ *   generation every 6–12 s and ended at 143–243 MiB of RSS. Without it: low promotion in every
+ *   run measured, 110–113 MiB of RSS, and CPU per delivery in the lower half of the spread.
+ * Measured and not taken: `--max-semi-space-size=8` (16 MiB less RSS, 12 % more CPU per delivery),
+ * `--max-semi-space-size=32`, `--single-threaded-gc`, `--heap-growing-percent=50`.
+ * An option this Node.js does not know is left out (V8's flags change between versions, and Node
+ * refuses to start with an unknown one): see supportedNodeOptions.
  */
-export const SERVER_NODE_OPTIONS = [];
+export const SERVER_NODE_OPTIONS = ['--no-allocation-site-pretenuring'];
+
+/**
+ * The V8 options of `options` that `v8Options` (the text of `node --v8-options`) lists, in either
+ * form (`--name` or `--no-name`); options that are not V8's (no `--`) are kept.
+ */
+export function supportedNodeOptions(options, v8Options) {
+  return options.filter((option) => {
+    const match = /^--(?:no-)?([a-z0-9-_]+)(?:=.*)?$/i.exec(option);
+    if (!match) return true;
+    const name = match[1].replaceAll('_', '-');
+    return new RegExp(`^\\s+--${name}(?=\\s|$)`, 'm').test(v8Options);
+  });
+}
+
+let v8OptionsText;
+/** SERVER_NODE_OPTIONS that this Node.js knows (`node --v8-options`, read once per process). */
+export function serverNodeOptions() {
+  v8OptionsText ??= execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
+  return supportedNodeOptions(SERVER_NODE_OPTIONS, v8OptionsText);
+}
 
 /**
  * The server's environment besides the operator's own (which wins): how glibc's malloc keeps the
@@ -40,5 +69,5 @@ export function serverEnv(env = process.env) {
 
 /** The arguments of `node` that start the server, with `extra` Node.js options before the script. */
 export function serverArgs(extra = []) {
-  return [...SERVER_NODE_OPTIONS, ...extra, SERVER_MAIN];
+  return [...serverNodeOptions(), ...extra, SERVER_MAIN];
 }
