@@ -14,12 +14,12 @@ export const SERVER_MAIN = path.resolve(
 /**
  * The server's Node.js options (issue 30, docs/BENCHMARKS.md « Socket fan-out »):
  * - `--no-allocation-site-pretenuring`: V8 may decide, from what an allocation site's objects
- *   did so far, to allocate that site's objects directly in the old generation. Under chat load
- *   it did so in most runs, for objects that die young: dead in the old generation, they keep
- *   alive the young objects they point to until the next full collection, those are promoted in
- *   turn, and the server then promoted 1.3 MB a second (against 0.1), collected its old
- *   generation every 6–12 s and ended at 143–243 MiB of RSS. Without it: low promotion in every
- *   run measured, 110–113 MiB of RSS, and CPU per delivery in the lower half of the spread.
+ *   did so far, to allocate that site's objects directly in the old generation. With it, under
+ *   chat load on PostgreSQL, the server promoted about 1.3 MB a second (against 0.1) in most runs,
+ *   collected its old generation every 6–12 s and ended at 143–243 MiB of RSS (likely: objects
+ *   allocated old that die young keep the young objects they point to alive until the next full
+ *   collection, and those are promoted in turn). Without it: low promotion in every run measured,
+ *   110–120 MiB of RSS, and less CPU per delivery (1.236 × against 1.435 × alternately).
  * Measured and not taken: `--max-semi-space-size=8` (16 MiB less RSS, 12 % more CPU per delivery),
  * `--max-semi-space-size=32`, `--single-threaded-gc`, `--heap-growing-percent=50`.
  * An option this Node.js does not know is left out (V8's flags change between versions, and Node
@@ -33,7 +33,7 @@ export const SERVER_NODE_OPTIONS = ['--no-allocation-site-pretenuring'];
  */
 export function supportedNodeOptions(options, v8Options) {
   return options.filter((option) => {
-    const match = /^--(?:no-)?([a-z0-9-_]+)(?:=.*)?$/i.exec(option);
+    const match = /^--(?:no-)?([a-z0-9_-]+)(?:=.*)?$/i.exec(option);
     if (!match) return true;
     const name = match[1].replaceAll('_', '-');
     return new RegExp(`^\\s+--${name}(?=\\s|$)`, 'm').test(v8Options);
