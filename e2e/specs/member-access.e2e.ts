@@ -208,17 +208,23 @@ describe('[ACCESS] deactivation, expired session and forgotten password of a Rin
   });
 
   it('[ACCESS] an expired session says so, keeps the email and sends the interrupted message after the new login', async () => {
-    // The session ends on the server while the page is open (as after 7 days).
+    // The session ends on the server while the page is open (as after 7 days), 5.2 s from now:
+    // the page's socket, which re-reads its session at most every 5 s (MEMBER_RECHECK_MS) and
+    // checks its end at every event, then refuses the send as send.php does, and the page sends it
+    // through send.php, which answers 401. (Ended by hand in the past instead, the session would
+    // still be the socket's until its next re-read: SECURITY.md, « Sending over the socket ».)
+    const endsAt = Date.now() + 5200;
     const database = new Database(path.join(suite.server.dataDir, 'securering.sqlite'));
     try {
       database
         .prepare(
-          "UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE audience = 'ring' AND subject_id = ? AND revoked_at IS NULL",
+          "UPDATE sessions SET expires_at = ? WHERE audience = 'ring' AND subject_id = ? AND revoked_at IS NULL",
         )
-        .run(marcId);
+        .run(new Date(endsAt).toISOString(), marcId);
     } finally {
       database.close();
     }
+    await marc.waitForTimeout(endsAt + 200 - Date.now());
     const box = marc.getByRole('textbox', { name: 'Message' }).first();
     await box.fill('Message écrit avant l’expiration');
     await marc.getByRole('button', { name: 'Envoyer' }).first().click();
