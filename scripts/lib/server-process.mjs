@@ -28,13 +28,15 @@ export const SERVER_MAIN = path.resolve(
 export const SERVER_NODE_OPTIONS = ['--no-allocation-site-pretenuring'];
 
 /**
- * The V8 options of `options` that `v8Options` (the text of `node --v8-options`) lists, in either
- * form (`--name` or `--no-name`); options that are not V8's (no `--`) are kept.
+ * The options of `options` this Node.js knows: its own (`nodeFlags`, as
+ * `process.allowedNodeEnvironmentFlags`: `--enable-source-maps`…) and the V8 options that
+ * `v8Options` (the text of `node --v8-options`) lists, in either form (`--name` or `--no-name`).
  */
-export function supportedNodeOptions(options, v8Options) {
+export function supportedNodeOptions(options, v8Options, nodeFlags = process.allowedNodeEnvironmentFlags) {
   return options.filter((option) => {
+    if (nodeFlags.has(option.split('=')[0])) return true;
     const match = /^--(?:no-)?([a-z0-9_-]+)(?:=.*)?$/i.exec(option);
-    if (!match) return true;
+    if (!match) return false;
     const name = match[1].replaceAll('_', '-');
     return new RegExp(`^\\s+--${name}(?=\\s|$)`, 'm').test(v8Options);
   });

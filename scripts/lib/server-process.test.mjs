@@ -18,7 +18,7 @@ describe('the server’s Node.js options', () => {
     expect(serverArgs(['--inspect'])).toEqual([...serverNodeOptions(), '--inspect', SERVER_MAIN]);
   });
 
-  it('leave out a V8 option this Node.js does not know, in either form, and keep the others', () => {
+  it('leave out an option this Node.js does not know, V8’s in either form, and keep the others', () => {
     const listed = '  --allocation-site-pretenuring (pretenure with allocation sites)\n        type: bool\n';
     expect(
       supportedNodeOptions(
@@ -32,13 +32,24 @@ describe('the server’s Node.js options', () => {
           '--max-semi-space-size=8',
         ],
         listed,
+        new Set(),
       ),
     ).toEqual([
       '--no-allocation-site-pretenuring',
       '--allocation-site-pretenuring',
       '--allocation_site_pretenuring',
     ]);
-    expect(supportedNodeOptions(['--max-semi-space-size=8'], v8Options)).toEqual(['--max-semi-space-size=8']);
+    expect(supportedNodeOptions(['--max-semi-space-size=8'], v8Options, new Set())).toEqual([
+      '--max-semi-space-size=8',
+    ]);
+    // Node's own options are not in V8's list: kept when this Node.js knows them.
+    expect(
+      supportedNodeOptions(
+        ['--enable-source-maps', '--no-such-node-option'],
+        listed,
+        process.allowedNodeEnvironmentFlags,
+      ),
+    ).toEqual(['--enable-source-maps']);
   });
 
   it('start this Node.js', () => {
