@@ -16,13 +16,23 @@ export const fileRow = (page: Page, name: string) => filesTab(page).getByRole('r
 export async function openFilesTab(page: Page): Promise<void> {
   await page.getByRole('tab', { name: 'Fichiers du ring' }).click();
   await filesTab(page).waitFor();
+  await uploadEnabled(page);
+}
+
+/**
+ * Waits until « Uploader des fichiers » can be used: the Ring keys are ready and the folder shown
+ * has its listing verified (an upload signs the folder's id).
+ */
+async function uploadEnabled(page: Page): Promise<void> {
   await filesTab(page)
     .getByRole('button', { name: 'Uploader des fichiers' })
     .and(page.locator(':enabled'))
     .waitFor();
 }
 
+/** Uploads `files` into the folder shown, as « Uploader des fichiers » would once it is enabled. */
 export async function upload(page: Page, files: TestFile[]): Promise<void> {
+  await uploadEnabled(page);
   await filesTab(page).getByLabel('Fichiers à uploader').setInputFiles(files);
 }
 

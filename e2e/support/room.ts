@@ -55,8 +55,26 @@ export async function memberRow(page: Page, username: string): Promise<Locator> 
 export async function openMemberMenu(page: Page, username: string): Promise<Locator> {
   const row = await memberRow(page, username);
   const button = row.getByRole('button', { name: `Actions pour ${username}`, exact: true });
-  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  try {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  } catch (error) {
+    throw await withPageState(page, error);
+  }
   return row;
+}
+
+/**
+ * `error` with what the page showed when it happened (its address and the start of its
+ * accessibility tree), so that a failure in CI, where no screenshot can be looked at, says why.
+ */
+export async function withPageState(page: Page, error: unknown): Promise<unknown> {
+  if (!(error instanceof Error)) return error;
+  const tree = await page
+    .locator('body')
+    .ariaSnapshot({ timeout: 2000 })
+    .catch((reason: unknown) => `(arbre indisponible : ${String(reason)})`);
+  error.message += `\n--- page ${page.url()} ---\n${tree.slice(0, 4000)}`;
+  return error;
 }
 
 /** Closes the « ⋯ » menu of `username`'s row if it is open. */

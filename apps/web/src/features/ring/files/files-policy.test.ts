@@ -16,6 +16,7 @@ import {
   percentOf,
   renameDecision,
   segmentsOf,
+  shownListing,
   streamThresholdOf,
   uploadRouteOf,
 } from './files-policy';
@@ -162,5 +163,25 @@ describe('transport choices', () => {
       `attachment; filename="_t_ _2026___.txt"; filename*=UTF-8''%C3%89t%C3%A9%20%222026%22%0D%0A.txt`,
     );
     expect(contentDispositionOf("l'an (1)*.txt")).toContain(`filename*=UTF-8''l%27an%20%281%29%2A.txt`);
+  });
+});
+
+describe('shownListing', () => {
+  const first = { files: ['a'] };
+  const refetched = { files: ['a', 'b'] };
+  const read = { data: first, page: 'page of first', folder: 'docs' };
+
+  it('shows the verified listing when it is the current answer', () => {
+    expect(shownListing(read, first, 'docs')).toBe(read);
+  });
+
+  it('keeps the previous verified listing of the same folder while a refetch is being verified', () => {
+    expect(shownListing(read, refetched, 'docs')).toBe(read);
+  });
+
+  it('never shows the listing of another folder, nor anything without a current answer', () => {
+    expect(shownListing(read, refetched, '')).toBeUndefined();
+    expect(shownListing(read, undefined, 'docs')).toBeUndefined();
+    expect(shownListing(null, first, 'docs')).toBeUndefined();
   });
 });

@@ -179,6 +179,32 @@ export function percentOf(done: number, total: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Listing shown
+// ---------------------------------------------------------------------------------------------
+
+/** A listing as this browser verified it (its signed metadata read), for the folder it lists. */
+export interface VerifiedListing<Data, Page> {
+  data: Data;
+  page: Page;
+  folder: string;
+}
+
+/**
+ * What the file space shows: the last listing this browser verified when it is the current answer,
+ * or, while a refetch of the same folder is being verified, that previous listing (rows stay in
+ * place instead of blinking out, and a drag in progress keeps its row and its target). Never a
+ * listing of another folder, and nothing when there is no current answer (error, first load).
+ */
+export function shownListing<Data, Page>(
+  read: VerifiedListing<Data, Page> | null,
+  current: Data | undefined,
+  folder: string,
+): VerifiedListing<Data, Page> | undefined {
+  if (!read || current === undefined) return undefined;
+  return read.data === current || read.folder === folder ? read : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Downloads
 // ---------------------------------------------------------------------------------------------
 

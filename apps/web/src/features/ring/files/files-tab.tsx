@@ -29,7 +29,15 @@ import {
   renamedFolderBody,
   seenVersionsOf,
 } from './files-meta';
-import { ROOT_LABEL, UNREADABLE_NAME, fileKindOf, nameProblem, renameDecision } from './files-policy';
+import {
+  ROOT_LABEL,
+  UNREADABLE_NAME,
+  fileKindOf,
+  nameProblem,
+  renameDecision,
+  shownListing,
+  type VerifiedListing,
+} from './files-policy';
 import { FolderGrid, type FolderTile } from './folder-grid';
 import { MoveDialog, type MoveTarget } from './move-dialog';
 import { NameDialog } from './name-dialog';
@@ -98,7 +106,7 @@ export default function FilesTab() {
   const namesKey = keys.namesKey();
   // The page as this browser verified it (signed metadata, issue 27): read again when the list or
   // the keys change; items from before the metadata are migrated by the first member who reads them.
-  const [read, setRead] = useState<{ data: unknown; page: ReadPage } | null>(null);
+  const [read, setRead] = useState<VerifiedListing<NonNullable<typeof list.data>, ReadPage> | null>(null);
   const keysRef = useRef(keys);
   // Effects run in order: the reading below sees this render's keys.
   useEffect(() => {
@@ -125,7 +133,7 @@ export default function FilesTab() {
     const current = keysRef.current;
     void readPage(data, metaContext()).then(async (page) => {
       if (cancelled) return;
-      setRead({ data, page });
+      setRead({ data, page, folder });
       const signingKey = current.signingKey;
       if (current.state !== 'active' || !signingKey) return;
       const epochKey = current.currentEpochKey();
@@ -148,8 +156,10 @@ export default function FilesTab() {
     return () => {
       cancelled = true;
     };
-  }, [list.data, ringId, client, keys.state, keys.currentEpoch, hasNamesKey, metaContext]);
-  const page = read && read.data === list.data ? read.page : undefined;
+  }, [list.data, folder, ringId, client, keys.state, keys.currentEpoch, hasNamesKey, metaContext]);
+  // Always a listing this browser verified (files-policy: the previous one while a refetch is read).
+  const shown = shownListing(read, list.data, folder);
+  const page = shown?.page;
 
   const warningOf = (item: ReadItem | undefined) =>
     item?.status === 'misplaced' ||
@@ -158,7 +168,7 @@ export default function FilesTab() {
     item?.status === 'altered'
       ? META_TEXT[item.status]
       : undefined;
-  const tiles: FolderTile[] = (page ? (list.data?.folders ?? []) : [])
+  const tiles: FolderTile[] = (shown?.data.folders ?? [])
     .map((f) => {
       const item = page?.folders.get(f.id);
       const warning = warningOf(item);
@@ -170,7 +180,7 @@ export default function FilesTab() {
       };
     })
     .sort((a, b) => collator.compare(a.label, b.label));
-  const rows: FileRow[] = (page ? (list.data?.files ?? []) : [])
+  const rows: FileRow[] = (shown?.data.files ?? [])
     .map((file: TRingFile): FileRow => {
       const item = page?.files.get(file.id);
       const name = item?.name;
@@ -189,7 +199,7 @@ export default function FilesTab() {
     .sort((a, b) => collator.compare(a.label, b.label));
   const crumbs = [
     { path: '', label: ROOT_LABEL },
-    ...(list.data?.trail ?? []).map((f, i) => ({
+    ...(shown?.data.trail ?? []).map((f, i) => ({
       path: f.path,
       id: f.id,
       label: page?.trail[i]?.name ?? UNREADABLE_NAME,
@@ -217,12 +227,14 @@ export default function FilesTab() {
   // ---- uploads --------------------------------------------------------------------------------
 
   const handleFiles = (files: File[]) => {
-    if (files.length === 0 || !list.data) return;
+    // The folder's id is signed into each file's metadata: none before its listing is verified
+    // (the buttons and the input are disabled until then).
+    if (files.length === 0 || !list.data || !page) return;
     const { storage, max_file_bytes, max_file_size_mb } = list.data;
     void uploadFiles(files, {
       ringId,
       folder,
-      folderId: page?.folderId ?? '',
+      folderId: page.folderId,
       signer,
       budget: {
         remainingBytes: storage.remaining,
@@ -449,7 +461,8 @@ export default function FilesTab() {
     );
   }
 
-  const ready = Boolean(list.data);
+  // Uploads and new folders sign the folder's id: once its listing is verified.
+  const ready = page !== undefined;
   return (
     <div className="space-y-4" data-testid="files-tab">
       <StoragePanel bytes={list.data?.storage ?? UNKNOWN_STORAGE} />
@@ -496,6 +509,7 @@ export default function FilesTab() {
               className="sr-only"
               tabIndex={-1}
               aria-label="Fichiers à uploader"
+              disabled={!ready}
               onChange={(event) => {
                 handleFiles([...(event.target.files ?? [])]);
                 event.target.value = '';
@@ -557,7 +571,7 @@ export default function FilesTab() {
         </ol>
       </nav>
 
-      {list.isPending || (list.data && !page) ? (
+      {list.isPending || (list.data && !shown) ? (
         <Spinner label="Chargement des fichiers…" />
       ) : list.isError ? (
         <Alert
