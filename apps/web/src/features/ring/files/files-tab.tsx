@@ -229,7 +229,11 @@ export default function FilesTab() {
   const handleFiles = (files: File[]) => {
     // The folder's id is signed into each file's metadata: none before its listing is verified
     // (the buttons and the input are disabled until then).
-    if (files.length === 0 || !list.data || !page) return;
+    if (files.length === 0 || !list.data) return;
+    if (!page) {
+      notify({ title: FILES_TEXT.folderNotReady, variant: 'info', duration: 5000 });
+      return;
+    }
     const { storage, max_file_bytes, max_file_size_mb } = list.data;
     void uploadFiles(files, {
       ringId,
