@@ -227,8 +227,8 @@ export default function FilesTab() {
   // ---- uploads --------------------------------------------------------------------------------
 
   const handleFiles = (files: File[]) => {
-    // The folder's id is signed into each file's metadata: none before its listing is verified
-    // (the buttons and the input are disabled until then).
+    // The folder's id is signed into each file's metadata: none before its listing is verified.
+    // The button and the input are disabled until then; files dropped meanwhile get a notice.
     if (files.length === 0 || !list.data) return;
     if (!page) {
       notify({ title: FILES_TEXT.folderNotReady, variant: 'info', duration: 5000 });

@@ -185,7 +185,7 @@ export const FILES_TEXT = {
   keysUnavailable:
     'Les clés du Ring ne sont pas disponibles\u202f: déverrouillez le chiffrement puis réessayez.',
   interrupted: 'Envoi interrompu',
-  folderNotReady: 'Le dossier est encore en cours de vérification : réessayez dans un instant.',
+  folderNotReady: 'Le dossier est encore en cours de vérification\u202f: réessayez dans un instant.',
 } as const;
 
 async function uploadOne(file: File, epochKey: EpochKey, context: UploadContext): Promise<StoredUpload> {
