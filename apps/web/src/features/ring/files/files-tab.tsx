@@ -325,6 +325,9 @@ export default function FilesTab() {
     const name = value.trim();
     const problem = nameProblem(name);
     if (problem) return setDialogError(problem);
+    // The parent's id is signed into the folder's metadata: only once its listing is verified.
+    if (!page) return setDialogError(FILES_TEXT.folderNotReady);
+    const parentId = page.folderId;
     void run(
       async () => {
         const epochKey = await writableEpochKey();
@@ -333,7 +336,7 @@ export default function FilesTab() {
             ringId,
             epochKey,
             parentPath: folder,
-            parentId: page?.folderId ?? '',
+            parentId,
             name,
             signer: signer(epochKey.epoch),
           }),
