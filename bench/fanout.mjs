@@ -266,6 +266,13 @@ if (!isMainThread) {
     const sent = new Map();
     const kinds = new Map();
     const cpuBefore = cpuSeconds(pid);
+    // BENCH_ON_WINDOW: a shell command started as the window opens, with the server's pid in
+    // BENCH_PID (a profiler to attach: `perf record -g -p $BENCH_PID -- sleep 20`).
+    if (process.env.BENCH_ON_WINDOW)
+      spawn('sh', ['-c', process.env.BENCH_ON_WINDOW], {
+        env: { ...process.env, BENCH_PID: String(pid) },
+        stdio: 'inherit',
+      });
     const started = performance.now();
     const inFlight = [];
     for (let i = 0; i < messages.length; i++) {

@@ -11,10 +11,10 @@ import {
 const v8Options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
 
 describe('the server’s Node.js options', () => {
-  it('turn V8’s allocation-site pretenuring off (issue 30), on this Node.js too', () => {
-    expect(SERVER_NODE_OPTIONS).toContain('--no-allocation-site-pretenuring');
-    // This run's Node.js lists it.
-    expect(serverNodeOptions()).toContain('--no-allocation-site-pretenuring');
+  it('turn V8’s allocation-site pretenuring off and cap its young generation (issue 30), on this Node.js too', () => {
+    expect(SERVER_NODE_OPTIONS).toEqual(['--no-allocation-site-pretenuring', '--max-semi-space-size=8']);
+    // This run's Node.js lists them.
+    expect(serverNodeOptions()).toEqual(SERVER_NODE_OPTIONS);
     expect(serverArgs(['--inspect'])).toEqual([...serverNodeOptions(), '--inspect', SERVER_MAIN]);
   });
 

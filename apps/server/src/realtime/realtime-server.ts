@@ -15,7 +15,7 @@ import { findLiveRingAccess } from '../modules/rings/ring.guard';
 import { RingRepository, subjectIsActiveMember, type RingAccess } from '../modules/rings/ring.repository';
 import { SESSION_COOKIES } from '../plugins/auth';
 import { BackpressureGuard } from './backpressure';
-import { withBroadcastTap, type TappedBroadcast } from './broadcast-tap';
+import { withBroadcastDelivery, type DeliveredBroadcast } from './broadcast-delivery';
 import { PresenceRegistry } from './presence-registry';
 import { signalCatchUpOnReconnect } from './catch-up-signal';
 import { PublishWindow } from './publish-window';
@@ -233,9 +233,10 @@ export function createRealtimeServer(
   backpressure.start();
   unwatch.push(() => backpressure.stop());
   // Every broadcast this instance writes to its sockets (its own, and those Redis carries from the
-  // others), seen once with its number of recipients here: the operators' delivery count and the
+  // others), its websocket frame written straight to each websocket (broadcast-delivery.ts), and
+  // seen once with its number of recipients here: the operators' delivery count and the
   // back-pressure check, without a listener per socket and per packet (issue 30).
-  const onBroadcast = ({ event, recipients, bytes }: TappedBroadcast) => {
+  const onBroadcast = ({ event, recipients, bytes }: DeliveredBroadcast) => {
     if (recipients === 0) return;
     if (event !== undefined) ctx.operatorMetrics.countDeliveries(event, recipients);
     backpressure.noteBroadcast(bytes);
@@ -266,7 +267,7 @@ export function createRealtimeServer(
         for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) link.off(event, onLinkChange);
     });
     io.adapter(
-      withBroadcastTap(
+      withBroadcastDelivery(
         createResilientAdapter(
           pubClient,
           subClient,
@@ -306,8 +307,8 @@ export function createRealtimeServer(
       })
       .catch((error: unknown) => ctx.logger.error({ err: error }, 'presence registry start failed'));
   } else {
-    // socket.io's default in-memory adapter, tapped the same way.
-    io.adapter(withBroadcastTap(io.adapter()!, onBroadcast));
+    // socket.io's default in-memory adapter, delivering the same way.
+    io.adapter(withBroadcastDelivery(io.adapter()!, onBroadcast));
   }
 
   /**

@@ -181,7 +181,7 @@ export class OperatorMetrics {
 
   /**
    * One event written to `recipients` sockets of this instance: once per broadcast (the adapter
-   * counts its local recipients, realtime/broadcast-tap.ts) or per emit to a single socket.
+   * counts its local recipients, realtime/broadcast-delivery.ts) or per emit to a single socket.
    */
   countDeliveries(event: string, recipients: number): void {
     this.pendingDeliveries.set(event, (this.pendingDeliveries.get(event) ?? 0) + recipients);
