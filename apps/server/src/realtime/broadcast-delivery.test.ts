@@ -1,4 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server, type Socket as ServerSocket } from 'socket.io';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
@@ -10,6 +10,43 @@ import {
   type DeliveredBroadcast,
   type FrameRecipient,
 } from './broadcast-delivery';
+
+/**
+ * A real socket.io server whose adapter delivers as withBroadcastDelivery says (in-memory adapter,
+ * as without Redis), with one client per entry of `transports`, connected in turn. `onConnection`
+ * sees each server-side socket with its client's index; `onEvent` each event a client receives.
+ */
+async function serverWithClients(options: {
+  transports: Array<Array<'websocket' | 'polling'>>;
+  onBroadcast: (broadcast: DeliveredBroadcast) => void;
+  onConnection: (socket: ServerSocket, index: number) => void;
+  onEvent: (index: number, event: string, args: unknown[]) => void;
+}): Promise<{ io: Server; clients: ClientSocket[] }> {
+  const http = createServer();
+  const io = new Server(http);
+  io.adapter(withBroadcastDelivery(io.adapter()!, options.onBroadcast));
+  io.on('connection', (socket) => {
+    options.onConnection(socket, Number((socket.handshake.auth as { index?: number }).index));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  const clients: ClientSocket[] = [];
+  for (const [index, transports] of options.transports.entries()) {
+    const client = connect(`http://127.0.0.1:${port}`, { auth: { index }, transports, reconnection: false });
+    client.onAny((event: string, ...args: unknown[]) => options.onEvent(index, event, args));
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+    clients.push(client);
+  }
+  return { io, clients };
+}
+
+/** Answers an event's acknowledgement, if it asks for one; true when it did. */
+function answerAck(args: unknown[], answer: string): boolean {
+  const ack = args.at(-1);
+  if (typeof ack !== 'function') return false;
+  (ack as (answer: string) => void)(answer);
+  return true;
+}
 
 describe('eventNameOf', () => {
   it('names event packets (text and binary) only', () => {
@@ -23,38 +60,23 @@ describe('eventNameOf', () => {
   });
 });
 
-/** A real socket.io server (in-memory adapter, as without Redis) with three clients. */
+/** A real socket.io server with three websocket clients, two in room-a and all in room-b. */
 describe('withBroadcastDelivery on socket.io’s adapter', () => {
-  let http: HttpServer;
   let io: Server;
-  const clients: ClientSocket[] = [];
+  let clients: ClientSocket[] = [];
   const tapped: DeliveredBroadcast[] = [];
   const received: string[] = [];
 
   beforeAll(async () => {
-    http = createServer();
-    io = new Server(http);
-    io.adapter(withBroadcastDelivery(io.adapter()!, (broadcast) => tapped.push(broadcast)));
-    io.on('connection', (socket) => {
-      const index = Number((socket.handshake.auth as { index?: number }).index);
-      void socket.join(index < 2 ? ['room-a', 'room-b'] : ['room-b']);
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as AddressInfo;
-    for (let index = 0; index < 3; index++) {
-      const client = connect(`http://127.0.0.1:${port}`, {
-        auth: { index },
-        transports: ['websocket'],
-        reconnection: false,
-      });
-      client.onAny((event: string, ...args: unknown[]) => {
+    ({ io, clients } = await serverWithClients({
+      transports: [['websocket'], ['websocket'], ['websocket']],
+      onBroadcast: (broadcast) => tapped.push(broadcast),
+      onConnection: (socket, index) => void socket.join(index < 2 ? ['room-a', 'room-b'] : ['room-b']),
+      onEvent: (_index, event, args) => {
         received.push(event);
-        const ack = args.at(-1);
-        if (typeof ack === 'function') (ack as (answer: string) => void)('ok');
-      });
-      await new Promise<void>((resolve) => client.once('connect', () => resolve()));
-      clients.push(client);
-    }
+        answerAck(args, 'ok');
+      },
+    }));
     // The in-memory adapter joins at once, before the client hears it is connected.
     expect(io.of('/').adapter.rooms.get('room-b')?.size).toBe(3);
   });
@@ -201,41 +223,27 @@ describe('writeFrame', () => {
  * each client receives, in order, and the message packets engine.io created for each connection.
  */
 describe('broadcast frames written straight to websockets', () => {
-  let http: HttpServer;
   let io: Server;
-  const clients: ClientSocket[] = [];
+  let clients: ClientSocket[] = [];
   const received: Array<Array<[string, unknown]>> = [[], [], []];
   const enginePackets = [0, 0, 0];
   const serverSockets: ServerSocket[] = [];
 
   beforeAll(async () => {
-    http = createServer();
-    io = new Server(http);
-    io.adapter(withBroadcastDelivery(io.adapter()!, () => undefined));
-    io.on('connection', (socket) => {
-      const index = Number((socket.handshake.auth as { index?: number }).index);
-      serverSockets[index] = socket;
-      socket.conn.on('packetCreate', (packet: { type: string }) => {
-        if (packet.type === 'message') enginePackets[index]!++;
-      });
-      void socket.join('r');
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as AddressInfo;
-    for (let index = 0; index < 3; index++) {
-      const client = connect(`http://127.0.0.1:${port}`, {
-        auth: { index },
-        transports: index < 2 ? ['websocket'] : ['polling'],
-        reconnection: false,
-      });
-      client.onAny((event: string, ...args: unknown[]) => {
-        const ack = args.at(-1);
-        if (typeof ack === 'function') (ack as (answer: string) => void)(`ok ${index}`);
-        else received[index]!.push([event, args[0]]);
-      });
-      await new Promise<void>((resolve) => client.once('connect', () => resolve()));
-      clients.push(client);
-    }
+    ({ io, clients } = await serverWithClients({
+      transports: [['websocket'], ['websocket'], ['polling']],
+      onBroadcast: () => undefined,
+      onConnection: (socket, index) => {
+        serverSockets[index] = socket;
+        socket.conn.on('packetCreate', (packet: { type: string }) => {
+          if (packet.type === 'message') enginePackets[index]!++;
+        });
+        void socket.join('r');
+      },
+      onEvent: (index, event, args) => {
+        if (!answerAck(args, `ok ${index}`)) received[index]!.push([event, args[0]]);
+      },
+    }));
   });
   afterAll(async () => {
     for (const client of clients) client.close();
